@@ -1,0 +1,151 @@
+// Command fwcheck runs firmware checks on the live machine, on a snapshot
+// captured from another machine, or on dumps given as files, and reports
+// findings with labels, severities, advice and spec references.
+//
+// Usage:
+//
+//	fwcheck run [IDs…] [flags]   run checks (default: every safe check)
+//	fwcheck list [--json]        list the checks
+//	fwcheck snapshot -o FILE     capture every input the checks read
+//	fwcheck version              print the version
+//
+// Exit status: 0 when no failure is at or above --fail-on, 1 when one is
+// (or a check aborted), 2 for usage and internal errors.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+// Exit statuses.
+const (
+	exitOK      = 0
+	exitFailing = 1
+	exitUsage   = 2
+)
+
+// command is one subcommand. Files add theirs to commands from init.
+type command struct {
+	name  string
+	args  string // usage synopsis after the name
+	short string // one line for the command list
+	// hidden commands are not listed (the live image's init mode).
+	hidden bool
+	run    func(env *env, args []string) int
+}
+
+var commands = map[string]*command{}
+
+func addCommand(c *command) { commands[c.name] = c }
+
+// env is what a command may touch: its streams, and the process's.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+func main() {
+	os.Exit(runMain(&env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}, os.Args[1:]))
+}
+
+func runMain(e *env, args []string) int {
+	if len(args) == 0 {
+		usage(e.stderr)
+		return exitUsage
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		if len(args) > 1 && commands[args[1]] != nil {
+			return commands[args[1]].run(e, []string{"-h"})
+		}
+		usage(e.stdout)
+		return exitOK
+	}
+	c := commands[args[0]]
+	if c == nil {
+		fmt.Fprintf(e.stderr, "fwcheck: unknown command %q (run 'fwcheck help')\n", args[0])
+		return exitUsage
+	}
+	return c.run(e, args[1:])
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintf(w, "fwcheck checks a machine's firmware: ACPI tables, kernel log, and more.\n\nUsage:\n")
+	var names []string
+	for n, c := range commands {
+		if !c.hidden {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		c := commands[n]
+		fmt.Fprintf(w, "  fwcheck %-10s %s\n", n, c.short)
+	}
+	fmt.Fprintf(w, "\nRun 'fwcheck help COMMAND' for a command's flags.\n")
+}
+
+// newFlags returns a flag set for command c that reports errors as one
+// line on e.stderr.
+func newFlags(e *env, c *command) *flag.FlagSet {
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
+
+// parseFlags parses args into fs, allowing positional arguments between
+// flags, and returns the positionals. It prints help for -h and a one-line
+// error otherwise; ok is false when the command should exit with code.
+func parseFlags(e *env, c *command, fs *flag.FlagSet, args []string) (pos []string, code int, ok bool) {
+	for {
+		err := fs.Parse(args)
+		if errors.Is(err, flag.ErrHelp) {
+			printHelp(e.stdout, c, fs)
+			return nil, exitOK, false
+		}
+		if err != nil {
+			fmt.Fprintf(e.stderr, "fwcheck %s: %v (run 'fwcheck help %s')\n", c.name, err, c.name)
+			return nil, exitUsage, false
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, 0, true
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+func printHelp(w io.Writer, c *command, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "Usage: fwcheck %s %s\n\n%s\n", c.name, c.args, c.short)
+	var b strings.Builder
+	fs.SetOutput(&b)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+	if b.Len() > 0 {
+		fmt.Fprintf(w, "\nFlags:\n%s", b.String())
+	}
+}
+
+// fail prints a one-line error for command c and returns exitUsage.
+func fail(e *env, c *command, err error) int {
+	fmt.Fprintf(e.stderr, "fwcheck %s: %v\n", c.name, err)
+	return exitUsage
+}
+
+func init() {
+	addCommand(&command{name: "version", short: "print fwcheck's version", run: func(e *env, args []string) int {
+		fmt.Fprintf(e.stdout, "fwcheck %s\n", version)
+		return exitOK
+	}})
+}

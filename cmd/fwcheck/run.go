@@ -1,0 +1,295 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/fwcheck/fwcheck/input"
+	"github.com/fwcheck/fwcheck/report"
+	"github.com/fwcheck/fwcheck/tests"
+)
+
+// runConfig is everything a driver decides about one run.
+type runConfig struct {
+	Selection tests.Selection
+	// From is a snapshot (directory or .tar.gz); empty means the live
+	// machine at Root.
+	From string
+	Root string
+	// Files are inputs given as files.
+	Files input.Options
+}
+
+// machine opens the source cfg names.
+func (cfg runConfig) machine() (*input.Machine, error) {
+	var src input.Source
+	switch {
+	case cfg.From != "":
+		s, err := input.Open(cfg.From)
+		if err != nil {
+			return nil, err
+		}
+		src = s
+	case cfg.Files.ACPIDump != "" || cfg.Files.KernelLog != "":
+		// Inputs from files describe another machine: do not mix in this one's.
+		src = input.Empty()
+	default:
+		src = input.Live(cfg.Root)
+	}
+	return input.New(src, cfg.Files), nil
+}
+
+// execute runs the selected checks and returns the results document. It is
+// the one way every driver (run, klog, the live image) runs checks.
+func execute(cfg runConfig) (*report.Document, error) {
+	checks, err := tests.Select(tests.All(), cfg.Selection)
+	if err != nil {
+		return nil, err
+	}
+	m, err := cfg.machine()
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	rs := tests.RunChecks(m, checks)
+	return report.New(version, m, start, time.Now(), rs), nil
+}
+
+// listFlag is a flag that takes comma-separated values and may repeat.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+func (l *listFlag) Set(s string) error {
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			*l = append(*l, v)
+		}
+	}
+	return nil
+}
+
+// outputFlags are the report options shared by run and klog.
+type outputFlags struct {
+	json, junit    string
+	quiet, verbose bool
+	color, failOn  string
+}
+
+func (o *outputFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&o.json, "json", "", "write the JSON results document to `FILE` (- for standard output)")
+	fs.StringVar(&o.junit, "junit", "", "write JUnit XML results to `FILE`")
+	fs.BoolVar(&o.quiet, "quiet", false, "print only failures and the summary")
+	fs.BoolVar(&o.verbose, "verbose", false, "print passes, infos and skip reasons too")
+	fs.StringVar(&o.color, "color", "auto", "colour the report: auto (only on a terminal), always or never")
+	fs.StringVar(&o.failOn, "fail-on", "medium", "exit 1 when a failure is at or above this `severity` (critical, high, medium, low)")
+}
+
+// emit writes d as o asks and returns the exit status.
+func (o *outputFlags) emit(e *env, c *command, d *report.Document) int {
+	threshold, err := tests.ParseSeverity(o.failOn)
+	if err != nil {
+		return fail(e, c, err)
+	}
+	if o.junit != "" {
+		if err := writeFile(o.junit, func(w io.Writer) error { return report.WriteJUnit(w, d) }); err != nil {
+			return fail(e, c, err)
+		}
+	}
+	text := e.stdout
+	if o.json == "-" {
+		if err := report.WriteJSON(e.stdout, d); err != nil {
+			return fail(e, c, err)
+		}
+		text = e.stderr // keep stdout pure JSON
+	} else if o.json != "" {
+		if err := writeFile(o.json, func(w io.Writer) error { return report.WriteJSON(w, d) }); err != nil {
+			return fail(e, c, err)
+		}
+	}
+	color := o.color == "always" || o.color == "auto" && isTerminal(text) && os.Getenv("NO_COLOR") == ""
+	if err := report.WriteText(text, d, report.TextOptions{Color: color, Quiet: o.quiet, Verbose: o.verbose}); err != nil {
+		return fail(e, c, err)
+	}
+	if d.Failing(threshold) {
+		return exitFailing
+	}
+	return exitOK
+}
+
+func (o *outputFlags) validate() error {
+	switch o.color {
+	case "auto", "always", "never":
+	default:
+		return fmt.Errorf("-color: want auto, always or never, not %q", o.color)
+	}
+	if o.quiet && o.verbose {
+		return fmt.Errorf("-quiet and -verbose exclude each other")
+	}
+	_, err := tests.ParseSeverity(o.failOn)
+	return err
+}
+
+func writeFile(p string, write func(io.Writer) error) error {
+	f, err := os.Create(p)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func init() {
+	c := &command{
+		name:  "run",
+		args:  "[ID…] [--category C] [--skip IDs] [--json FILE|-] [--junit FILE] [--from SNAPSHOT] [--acpidump FILE] [--klog FILE]",
+		short: "run checks on this machine, a snapshot, or dumps",
+	}
+	c.run = func(e *env, args []string) int {
+		fs := newFlags(e, c)
+		var cfg runConfig
+		var cats, skip listFlag
+		var out outputFlags
+		out.register(fs)
+		fs.Var(&cats, "category", "run only checks of these `categories` (acpi, bios, cpu, uefi, tpm, log, power)")
+		fs.Var(&skip, "skip", "skip these check `IDs` (comma-separated)")
+		fs.StringVar(&cfg.From, "from", "", "read inputs from a `SNAPSHOT` (.tar.gz or directory) made by 'fwcheck snapshot'")
+		fs.StringVar(&cfg.Files.ACPIDump, "acpidump", "", "read ACPI tables from an acpidump text `FILE` or a directory of raw tables")
+		fs.StringVar(&cfg.Files.KernelLog, "klog", "", "read the kernel log from a dmesg/journalctl text `FILE` (- for standard input)")
+		fs.StringVar(&cfg.Root, "root", "/", "the live machine's root `DIR` (for testing)")
+		ids, code, ok := parseFlags(e, c, fs, args)
+		if !ok {
+			return code
+		}
+		if err := out.validate(); err != nil {
+			return fail(e, c, err)
+		}
+		if cfg.Files.KernelLog == "-" {
+			b, err := io.ReadAll(e.stdin)
+			if err != nil {
+				return fail(e, c, err)
+			}
+			cfg.Files.Stdin = b
+		}
+		cfg.Selection = tests.Selection{IDs: ids, Skip: skip}
+		for _, cat := range cats {
+			cfg.Selection.Categories = append(cfg.Selection.Categories, tests.Category(cat))
+		}
+		d, err := execute(cfg)
+		if err != nil {
+			return fail(e, c, err)
+		}
+		return out.emit(e, c, d)
+	}
+	addCommand(c)
+
+	l := &command{name: "list", args: "[--json]", short: "list the checks"}
+	l.run = func(e *env, args []string) int {
+		fs := newFlags(e, l)
+		asJSON := fs.Bool("json", false, "list as JSON")
+		labels := fs.Bool("labels", false, "list the failure labels instead of the checks")
+		if _, code, ok := parseFlags(e, l, fs, args); !ok {
+			return code
+		}
+		if *labels {
+			if *asJSON {
+				return encodeJSON(e, l, tests.Labels())
+			}
+			for _, lb := range tests.Labels() {
+				fmt.Fprintf(e.stdout, "%-32s %-8s %s\n", lb.Name, lb.Severity, lb.Spec)
+			}
+			return exitOK
+		}
+		type entry struct {
+			ID       string         `json:"id"`
+			Title    string         `json:"title"`
+			Category tests.Category `json:"category"`
+			Flags    []string       `json:"flags"`
+			Inputs   []input.Name   `json:"inputs"`
+			Spec     string         `json:"spec"`
+		}
+		var list []entry
+		for _, ch := range tests.All() {
+			list = append(list, entry{ch.ID, ch.Title, ch.Category, ch.Flags.Strings(), ch.Inputs, ch.Spec})
+		}
+		if *asJSON {
+			return encodeJSON(e, l, list)
+		}
+		for _, en := range list {
+			fmt.Fprintf(e.stdout, "%-14s %-6s %s", en.ID, en.Category, en.Title)
+			if len(en.Flags) > 0 {
+				fmt.Fprintf(e.stdout, " [%s]", strings.Join(en.Flags, ","))
+			}
+			fmt.Fprintln(e.stdout)
+		}
+		return exitOK
+	}
+	addCommand(l)
+
+	s := &command{name: "snapshot", args: "-o FILE.tar.gz", short: "capture every input the checks read, to analyse elsewhere with --from"}
+	s.run = func(e *env, args []string) int {
+		fs := newFlags(e, s)
+		outp := fs.String("o", "", "write the snapshot to `FILE` (.tar.gz)")
+		root := fs.String("root", "/", "the live machine's root `DIR` (for testing)")
+		if _, code, ok := parseFlags(e, s, fs, args); !ok {
+			return code
+		}
+		if *outp == "" {
+			return fail(e, s, fmt.Errorf("-o FILE is required"))
+		}
+		names := map[input.Name]bool{}
+		var order []input.Name
+		for _, ch := range tests.All() {
+			for _, n := range ch.Inputs {
+				if !names[n] {
+					names[n] = true
+					order = append(order, n)
+				}
+			}
+		}
+		if !names[input.DMI] {
+			order = append(order, input.DMI) // the report's machine identity
+		}
+		var notes []string
+		err := writeFile(*outp, func(w io.Writer) error {
+			var err error
+			notes, err = input.Capture(w, input.Live(*root), order)
+			return err
+		})
+		for _, n := range notes {
+			fmt.Fprintf(e.stderr, "fwcheck snapshot: not captured: %s\n", n)
+		}
+		if err != nil {
+			os.Remove(*outp)
+			return fail(e, s, err)
+		}
+		fmt.Fprintf(e.stdout, "snapshot written to %s\n", *outp)
+		return exitOK
+	}
+	addCommand(s)
+}
+
+func encodeJSON(e *env, c *command, v any) int {
+	enc := json.NewEncoder(e.stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fail(e, c, err)
+	}
+	return exitOK
+}

@@ -1,0 +1,186 @@
+// Package input is fwcheck's one seam to machine state. Checks never open
+// /sys, /proc or /dev: they read through a Machine, which is backed either by
+// the live machine (rooted at "/", or another root in tests) or by a snapshot
+// (a directory or .tar.gz captured with `fwcheck snapshot`). Inputs are
+// declared by name, loaded once, and cached; an input that cannot be had
+// makes the checks that need it skip with the reason.
+package input
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+	"testing/fstest"
+	"time"
+)
+
+// A Source is a view of a machine's files, named by their path without the
+// leading slash ("sys/firmware/acpi/tables/FACP"). Values that are not
+// plain files on the live machine (the kernel log, tables read through
+// /dev/mem) appear under RecordedDir.
+type Source interface {
+	fs.FS
+	// Live reports whether this is the running machine.
+	Live() bool
+	// Privileged reports whether privileged inputs can be read: true for a
+	// snapshot, and on the live machine when running as root.
+	Privileged() bool
+	// String describes the source for reports.
+	String() string
+}
+
+// RecordedDir holds recorded values in a snapshot ("fwcheck/klog.txt").
+const RecordedDir = "fwcheck"
+
+// Recorder computes a recorded value on the live machine from its root.
+type Recorder func(root string) ([]byte, error)
+
+// recorders maps a recorded file name (below RecordedDir) to the function
+// that produces it live. Packages add theirs with AddRecorder.
+var recorders = map[string]Recorder{}
+
+// AddRecorder registers how the live machine produces the recorded value
+// name (a path below RecordedDir).
+func AddRecorder(name string, r Recorder) { recorders[name] = r }
+
+// Live returns the running machine seen from root ("/" normally).
+func Live(root string) Source {
+	if root == "" {
+		root = "/"
+	}
+	return &liveSource{root: root, fsys: os.DirFS(root)}
+}
+
+type liveSource struct {
+	root string
+	fsys fs.FS
+}
+
+func (l *liveSource) Live() bool       { return true }
+func (l *liveSource) Privileged() bool { return os.Geteuid() == 0 }
+func (l *liveSource) String() string   { return "live:" + l.root }
+
+func (l *liveSource) Open(name string) (fs.File, error) {
+	if rest, ok := strings.CutPrefix(name, RecordedDir+"/"); ok {
+		rec, ok := recorders[rest]
+		if !ok {
+			return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+		}
+		b, err := rec(l.root)
+		if err != nil {
+			return nil, &fs.PathError{Op: "record", Path: name, Err: err}
+		}
+		return fstest.MapFS{"f": {Data: b, Mode: 0o444}}.Open("f")
+	}
+	return l.fsys.Open(name)
+}
+
+// Empty is a source with no files; inputs given by file (--acpidump,
+// --klog) are the only ones available.
+func Empty() Source { return snapshot{name: "none", fsys: fstest.MapFS{}} }
+
+type snapshot struct {
+	name string
+	fsys fs.FS
+}
+
+func (s snapshot) Open(name string) (fs.File, error) { return s.fsys.Open(name) }
+func (s snapshot) Live() bool                        { return false }
+func (s snapshot) Privileged() bool                  { return true }
+func (s snapshot) String() string                    { return "snapshot:" + s.name }
+
+// Limits on what a snapshot may hold, so a hostile archive cannot exhaust
+// memory.
+const (
+	maxSnapshotFile  = 64 << 20
+	maxSnapshotTotal = 512 << 20
+)
+
+// Open opens a snapshot: a directory laid out like the machine's root, or a
+// .tar.gz of one as `fwcheck snapshot` writes.
+func Open(p string) (Source, error) {
+	st, err := os.Stat(p)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot: %w", err)
+	}
+	if st.IsDir() {
+		return snapshot{name: p, fsys: os.DirFS(p)}, nil
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot: %w", err)
+	}
+	defer f.Close()
+	m, err := readTarGz(f)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %s: %w", p, err)
+	}
+	return snapshot{name: p, fsys: m}, nil
+}
+
+func readTarGz(r io.Reader) (fstest.MapFS, error) {
+	zr, err := gzip.NewReader(r)
+	if err != nil {
+		return nil, fmt.Errorf("not a .tar.gz: %w", err)
+	}
+	tr := tar.NewReader(zr)
+	m := fstest.MapFS{}
+	var total int64
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("corrupt archive: %w", err)
+		}
+		name := path.Clean(strings.TrimPrefix(h.Name, "./"))
+		if !fs.ValidPath(name) || name == "." {
+			return nil, fmt.Errorf("bad path %q in archive", h.Name)
+		}
+		if h.Typeflag != tar.TypeReg {
+			continue
+		}
+		if h.Size > maxSnapshotFile || total+h.Size > maxSnapshotTotal {
+			return nil, fmt.Errorf("%s: too large (%d bytes)", name, h.Size)
+		}
+		b, err := io.ReadAll(io.LimitReader(tr, h.Size))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		total += int64(len(b))
+		m[name] = &fstest.MapFile{Data: b, Mode: 0o444, ModTime: h.ModTime}
+	}
+	if len(m) == 0 {
+		return nil, errors.New("archive holds no files")
+	}
+	return m, nil
+}
+
+// WriteSnapshot writes files (machine paths without a leading slash, to
+// their contents) as a .tar.gz to w.
+func WriteSnapshot(w io.Writer, files map[string][]byte, names []string) error {
+	zw := gzip.NewWriter(w)
+	tw := tar.NewWriter(zw)
+	now := time.Now()
+	for _, n := range names {
+		b := files[n]
+		h := &tar.Header{Name: n, Mode: 0o444, Size: int64(len(b)), ModTime: now, Typeflag: tar.TypeReg}
+		if err := tw.WriteHeader(h); err != nil {
+			return err
+		}
+		if _, err := tw.Write(b); err != nil {
+			return err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return err
+	}
+	return zw.Close()
+}

@@ -1,0 +1,103 @@
+package report
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/fwcheck/fwcheck/tests"
+)
+
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Skipped  int          `xml:"skipped,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name      string      `xml:"name,attr"`
+	Tests     int         `xml:"tests,attr"`
+	Failures  int         `xml:"failures,attr"`
+	Errors    int         `xml:"errors,attr"`
+	Skipped   int         `xml:"skipped,attr"`
+	Timestamp string      `xml:"timestamp,attr"`
+	Cases     []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
+	Failures  []junitResult `xml:"failure,omitempty"`
+	Error     *junitResult  `xml:"error,omitempty"`
+	Skipped   *junitResult  `xml:"skipped,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitResult struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr,omitempty"`
+	Body    string `xml:",chardata"`
+}
+
+// WriteJUnit writes d as JUnit XML: a test suite per category, a test case
+// per check, a <failure> per failing finding (type is the label).
+func WriteJUnit(w io.Writer, d *Document) error {
+	root := junitSuites{Name: "fwcheck"}
+	idx := map[tests.Category]int{}
+	for _, r := range d.Results {
+		i, ok := idx[r.Category]
+		if !ok {
+			i = len(root.Suites)
+			idx[r.Category] = i
+			root.Suites = append(root.Suites, junitSuite{Name: string(r.Category), Timestamp: d.Start.Format("2006-01-02T15:04:05")})
+		}
+		s := &root.Suites[i]
+		c := junitCase{Name: r.ID, Classname: "fwcheck." + string(r.Category), Time: fmt.Sprintf("%.3f", r.DurationMS/1000)}
+		var out strings.Builder
+		for _, f := range r.Findings {
+			switch f.Kind {
+			case tests.KindFail:
+				c.Failures = append(c.Failures, junitResult{
+					Message: fmt.Sprintf("%s [%s]: %s", f.Label, f.Severity, f.Message),
+					Type:    f.Label,
+					Body:    fmt.Sprintf("%s\nadvice: %s\nspec: %s", f.Message, f.Advice, f.Spec),
+				})
+			default:
+				fmt.Fprintf(&out, "%s: %s\n", f.Kind, f.Message)
+			}
+		}
+		c.SystemOut = out.String()
+		switch r.Status {
+		case tests.StatusSkipped:
+			c.Skipped = &junitResult{Message: r.Reason}
+			s.Skipped++
+			root.Skipped++
+		case tests.StatusAborted:
+			c.Error = &junitResult{Message: r.Reason, Type: "aborted"}
+			s.Errors++
+			root.Errors++
+		case tests.StatusFailed:
+			s.Failures++
+			root.Failures++
+		}
+		s.Tests++
+		root.Tests++
+		s.Cases = append(s.Cases, c)
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(root); err != nil {
+		return fmt.Errorf("writing junit: %w", err)
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}

@@ -1,0 +1,134 @@
+// Package report turns check results into the documents users read: the
+// versioned JSON results document (schema in report/results.schema.json), the
+// terminal report, and JUnit XML for labs. It does not run checks.
+package report
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/fwcheck/fwcheck/input"
+	"github.com/fwcheck/fwcheck/tests"
+)
+
+// SchemaVersion is the results document's schema version. It changes only
+// when a field's meaning changes or a field is removed; added fields keep
+// it.
+const SchemaVersion = "1.0"
+
+// Document is the results of one run.
+type Document struct {
+	Schema  string    `json:"schema"`
+	Tool    Tool      `json:"tool"`
+	Start   time.Time `json:"start"`
+	End     time.Time `json:"end"`
+	Machine Machine   `json:"machine"`
+	Results []Result  `json:"results"`
+	Totals  Totals    `json:"totals"`
+}
+
+// Tool names the program that wrote the document.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Machine identifies the machine the inputs came from.
+type Machine struct {
+	Source string         `json:"source"`
+	Kernel string         `json:"kernel,omitempty"`
+	DMI    *input.DMIInfo `json:"dmi,omitempty"`
+}
+
+// Result is one check's outcome as documented.
+type Result struct {
+	tests.Result
+	DurationMS float64 `json:"duration_ms"`
+}
+
+// Totals counts checks by status and failures by severity.
+type Totals struct {
+	Checks   int            `json:"checks"`
+	Status   map[string]int `json:"status"`
+	Failures map[string]int `json:"failures"`
+	Warnings int            `json:"warnings"`
+}
+
+// New builds a document from results.
+func New(version string, m *input.Machine, start, end time.Time, rs []tests.Result) *Document {
+	d := &Document{
+		Schema:  SchemaVersion,
+		Tool:    Tool{Name: "fwcheck", Version: version},
+		Start:   start.UTC(),
+		End:     end.UTC(),
+		Machine: Machine{Source: m.Src.String(), Kernel: m.Kernel(), DMI: m.DMI()},
+		Results: []Result{},
+		Totals: Totals{
+			Status:   map[string]int{},
+			Failures: map[string]int{"critical": 0, "high": 0, "medium": 0, "low": 0},
+		},
+	}
+	for _, s := range []tests.Status{tests.StatusPassed, tests.StatusFailed, tests.StatusWarning, tests.StatusSkipped, tests.StatusAborted} {
+		d.Totals.Status[string(s)] = 0
+	}
+	for _, r := range rs {
+		d.Results = append(d.Results, Result{Result: r, DurationMS: float64(r.Duration.Microseconds()) / 1000})
+		d.Totals.Checks++
+		d.Totals.Status[string(r.Status)]++
+		for _, f := range r.Findings {
+			switch f.Kind {
+			case tests.KindFail:
+				d.Totals.Failures[f.Severity.String()]++
+			case tests.KindWarning:
+				d.Totals.Warnings++
+			}
+		}
+	}
+	return d
+}
+
+// Failing reports whether any failure is at or above threshold, or any
+// check aborted (an aborted check is a result we could not trust).
+func (d *Document) Failing(threshold tests.Severity) bool {
+	for _, r := range d.Results {
+		if r.Status == tests.StatusAborted {
+			return true
+		}
+		for _, f := range r.Findings {
+			if f.Kind == tests.KindFail && f.Severity >= threshold {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// WriteJSON writes d as indented JSON.
+func WriteJSON(w io.Writer, d *Document) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(d); err != nil {
+		return fmt.Errorf("writing results: %w", err)
+	}
+	return nil
+}
+
+// ReadJSON reads a results document, checking its schema version.
+func ReadJSON(r io.Reader) (*Document, error) {
+	var d Document
+	if err := json.NewDecoder(r).Decode(&d); err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	if d.Schema != SchemaVersion {
+		return nil, fmt.Errorf("results: schema %q, this fwcheck reads %q", d.Schema, SchemaVersion)
+	}
+	return &d, nil
+}
+
+// Schema is the JSON Schema (draft 2020-12) of the results document.
+//
+//go:embed results.schema.json
+var Schema []byte

@@ -1,0 +1,111 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/fwcheck/fwcheck/tests"
+)
+
+// TextOptions control the terminal report.
+type TextOptions struct {
+	Color   bool // ANSI colour; only on a terminal
+	Quiet   bool // failures and the summary only
+	Verbose bool // passes, infos and skip reasons too
+}
+
+const (
+	red    = "\x1b[31m"
+	yellow = "\x1b[33m"
+	green  = "\x1b[32m"
+	dim    = "\x1b[2m"
+	bold   = "\x1b[1m"
+	reset  = "\x1b[0m"
+)
+
+// WriteText writes the human report: a line per check, each failure with
+// label, severity, message and advice, and a summary.
+func WriteText(w io.Writer, d *Document, o TextOptions) error {
+	tw := &textWriter{w: w, o: o}
+	for _, r := range d.Results {
+		tw.result(r)
+	}
+	tw.summary(d)
+	return tw.err
+}
+
+type textWriter struct {
+	w   io.Writer
+	o   TextOptions
+	err error
+}
+
+func (t *textWriter) printf(color, format string, args ...any) {
+	if t.err != nil {
+		return
+	}
+	s := fmt.Sprintf(format, args...)
+	if t.o.Color && color != "" {
+		s = color + s + reset
+	}
+	_, t.err = io.WriteString(t.w, s)
+}
+
+var statusColor = map[tests.Status]string{
+	tests.StatusPassed: green, tests.StatusFailed: red, tests.StatusWarning: yellow,
+	tests.StatusSkipped: dim, tests.StatusAborted: red + bold,
+}
+
+func (t *textWriter) result(r Result) {
+	if t.o.Quiet && r.Status != tests.StatusFailed && r.Status != tests.StatusAborted {
+		return
+	}
+	t.printf(statusColor[r.Status], "%-8s", strings.ToUpper(string(r.Status)))
+	t.printf("", " %-14s %s", r.ID, r.Title)
+	if r.Reason != "" {
+		t.printf(dim, " (%s)", r.Reason)
+	}
+	t.printf("", "\n")
+	for _, f := range r.Findings {
+		switch f.Kind {
+		case tests.KindFail:
+			t.printf(red, "  FAIL %s [%s]", f.Label, f.Severity)
+			t.printf("", ": %s\n", f.Message)
+			t.printf("", "       advice: %s\n", f.Advice)
+			if f.Spec != "" {
+				t.printf(dim, "       spec: %s\n", f.Spec)
+			}
+		case tests.KindWarning:
+			if t.o.Quiet {
+				continue
+			}
+			lbl := ""
+			if f.Label != "" {
+				lbl = " " + f.Label
+			}
+			t.printf(yellow, "  WARN%s", lbl)
+			t.printf("", ": %s\n", f.Message)
+			if f.Advice != "" && t.o.Verbose {
+				t.printf("", "       advice: %s\n", f.Advice)
+			}
+		case tests.KindInfo:
+			if t.o.Verbose {
+				t.printf(dim, "  info: %s\n", f.Message)
+			}
+		case tests.KindPass:
+			if t.o.Verbose {
+				t.printf(dim, "  ok: %s\n", f.Message)
+			}
+		}
+	}
+}
+
+func (t *textWriter) summary(d *Document) {
+	s := d.Totals.Status
+	t.printf(bold, "\n%d checks: %d passed, %d failed, %d warning, %d skipped, %d aborted\n",
+		d.Totals.Checks, s["passed"], s["failed"], s["warning"], s["skipped"], s["aborted"])
+	f := d.Totals.Failures
+	t.printf("", "failures by severity: critical %d, high %d, medium %d, low %d\n",
+		f["critical"], f["high"], f["medium"], f["low"])
+}
