@@ -150,8 +150,12 @@ func TestLabelsAndRegistry(t *testing.T) {
 	assert.Panics(t, func() { NewLabel("FrameworkTestFailure", Low, "", "again") }, "duplicate")
 	assert.Panics(t, func() { NewLabel("not-camel", Low, "", "x") })
 	assert.Panics(t, func() { NewLabel("NoAdvice", Low, "", " ") })
-	assert.Panics(t, func() { Register(&Check{ID: "Upper", Title: "t", Category: ACPI, Run: func(*Pass) error { return nil }}) })
-	assert.Panics(t, func() { Register(&Check{ID: "cat", Title: "t", Category: "gpu", Run: func(*Pass) error { return nil }}) })
+	assert.Panics(t, func() {
+		Register(&Check{ID: "Upper", Title: "t", Category: ACPI, Run: func(*Pass) error { return nil }})
+	})
+	assert.Panics(t, func() {
+		Register(&Check{ID: "cat", Title: "t", Category: "gpu", Run: func(*Pass) error { return nil }})
+	})
 
 	// Every registered check is well-formed and every label carries advice and a spec.
 	for _, c := range All() {
