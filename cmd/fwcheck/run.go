@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -54,6 +55,20 @@ func execute(cfg runConfig) (*report.Document, error) {
 	m, err := cfg.machine()
 	if err != nil {
 		return nil, err
+	}
+	// Files the user named must load: a typo or a corrupt dump is a one-line
+	// error, not a quiet skip.
+	for n, p := range map[input.Name]string{input.ACPITables: cfg.Files.ACPIDump, input.KernelLog: cfg.Files.KernelLog} {
+		if p == "" {
+			continue
+		}
+		if _, err := m.Load(n); err != nil {
+			var u *input.Unavailable
+			if errors.As(err, &u) {
+				err = errors.New(u.Reason)
+			}
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
 	}
 	start := time.Now()
 	rs := tests.RunChecks(m, checks)
@@ -224,7 +239,7 @@ func init() {
 			Inputs   []input.Name   `json:"inputs"`
 			Spec     string         `json:"spec"`
 		}
-		var list []entry
+		list := []entry{}
 		for _, ch := range tests.All() {
 			list = append(list, entry{ch.ID, ch.Title, ch.Category, ch.Flags.Strings(), ch.Inputs, ch.Spec})
 		}

@@ -1,0 +1,54 @@
+# fwcheck — build, test and run. `make help` lists the targets.
+GO       ?= go
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS  := -s -w -X main.version=$(VERSION)
+BIN      := fwcheck
+FUZZTIME ?= 20s
+export CGO_ENABLED := 0
+export PATH := $(PATH):/usr/local/go/bin
+
+.PHONY: help build test test-short run lint bench fuzz clean
+
+help:
+	@echo "make build      build the static fwcheck binary"
+	@echo "make run        run fwcheck's safe checks on this machine"
+	@echo "make test       install test dependencies (QEMU, OVMF, kernel) and run every test"
+	@echo "make test-short run the tests that need no QEMU"
+	@echo "make lint       gofmt and go vet"
+	@echo "make bench      run the benchmarks"
+	@echo "make fuzz       run every fuzz target for FUZZTIME ($(FUZZTIME)) each"
+	@echo "make image      build the live image (initramfs)"
+	@echo "make demo       build the live image and boot it under QEMU/OVMF"
+
+build:
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/fwcheck
+
+run: build
+	./$(BIN) run
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needs to run on:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+test: deps-image lint
+	$(GO) test -count=1 -timeout 20m ./...
+
+test-short: lint
+	$(GO) test -count=1 -short ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# Every FuzzXxx in the tree, each for FUZZTIME.
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  dir=$$($(GO) list -f '{{.Dir}}' $$pkg); \
+	  for f in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$dir/*_test.go 2>/dev/null | sed 's/func //'); do \
+	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done
+
+clean:
+	rm -rf $(BIN) out
+
+-include image/image.mk

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fwcheck/fwcheck/report/reporttest"
+	"github.com/fwcheck/fwcheck/tests"
+)
+
+// fwcheck runs the command line in-process and returns its exit code and
+// output.
+func fwcheck(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code = runMain(&env{stdin: strings.NewReader(stdin), stdout: &o, stderr: &e}, args)
+	return code, o.String(), e.String()
+}
+
+func TestUsageErrorsAreOneLine(t *testing.T) {
+	for _, args := range [][]string{
+		{"frobnicate"},
+		{"run", "--no-such-flag"},
+		{"run", "nosuchcheck"},
+		{"run", "--category", "gpu"},
+		{"run", "--fail-on", "catastrophic"},
+		{"run", "--color", "purple"},
+		{"run", "--acpidump", "testdata/does-not-exist.txt"},
+		{"run", "--acpidump", "testdata/garbage.txt"},
+		{"run", "--from", "testdata/garbage.txt"},
+		{"snapshot"},
+	} {
+		code, out, errOut := fwcheck(t, "", args...)
+		assert.Equal(t, exitUsage, code, "%v", args)
+		assert.Empty(t, out, "%v", args)
+		assert.Equal(t, 1, strings.Count(errOut, "\n"), "%v: want one line, got %q", args, errOut)
+		assert.NotContains(t, errOut, "goroutine", "%v", args)
+	}
+	_, _, errOut := fwcheck(t, "", "run", "--acpidump", "testdata/does-not-exist.txt")
+	assert.Contains(t, errOut, "does-not-exist.txt", "the error names the file")
+}
+
+func TestHelp(t *testing.T) {
+	code, out, _ := fwcheck(t, "", "help")
+	assert.Equal(t, exitOK, code)
+	for _, c := range []string{"run", "list", "snapshot", "version"} {
+		assert.Contains(t, out, "fwcheck "+c)
+	}
+	for name, c := range commands {
+		code, out, _ := fwcheck(t, "", name, "-h")
+		assert.Equal(t, exitOK, code, name)
+		assert.Contains(t, out, "Usage: fwcheck "+name, name)
+		assert.Contains(t, out, c.short, name)
+	}
+}
+
+func TestExitCodesFollowFailOn(t *testing.T) {
+	// The clean QEMU tables pass the checksum check: exit 0.
+	code, out, _ := fwcheck(t, "", "run", "checksum", "--acpidump", "testdata/q35.acpidump.txt")
+	assert.Equal(t, exitOK, code, out)
+	assert.Regexp(t, `PASSED\s+checksum`, out)
+
+	// One flipped bit in the MADT breaks its checksum.
+	code, out, _ = fwcheck(t, "", "run", "checksum", "--acpidump", "testdata/badsum.acpidump.txt", "--color", "never")
+	assert.Contains(t, out, "ACPITableChecksum")
+	sev := tests.None
+	for _, l := range tests.Labels() {
+		if l.Name == "ACPITableChecksum" {
+			sev = l.Severity
+		}
+	}
+	require.NotEqual(t, tests.None, sev)
+	if sev >= tests.Medium {
+		assert.Equal(t, exitFailing, code)
+	}
+	// A threshold above the failure's severity passes; one at it fails.
+	above := map[tests.Severity]string{tests.Low: "medium", tests.Medium: "high", tests.High: "critical"}
+	if s, ok := above[sev]; ok {
+		code, _, _ = fwcheck(t, "", "run", "checksum", "--acpidump", "testdata/badsum.acpidump.txt", "--fail-on", s)
+		assert.Equal(t, exitOK, code)
+	}
+	code, _, _ = fwcheck(t, "", "run", "checksum", "--acpidump", "testdata/badsum.acpidump.txt", "--fail-on", sev.String())
+	assert.Equal(t, exitFailing, code)
+}
+
+func TestJSONAndJUnitOutput(t *testing.T) {
+	dir := t.TempDir()
+	jpath, xpath := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.xml")
+	code, stdout, stderr := fwcheck(t, "", "run", "--acpidump", "testdata/badsum.acpidump.txt", "--json", "-", "--junit", xpath, "--fail-on", "critical")
+	require.Contains(t, []int{exitOK, exitFailing}, code, stderr)
+	d := reporttest.Check(t, []byte(stdout))
+	assert.Contains(t, stderr, "checks:", "with --json -, the human report goes to stderr")
+	assert.Equal(t, "fwcheck", d.Tool.Name)
+	assert.Equal(t, len(d.Results), d.Totals.Checks)
+	var sum *tests.Result
+	for i := range d.Results {
+		if d.Results[i].ID == "checksum" {
+			sum = &d.Results[i].Result
+		}
+	}
+	require.NotNil(t, sum, "checksum ran")
+	assert.Equal(t, tests.StatusFailed, sum.Status)
+
+	code, _, _ = fwcheck(t, "", "run", "--acpidump", "testdata/q35.acpidump.txt", "--json", jpath, "--quiet")
+	require.Contains(t, []int{exitOK, exitFailing}, code)
+	b, err := os.ReadFile(jpath)
+	require.NoError(t, err)
+	reporttest.Check(t, b)
+
+	x, err := os.ReadFile(xpath)
+	require.NoError(t, err)
+	assert.Contains(t, string(x), `<testcase name="checksum" classname="fwcheck.acpi"`)
+	assert.Contains(t, string(x), `type="ACPITableChecksum"`)
+}
+
+func TestSnapshotRoundTrip(t *testing.T) {
+	// A fake machine root with sysfs-style tables, DMI and a kernel version.
+	root := t.TempDir()
+	write := func(p string, b []byte) {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(root, p), b, 0o644))
+	}
+	for _, sig := range []string{"FACP", "APIC", "HPET", "MCFG", "FACS"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "raw", sig))
+		if err != nil {
+			t.Skip("no raw tables fixture")
+		}
+		write("sys/firmware/acpi/tables/"+sig, b)
+	}
+	write("sys/class/dmi/id/sys_vendor", []byte("QEMU\n"))
+	write("sys/class/dmi/id/bios_version", []byte("1.16.3\n"))
+	write("proc/version", []byte("Linux version 6.1.0-test\n"))
+
+	snap := filepath.Join(t.TempDir(), "snap.tar.gz")
+	code, _, stderr := fwcheck(t, "", "snapshot", "-o", snap, "--root", root)
+	require.Equal(t, exitOK, code, stderr)
+
+	code, stdout, stderr := fwcheck(t, "", "run", "checksum", "--from", snap, "--json", "-")
+	require.Equal(t, exitOK, code, stderr)
+	d := reporttest.Check(t, []byte(stdout))
+	require.NotNil(t, d.Machine.DMI)
+	assert.Equal(t, "QEMU", d.Machine.DMI.SysVendor)
+	assert.Equal(t, "1.16.3", d.Machine.DMI.BIOSVersion)
+	assert.Equal(t, "Linux version 6.1.0-test", d.Machine.Kernel)
+	require.Len(t, d.Results, 1)
+	assert.Equal(t, tests.StatusPassed, d.Results[0].Status)
+}
+
+func TestListJSON(t *testing.T) {
+	code, out, _ := fwcheck(t, "", "list", "--json")
+	require.Equal(t, exitOK, code)
+	assert.Contains(t, out, `"id": "checksum"`)
+	code, out, _ = fwcheck(t, "", "list", "--labels")
+	require.Equal(t, exitOK, code)
+	assert.Contains(t, out, "ACPITableChecksum")
+}
