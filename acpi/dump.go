@@ -2,23 +2,41 @@ package acpi
 
 import (
 	"bufio"
-	"encoding/hex"
+	"bytes"
+	"compress/gzip"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 )
 
-// ParseDump reads acpidump text: for each table a "SIG @ 0xADDR" line then
-// hex rows "OFFS: XX XX … ascii". Lines before the first table (warnings)
-// and blank lines are ignored.
+// ParseDump reads acpidump text, plain or gzip-compressed: for each table a
+// "SIG @ 0xADDR" line then hex rows "OFFS: XX XX … ascii". It is lenient:
+// warning lines before or between tables (a kernel "Firmware Warning", an
+// acpidump notice) and blank lines are skipped and noted in
+// Tables.Warnings; the "RSD PTR" block is kept as the RSDP; a dump without
+// RSDP or XSDT is fine. A row whose offset does not continue its table, or
+// text with no table at all, is an error.
 func ParseDump(r io.Reader) (*Tables, error) {
+	br := bufio.NewReaderSize(r, 64*1024)
+	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("acpidump: %w", err)
+		}
+		defer zr.Close()
+		br = bufio.NewReaderSize(zr, 64*1024)
+	}
 	ts := &Tables{Source: "acpidump"}
-	sc := bufio.NewScanner(r)
+	sc := bufio.NewScanner(br)
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
 	var cur *Table
 	flush := func() {
 		if cur != nil {
+			if len(cur.Raw) >= 8 && string(cur.Raw[:8]) == "RSD PTR " {
+				cur.Signature = SigRSDP
+			}
 			ts.add(cur)
 			cur = nil
 		}
@@ -30,44 +48,20 @@ func ParseDump(r io.Reader) (*Tables, error) {
 		if s == "" {
 			continue
 		}
-		if at := strings.Index(s, " @ 0x"); at > 0 && !strings.Contains(s[:at], ":") {
+		if sig, addr, ok := dumpHeaderLine(s); ok {
 			flush()
-			sig := strings.TrimSpace(s[:at])
-			addr, err := strconv.ParseUint(strings.TrimSpace(s[at+5:]), 16, 64)
-			if err != nil {
-				return nil, fmt.Errorf("acpidump line %d: bad address in %q", line, s)
-			}
 			cur = &Table{Signature: sig, Address: addr, Origin: "acpidump"}
 			continue
 		}
-		if cur == nil {
-			continue // leading warnings
+		off, data, ok := dumpRow(s)
+		if !ok || cur == nil {
+			ts.warnf("acpidump line %d: skipped %q", line, truncate(s, 80))
+			continue
 		}
-		colon := strings.IndexByte(s, ':')
-		if colon < 0 {
-			return nil, fmt.Errorf("acpidump line %d: want hex row, got %q", line, s)
+		if off != len(cur.Raw) {
+			return nil, fmt.Errorf("acpidump line %d: %s row offset 0x%x, expected 0x%x", line, cur.Signature, off, len(cur.Raw))
 		}
-		off, err := strconv.ParseUint(s[:colon], 16, 32)
-		if err != nil {
-			return nil, fmt.Errorf("acpidump line %d: bad offset %q", line, s[:colon])
-		}
-		if int(off) != len(cur.Raw) {
-			return nil, fmt.Errorf("acpidump line %d: %s offset 0x%x, expected 0x%x", line, cur.Signature, off, len(cur.Raw))
-		}
-		rest := s[colon+1:]
-		for _, f := range strings.Fields(rest) {
-			if len(f) != 2 {
-				break // the ASCII column
-			}
-			b, err := hex.DecodeString(f)
-			if err != nil {
-				break
-			}
-			cur.Raw = append(cur.Raw, b[0])
-			if len(cur.Raw)-int(off) == 16 {
-				break
-			}
-		}
+		cur.Raw = append(cur.Raw, data...)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("acpidump: %w", err)
@@ -77,4 +71,119 @@ func ParseDump(r io.Reader) (*Tables, error) {
 		return nil, fmt.Errorf("acpidump: no tables found")
 	}
 	return ts, nil
+}
+
+// LoadDumpFile reads an acpidump text file (gzip-compressed or not).
+func LoadDumpFile(path string) (*Tables, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	ts, err := ParseDump(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	ts.Source = path
+	return ts, nil
+}
+
+// dumpHeaderLine recognises "FACP @ 0x00000000BFFD0000" (and "RSD PTR @ …").
+func dumpHeaderLine(s string) (sig string, addr uint64, ok bool) {
+	at := strings.Index(s, " @ 0x")
+	if at <= 0 || at > 12 {
+		return "", 0, false
+	}
+	sig = strings.TrimSpace(s[:at])
+	if sig == "" || strings.ContainsAny(sig, ":") {
+		return "", 0, false
+	}
+	a, err := strconv.ParseUint(strings.TrimSpace(s[at+5:]), 16, 64)
+	if err != nil {
+		return "", 0, false
+	}
+	if sig == "RSD" || sig == "RSD PTR" {
+		sig = SigRSDP
+	}
+	return sig, a, true
+}
+
+// dumpRow decodes "00A0: 00 01 … ascii" into its offset and up to 16 bytes.
+func dumpRow(s string) (int, []byte, bool) {
+	colon := strings.IndexByte(s, ':')
+	if colon < 1 || colon > 8 {
+		return 0, nil, false
+	}
+	off, err := strconv.ParseUint(s[:colon], 16, 32)
+	if err != nil {
+		return 0, nil, false
+	}
+	// Hex bytes are separated by one space; two spaces (or the end of the
+	// line) start the ASCII column, which may itself look like hex.
+	rest := strings.TrimLeft(s[colon+1:], " ")
+	var out []byte
+	for len(out) < 16 && len(rest) >= 2 {
+		h, okh := unhex(rest[0])
+		l, okl := unhex(rest[1])
+		if !okh || !okl || (len(rest) > 2 && rest[2] != ' ') {
+			break
+		}
+		out = append(out, h<<4|l)
+		rest = rest[2:]
+		if len(rest) < 2 || rest[1] == ' ' {
+			break
+		}
+		rest = rest[1:]
+	}
+	if len(out) == 0 {
+		return 0, nil, false
+	}
+	return int(off), out, true
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	case c >= 'A' && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// WriteDump writes ts as acpidump text that ParseDump reads back.
+func WriteDump(w io.Writer, ts *Tables) error {
+	var b bytes.Buffer
+	for _, t := range ts.List {
+		sig := t.Signature
+		fmt.Fprintf(&b, "%s @ 0x%016X\n", sig, t.Address)
+		for off := 0; off < len(t.Raw); off += 16 {
+			end := min(off+16, len(t.Raw))
+			fmt.Fprintf(&b, "    %04X:", off)
+			for _, c := range t.Raw[off:end] {
+				fmt.Fprintf(&b, " %02X", c)
+			}
+			b.WriteString(strings.Repeat("   ", 16-(end-off)))
+			b.WriteString("  ")
+			for _, c := range t.Raw[off:end] {
+				if c < 0x20 || c > 0x7e {
+					c = '.'
+				}
+				b.WriteByte(c)
+			}
+			b.WriteByte('\n')
+		}
+		b.WriteByte('\n')
+	}
+	_, err := w.Write(b.Bytes())
+	return err
 }

@@ -3,18 +3,25 @@ package acpi
 import (
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 )
 
 // SysfsDir is where Linux exposes the ACPI tables, relative to "/".
 const SysfsDir = "sys/firmware/acpi/tables"
 
-// LoadFS reads a directory of raw tables from fsys: the sysfs layout
-// (FACP, SSDT1, dynamic/SSDT3), acpixtract output (facp.dat) or QEMU's test
-// tables (APIC.ioapic2). The signature is taken from the table bytes where
-// they hold one.
+// LoadFS reads every table in directory dir of fsys (and its
+// subdirectories): the sysfs layout (FACP, SSDT1, dynamic/SSDT3), acpixtract
+// output (facp.dat, ssdt2.dat), raw .bin files, the RSDP/XSDT/RSDT files
+// that WriteFiles records, or one QEMU test-table file per signature. The
+// signature is taken from the table bytes where they hold one, else from the
+// file name. sysfs's data/ blobs (BERT, BOOT regions) are not tables and are
+// skipped. A QEMU test-table directory holds several configurations at once;
+// load one of them with LoadQEMU.
 func LoadFS(fsys fs.FS, dir string) (*Tables, error) {
 	ts := &Tables{Source: dir}
 	var names []string
@@ -22,7 +29,10 @@ func LoadFS(fsys fs.FS, dir string) (*Tables, error) {
 		if err != nil {
 			return err
 		}
-		if d.Type().IsRegular() {
+		if d.IsDir() && p != dir && (d.Name() == "data" || strings.HasPrefix(d.Name(), ".")) {
+			return fs.SkipDir
+		}
+		if d.Type().IsRegular() && !strings.HasPrefix(d.Name(), ".") {
 			names = append(names, p)
 		}
 		return nil
@@ -30,23 +40,52 @@ func LoadFS(fsys fs.FS, dir string) (*Tables, error) {
 	if err != nil {
 		return nil, fmt.Errorf("acpi tables: %w", err)
 	}
-	sort.Strings(names)
+	sortTableFiles(names)
 	for _, p := range names {
-		base := path.Base(p)
-		if base == "data" || strings.HasPrefix(path.Dir(p), path.Join(dir, "data")) {
-			continue // sysfs BERT/BOOT data blobs, not tables
-		}
 		raw, err := fs.ReadFile(fsys, p)
 		if err != nil {
 			return nil, fmt.Errorf("acpi tables: %w", err)
 		}
-		sig := tableSignature(base, raw)
-		ts.add(&Table{Signature: sig, Raw: raw, Origin: strings.TrimPrefix(p, dir+"/")})
+		rel := strings.TrimPrefix(strings.TrimPrefix(p, dir), "/")
+		ts.add(&Table{Signature: tableSignature(path.Base(p), raw), Raw: raw, Origin: rel})
 	}
 	if len(ts.List) == 0 {
 		return nil, fmt.Errorf("acpi tables: none in %s", dir)
 	}
 	return ts, nil
+}
+
+// sortTableFiles orders files the way sysfs numbers them: by directory
+// (static tables before dynamic/), then by name with numeric suffixes in
+// numeric order (SSDT2 before SSDT10).
+func sortTableFiles(names []string) {
+	key := func(p string) (string, string, int) {
+		d, b := path.Split(p)
+		stem := b
+		if i := strings.IndexByte(stem, '.'); i >= 0 {
+			stem = stem[:i]
+		}
+		j := len(stem)
+		for j > 0 && stem[j-1] >= '0' && stem[j-1] <= '9' {
+			j--
+		}
+		n, _ := strconv.Atoi(stem[j:])
+		return d, strings.ToUpper(stem[:j]), n
+	}
+	sort.SliceStable(names, func(a, b int) bool {
+		da, sa, na := key(names[a])
+		db, sb, nb := key(names[b])
+		if da != db {
+			return da < db
+		}
+		if sa != sb {
+			return sa < sb
+		}
+		if na != nb {
+			return na < nb
+		}
+		return names[a] < names[b]
+	})
 }
 
 func tableSignature(name string, raw []byte) string {
@@ -59,6 +98,9 @@ func tableSignature(name string, raw []byte) string {
 	n := strings.ToUpper(name)
 	if i := strings.IndexByte(n, '.'); i >= 0 {
 		n = n[:i]
+	}
+	if n == "RSDP" {
+		return SigRSDP
 	}
 	if len(n) > 4 {
 		n = n[:4]
@@ -73,4 +115,84 @@ func isSig(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// QEMUVariants lists the configuration variants in a QEMU test-table
+// directory (tests/data/acpi/<machine>): the suffixes after the signature
+// in file names such as "APIC.ioapic2" or "DSDT.tis.tpm12", sorted. The base
+// configuration (files named by signature alone) is the variant "".
+func QEMUVariants(fsys fs.FS, dir string) ([]string, error) {
+	ents, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, e := range ents {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		if sig, v, ok := strings.Cut(e.Name(), "."); ok && len(sig) == 4 && !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// LoadQEMU loads one configuration from a QEMU test-table directory: the
+// base files (named by signature alone), with each "SIG.variant" file
+// replacing the base table of that signature and adding tables the base
+// lacks. variant "" loads the base configuration.
+func LoadQEMU(fsys fs.FS, dir, variant string) (*Tables, error) {
+	ents, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, fmt.Errorf("qemu tables: %w", err)
+	}
+	files := map[string]string{} // signature → file name
+	var sigs []string
+	for _, e := range ents {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		name := e.Name()
+		sig, v, hasV := strings.Cut(name, ".")
+		if len(sig) != 4 || (hasV && v != variant) || (!hasV && files[sig] != "") {
+			continue
+		}
+		if _, ok := files[sig]; !ok {
+			sigs = append(sigs, sig)
+		}
+		files[sig] = name
+	}
+	if len(sigs) == 0 {
+		return nil, fmt.Errorf("qemu tables: none for variant %q in %s", variant, dir)
+	}
+	sort.Strings(sigs)
+	ts := &Tables{Source: path.Join(dir, variant)}
+	for _, sig := range sigs {
+		p := path.Join(dir, files[sig])
+		raw, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return nil, fmt.Errorf("qemu tables: %w", err)
+		}
+		ts.add(&Table{Signature: tableSignature(files[sig], raw), Raw: raw, Origin: files[sig]})
+	}
+	return ts, nil
+}
+
+// WriteFiles writes each table's raw bytes to dir as a file named by
+// Table.Name ("RSDP", "XSDT", "SSDT2"), so that LoadFS reads them back. A
+// snapshot uses it to carry the root tables read from /dev/mem.
+func WriteFiles(dir string, tables []*Table) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, t := range tables {
+		if err := os.WriteFile(filepath.Join(dir, t.Name()), t.Raw, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
