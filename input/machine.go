@@ -43,7 +43,7 @@ type Input struct {
 var Inputs = map[Name]*Input{
 	ACPITables: {
 		Name: ACPITables, Doc: "ACPI tables (sysfs, plus RSDP/XSDT/RSDT recorded from /dev/mem)", Root: true,
-		Capture: []string{acpi.SysfsDir, RecordedDir + "/acpi"},
+		Capture: []string{acpi.SysfsDir, RecordedDir + "/acpi/RSDP", RecordedDir + "/acpi/XSDT", RecordedDir + "/acpi/RSDT"},
 		load:    loadACPI,
 	},
 	KernelLog: {
@@ -247,6 +247,18 @@ func loadACPI(m *Machine) (any, error) {
 		}
 		return nil, err
 	}
+	// The root tables, recorded in a snapshot or read live through /dev/mem;
+	// where they cannot be had, the checks that need them say so.
+	roots := &acpi.Tables{Source: RecordedDir + "/" + acpiRootsDir}
+	for _, file := range []string{"RSDP", "XSDT", "RSDT"} {
+		b, err := fs.ReadFile(m.Src, path.Join(RecordedDir, acpiRootsDir, file))
+		if err != nil {
+			ts.Warnings = append(ts.Warnings, fmt.Sprintf("%s not available: %v", file, err))
+			continue
+		}
+		roots.Add(&acpi.Table{Signature: rootFiles[file], Raw: b, Origin: "recorded " + file})
+	}
+	ts.MergeRoots(roots)
 	return ts, nil
 }
 

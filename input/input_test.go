@@ -1,0 +1,114 @@
+package input
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	for p, c := range files {
+		full := filepath.Join(root, p)
+		require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))
+		require.NoError(t, os.WriteFile(full, []byte(c), 0o644))
+	}
+	return root
+}
+
+func TestMemoryMapAndDMIFromLiveRoot(t *testing.T) {
+	root := writeTree(t, map[string]string{
+		"sys/firmware/memmap/0/start": "0x0\n", "sys/firmware/memmap/0/end": "0x9fbff\n", "sys/firmware/memmap/0/type": "System RAM\n",
+		"sys/firmware/memmap/1/start": "0xb0000000\n", "sys/firmware/memmap/1/end": "0xbfffffff\n", "sys/firmware/memmap/1/type": "Reserved\n",
+		"sys/firmware/memmap/10/start": "0x100000\n", "sys/firmware/memmap/10/end": "0x7ffdffff\n", "sys/firmware/memmap/10/type": "System RAM\n",
+		"sys/class/dmi/id/sys_vendor": "LENOVO\n", "sys/class/dmi/id/bios_date": "03/14/2023\n",
+	})
+	m := New(&liveSource{root: root, fsys: os.DirFS(root)}, Options{})
+	assert.Equal(t, []MemoryRange{
+		{0, 0x9fbff, "System RAM"}, {0x100000, 0x7ffdffff, "System RAM"}, {0xb0000000, 0xbfffffff, "Reserved"},
+	}, m.MemoryMap(), "sorted by start address, not by directory name")
+	assert.Equal(t, &DMIInfo{SysVendor: "LENOVO", BIOSDate: "03/14/2023"}, m.DMI())
+}
+
+func TestMissingInputsAreUnavailableWithReason(t *testing.T) {
+	src, err := Open(writeTree(t, map[string]string{"proc/version": "Linux\n"}))
+	require.NoError(t, err)
+	m := New(src, Options{})
+	for _, n := range []Name{ACPITables, KernelLog, DMI, MemoryMap} {
+		_, err := m.Load(n)
+		var u *Unavailable
+		require.ErrorAs(t, err, &u, n)
+		assert.Equal(t, n, u.Input)
+		assert.NotEmpty(t, u.Reason)
+	}
+	_, err = m.Load("nonsense")
+	assert.Error(t, err)
+}
+
+func TestSnapshotArchiveRejectsBadInput(t *testing.T) {
+	dir := t.TempDir()
+	for name, data := range map[string][]byte{
+		"escape.tar.gz":    tarGzBytes(map[string]string{"../../etc/passwd": "x"}),
+		"absolute.tar.gz":  tarGzBytes(map[string]string{"/etc/passwd": "x"}),
+		"empty.tar.gz":     tarGzBytes(map[string]string{}),
+		"notgzip.tar.gz":   []byte("plain text"),
+		"truncated.tar.gz": tarGzBytes(map[string]string{"proc/version": "Linux"})[:30],
+	} {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, data, 0o644))
+		_, err := Open(p)
+		assert.Error(t, err, name)
+	}
+	_, err := Open(filepath.Join(dir, "missing.tar.gz"))
+	assert.ErrorContains(t, err, "missing.tar.gz")
+}
+
+func TestCaptureAndReopen(t *testing.T) {
+	root := writeTree(t, map[string]string{
+		"sys/class/dmi/id/product_name": "ThinkPad\n",
+		"proc/version":                  "Linux version 6.1\n",
+	})
+	var buf bytes.Buffer
+	notes, err := Capture(&buf, Live(root), []Name{DMI, MemoryMap})
+	require.NoError(t, err)
+	assert.NotEmpty(t, notes, "the missing memory map and DMI fields are noted")
+	p := filepath.Join(t.TempDir(), "s.tar.gz")
+	require.NoError(t, os.WriteFile(p, buf.Bytes(), 0o644))
+	src, err := Open(p)
+	require.NoError(t, err)
+	assert.False(t, src.Live())
+	m := New(src, Options{})
+	assert.Equal(t, "ThinkPad", m.DMI().ProductName)
+	assert.Nil(t, m.MemoryMap())
+}
+
+func FuzzOpenSnapshot(f *testing.F) {
+	f.Add(tarGzBytes(map[string]string{"sys/class/dmi/id/sys_vendor": "QEMU"}))
+	f.Add([]byte{0x1f, 0x8b, 8, 0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := readTarGz(bytes.NewReader(b))
+		if err == nil {
+			New(snapshot{name: "fuzz", fsys: m}, Options{}).DMI()
+		}
+	})
+}
+
+func tarGzBytes(entries map[string]string) []byte {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	for n, c := range entries {
+		tw.WriteHeader(&tar.Header{Name: n, Mode: 0o644, Size: int64(len(c)), Typeflag: tar.TypeReg})
+		tw.Write([]byte(c))
+	}
+	tw.Close()
+	zw.Close()
+	return buf.Bytes()
+}

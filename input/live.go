@@ -1,0 +1,56 @@
+package input
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/fwcheck/fwcheck/acpi"
+)
+
+// The ACPI root tables (RSDP, XSDT, RSDT) are not in sysfs: on the live
+// machine they are read from /dev/mem, found through the EFI system table
+// or the BIOS areas, and a snapshot records them as fwcheck/acpi/<name>.
+var rootFiles = map[string]string{"RSDP": acpi.SigRSDP, "XSDT": acpi.SigXSDT, "RSDT": acpi.SigRSDT}
+
+const acpiRootsDir = "acpi"
+
+func init() {
+	var (
+		mu    sync.Mutex
+		cache = map[string]*acpi.Tables{}
+	)
+	readRoots := func(root string) (*acpi.Tables, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if ts, ok := cache[root]; ok {
+			return ts, nil
+		}
+		mem, err := os.Open(filepath.Join(root, "dev/mem"))
+		if err != nil {
+			return nil, err
+		}
+		defer mem.Close()
+		systab, _ := os.ReadFile(filepath.Join(root, "sys/firmware/efi/systab"))
+		ts, err := acpi.ReadRoots(mem, systab)
+		if err != nil {
+			return nil, err
+		}
+		cache[root] = ts
+		return ts, nil
+	}
+	for file, sig := range rootFiles {
+		AddRecorder(acpiRootsDir+"/"+file, func(root string) ([]byte, error) {
+			ts, err := readRoots(root)
+			if err != nil {
+				return nil, err
+			}
+			t := ts.First(sig)
+			if t == nil {
+				return nil, fmt.Errorf("no %s reachable from the RSDP", file)
+			}
+			return t.Raw, nil
+		})
+	}
+}
