@@ -7,6 +7,7 @@
 package tests
 
 import (
+	"flag"
 	"fmt"
 	"regexp"
 	"slices"
@@ -74,6 +75,10 @@ type Check struct {
 	Inputs []input.Name
 	// Spec is the specification section the check enforces.
 	Spec string
+	// Settings are the check's own options, as analysis.Analyzer.Flags:
+	// drivers expose each as --ID.NAME (the klog check's "db" is
+	// --klog.db). Most checks have none.
+	Settings flag.FlagSet
 	// Run does the work, reporting through the pass. An error return or a
 	// panic records the check as aborted.
 	Run func(*Pass) error

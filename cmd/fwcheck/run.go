@@ -188,6 +188,7 @@ func init() {
 		fs.StringVar(&cfg.Files.ACPIDump, "acpidump", "", "read ACPI tables from an acpidump text `FILE` or a directory of raw tables")
 		fs.StringVar(&cfg.Files.KernelLog, "klog", "", "read the kernel log from a dmesg/journalctl text `FILE` (- for standard input)")
 		fs.StringVar(&cfg.Root, "root", "/", "the live machine's root `DIR` (for testing)")
+		addCheckSettings(fs)
 		ids, code, ok := parseFlags(e, c, fs, args)
 		if !ok {
 			return code
@@ -298,6 +299,15 @@ func init() {
 		return exitOK
 	}
 	addCommand(s)
+}
+
+// addCheckSettings exposes every check's own settings as --ID.NAME.
+func addCheckSettings(fs *flag.FlagSet) {
+	for _, ch := range tests.All() {
+		ch.Settings.VisitAll(func(f *flag.Flag) {
+			fs.Var(f.Value, ch.ID+"."+f.Name, f.Usage)
+		})
+	}
 }
 
 func encodeJSON(e *env, c *command, v any) int {
