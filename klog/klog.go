@@ -1,13 +1,15 @@
 // Package klog reads the kernel log (live from /dev/kmsg or syslog(2), or
-// from dmesg, dmesg -r, kmsg-style and journalctl -k text) into records, and
-// matches records against an advice database. It knows nothing of checks or
-// reports.
+// from dmesg, dmesg -r, dmesg -x, kmsg-style and journalctl -k text) into
+// records, writes records back as text, detects oops/BUG/WARNING traces, and
+// matches records against an advice database (our own, embedded from db/*.json,
+// or an fwts-format klog.json given by the user). It knows nothing of checks
+// or reports.
 package klog
 
 import (
 	"bufio"
+	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -16,9 +18,35 @@ import (
 // Level is a syslog priority level (0 emerg … 7 debug); -1 when unknown.
 type Level int
 
+// Syslog levels.
+const (
+	Emerg Level = iota
+	Alert
+	Crit
+	Err
+	Warning
+	Notice
+	Info
+	Debug
+	// Unknown is the level of a record whose source carried none.
+	Unknown Level = -1
+)
+
+var levelNames = [...]string{"emerg", "alert", "crit", "err", "warn", "notice", "info", "debug"}
+
+// String returns the dmesg name of the level ("err", "warn"…) or "unknown".
+func (l Level) String() string {
+	if l >= 0 && int(l) < len(levelNames) {
+		return levelNames[l]
+	}
+	return "unknown"
+}
+
 // Record is one kernel log message.
 type Record struct {
-	Level    Level
+	// Level is the priority, or Unknown.
+	Level Level
+	// Facility is the syslog facility (0 for kernel messages).
 	Facility int
 	// Time is the time since boot, or -1 when the source had none.
 	Time time.Duration
@@ -30,34 +58,510 @@ type Record struct {
 	Count int
 }
 
-var dmesgLine = regexp.MustCompile(`^(?:<(\d+)>)?\s*(?:\[\s*(\d+)\.(\d+)\]\s?)?(.*)$`)
+// Stamp returns the record's time as dmesg prints it ("12.345678"), or ""
+// when it has none.
+func (r Record) Stamp() string {
+	if r.Time < 0 {
+		return ""
+	}
+	us := r.Time / time.Microsecond
+	return fmt.Sprintf("%d.%06d", us/1e6, us%1e6)
+}
 
-// Parse reads plain dmesg text, with or without [timestamps] and "<N>"
-// priority prefixes.
+// Parse reads kernel log text in any of the formats dmesg and journalctl
+// write: plain dmesg with or without [timestamps], dmesg -r and kmsg-style
+// "<N>" priority prefixes, dmesg -x "kern  :err   : " prefixes, the raw
+// /dev/kmsg record format ("6,123,456789,-;text") and journalctl -k output.
+// Terminal escape sequences and stray control characters (serial console
+// captures) are dropped; "\xNN" escapes in the text are decoded. Identical
+// consecutive records are folded into one with a count.
 func Parse(r io.Reader) ([]Record, error) {
 	var out []Record
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	prevKmsg := false
 	for sc.Scan() {
-		m := dmesgLine.FindStringSubmatch(strings.TrimRight(sc.Text(), "\r"))
-		rec := Record{Level: -1, Time: -1, Seq: -1, Text: m[4], Count: 1}
-		if m[1] != "" {
-			p, _ := strconv.Atoi(m[1])
-			rec.Level, rec.Facility = Level(p&7), p>>3
+		line := sc.Text()
+		if prevKmsg && strings.HasPrefix(line, " ") {
+			continue // kmsg dictionary line (" SUBSYSTEM=pci")
 		}
-		if m[2] != "" {
-			s, _ := strconv.ParseInt(m[2], 10, 64)
-			frac := m[3]
-			for len(frac) < 6 {
-				frac += "0"
-			}
-			us, _ := strconv.ParseInt(frac[:6], 10, 64)
-			rec.Time = time.Duration(s)*time.Second + time.Duration(us)*time.Microsecond
-		}
-		if rec.Text == "" {
+		rec, ok, kmsg := parseLine(line)
+		prevKmsg = kmsg
+		if !ok {
 			continue
 		}
-		out = append(out, rec)
+		out = appendFold(out, rec)
 	}
-	return out, sc.Err()
+	if err := sc.Err(); err != nil {
+		return out, fmt.Errorf("klog: %w", err)
+	}
+	return out, nil
+}
+
+// ParseString is Parse over a string.
+func ParseString(s string) []Record {
+	recs, _ := Parse(strings.NewReader(s))
+	return recs
+}
+
+// appendFold appends rec to out, folding it into the last record when the
+// two are identical apart from time and sequence number.
+func appendFold(out []Record, rec Record) []Record {
+	if n := len(out); n > 0 {
+		last := &out[n-1]
+		if last.Text == rec.Text && last.Level == rec.Level && last.Facility == rec.Facility {
+			last.Count += rec.Count
+			return out
+		}
+	}
+	return append(out, rec)
+}
+
+// Fold merges identical consecutive records (same level, facility and text)
+// into one, keeping the first one's time and sequence number and summing the
+// counts. It returns a new slice.
+func Fold(recs []Record) []Record {
+	out := make([]Record, 0, len(recs))
+	for _, r := range recs {
+		if r.Count < 1 {
+			r.Count = 1
+		}
+		out = appendFold(out, r)
+	}
+	return out
+}
+
+// parseLine parses one line. ok is false for lines that hold no record
+// (blank lines, journalctl banners). kmsg reports a raw kmsg record, after
+// which dictionary lines may follow.
+func parseLine(raw string) (rec Record, ok, kmsg bool) {
+	line := clean(raw)
+	rec = Record{Level: Unknown, Time: -1, Seq: -1, Count: 1}
+	if strings.TrimSpace(line) == "" {
+		return rec, false, false
+	}
+	if r, ok := parseKmsgLine(line); ok {
+		return r, true, true
+	}
+	if r, ok := parseJournal(line); ok {
+		return r, true, false
+	}
+	if strings.HasPrefix(line, "-- ") && strings.HasSuffix(line, " --") {
+		return rec, false, false // journalctl banner
+	}
+	rest := line
+	if p, n := prio(rest); n > 0 {
+		rec.Level, rec.Facility = Level(p&7), p>>3
+		rest = rest[n:]
+	} else if lv, fac, n := dmesgX(rest); n > 0 {
+		rec.Level, rec.Facility = lv, fac
+		rest = rest[n:]
+	}
+	if d, n := stamp(rest); n > 0 {
+		rec.Time = d
+		rest = rest[n:]
+	}
+	rec.Text = unescape(rest)
+	return rec, true, false
+}
+
+// clean drops terminal escape sequences, a trailing CR and other control
+// characters except tab.
+func clean(s string) string {
+	bad := false
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < 0x20 && c != '\t') || c == 0x7f {
+			bad = true
+			break
+		}
+	}
+	if !bad {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == 0x1b:
+			i = skipEscape(s, i)
+		case (c < 0x20 && c != '\t') || c == 0x7f:
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// skipEscape returns the index of the last byte of the escape sequence
+// starting at s[i] == ESC.
+func skipEscape(s string, i int) int {
+	if i+1 >= len(s) {
+		return i
+	}
+	if s[i+1] != '[' {
+		return i + 1 // two-byte sequence such as ESC c
+	}
+	j := i + 2
+	for j < len(s) && (s[j] >= 0x20 && s[j] <= 0x3f) {
+		j++ // parameter and intermediate bytes
+	}
+	if j < len(s) {
+		return j // final byte
+	}
+	return len(s) - 1
+}
+
+// prio parses a "<N>" prefix and returns N and the prefix length.
+func prio(s string) (int, int) {
+	if len(s) < 3 || s[0] != '<' {
+		return 0, 0
+	}
+	end := strings.IndexByte(s, '>')
+	if end < 2 || end > 5 {
+		return 0, 0
+	}
+	n, err := strconv.Atoi(s[1:end])
+	if err != nil || n < 0 || s[1] == '+' {
+		return 0, 0
+	}
+	return n, end + 1
+}
+
+var facilityNames = []string{"kern", "user", "mail", "daemon", "auth", "syslog", "lpr", "news", "uucp", "cron", "authpriv", "ftp"}
+
+// dmesgX parses a dmesg -x "kern  :err   : " prefix.
+func dmesgX(s string) (Level, int, int) {
+	i := strings.IndexByte(s, ':')
+	if i < 3 || i > 9 {
+		return 0, 0, 0
+	}
+	fac := -1
+	name := strings.TrimRight(s[:i], " ")
+	for k, f := range facilityNames {
+		if f == name {
+			fac = k
+		}
+	}
+	if fac < 0 {
+		return 0, 0, 0
+	}
+	j := strings.IndexByte(s[i+1:], ':')
+	if j < 0 {
+		return 0, 0, 0
+	}
+	lname := strings.TrimRight(s[i+1:i+1+j], " ")
+	for k, l := range levelNames {
+		if l == lname {
+			n := i + 1 + j + 1
+			if n < len(s) && s[n] == ' ' {
+				n++
+			}
+			return Level(k), fac, n
+		}
+	}
+	return 0, 0, 0
+}
+
+// stamp parses a "[  12.345678] " prefix and returns the time and the prefix
+// length including one following space.
+func stamp(s string) (time.Duration, int) {
+	if len(s) < 3 || s[0] != '[' {
+		return 0, 0
+	}
+	end := strings.IndexByte(s, ']')
+	if end < 0 {
+		return 0, 0
+	}
+	d, ok := parseSecs(strings.TrimLeft(s[1:end], " "))
+	if !ok {
+		return 0, 0
+	}
+	n := end + 1
+	if n < len(s) && s[n] == ' ' {
+		n++
+	}
+	return d, n
+}
+
+// parseSecs parses "12.345678" (1 to 9 fraction digits) into a duration
+// truncated to microseconds.
+func parseSecs(s string) (time.Duration, bool) {
+	dot := strings.IndexByte(s, '.')
+	if dot < 1 || dot > 9 || len(s)-dot-1 < 1 || len(s)-dot-1 > 9 {
+		return 0, false
+	}
+	sec, err := strconv.ParseUint(s[:dot], 10, 64)
+	if err != nil || s[0] == '+' {
+		return 0, false
+	}
+	frac := s[dot+1:]
+	for _, c := range frac {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	for len(frac) < 6 {
+		frac += "0"
+	}
+	us, _ := strconv.ParseInt(frac[:6], 10, 64)
+	return time.Duration(sec)*time.Second + time.Duration(us)*time.Microsecond, true
+}
+
+// parseKmsgLine parses a raw /dev/kmsg record: "PRIO,SEQ,USEC,FLAGS[,…];TEXT".
+func parseKmsgLine(s string) (Record, bool) {
+	semi := strings.IndexByte(s, ';')
+	if semi < 5 || s[0] < '0' || s[0] > '9' {
+		return Record{}, false
+	}
+	f := strings.Split(s[:semi], ",")
+	if len(f) < 4 {
+		return Record{}, false
+	}
+	p, err1 := strconv.ParseUint(f[0], 10, 16)
+	seq, err2 := strconv.ParseUint(f[1], 10, 63)
+	us, err3 := strconv.ParseUint(f[2], 10, 40)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return Record{}, false
+	}
+	return Record{
+		Level:    Level(p & 7),
+		Facility: int(p >> 3),
+		Time:     time.Duration(us) * time.Microsecond,
+		Seq:      int64(seq),
+		Text:     unescape(s[semi+1:]),
+		Count:    1,
+	}, true
+}
+
+// parseJournal parses a journalctl -k line in the short, short-iso,
+// short-precise or short-monotonic output formats.
+func parseJournal(s string) (Record, bool) {
+	i := strings.Index(s, " kernel: ")
+	if i < 0 {
+		if strings.HasSuffix(s, " kernel:") {
+			i = len(s) - len(" kernel:")
+		} else {
+			return Record{}, false
+		}
+	}
+	head := s[:i]
+	sp := strings.LastIndexByte(head, ' ')
+	if sp < 0 {
+		return Record{}, false
+	}
+	when := strings.TrimSpace(head[:sp])
+	rec := Record{Level: Unknown, Time: -1, Seq: -1, Count: 1}
+	switch {
+	case strings.HasPrefix(when, "["):
+		d, n := stamp(when)
+		if n != len(when) {
+			return Record{}, false
+		}
+		rec.Time = d
+	case isSyslogDate(when) || isISODate(when):
+	default:
+		return Record{}, false
+	}
+	text := ""
+	if i+len(" kernel: ") <= len(s) {
+		text = s[i+len(" kernel: "):]
+	}
+	rec.Text = unescape(text)
+	return rec, true
+}
+
+// isSyslogDate reports whether s looks like "Nov 30 06:18:32" or
+// "Nov  3 06:18:32.123456".
+func isSyslogDate(s string) bool {
+	if len(s) < 15 || s[3] != ' ' || s[9] != ':' || s[12] != ':' {
+		return false
+	}
+	if s[0] < 'A' || s[0] > 'Z' || s[1] < 'a' || s[1] > 'z' || s[2] < 'a' || s[2] > 'z' {
+		return false
+	}
+	return digits(s[7:9]) && digits(s[10:12]) && digits(s[13:15]) && (s[4] == ' ' || digits(s[4:5])) && digits(s[5:6])
+}
+
+// isISODate reports whether s looks like "2026-11-30T06:18:32+0000".
+func isISODate(s string) bool {
+	return len(s) >= 19 && s[4] == '-' && s[7] == '-' && s[10] == 'T' && s[13] == ':' &&
+		digits(s[:4]) && digits(s[5:7]) && digits(s[8:10]) && digits(s[11:13])
+}
+
+func digits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return len(s) > 0
+}
+
+// unescape decodes the "\xNN" escapes the kernel uses for unprintable bytes.
+func unescape(s string) string {
+	if !strings.Contains(s, `\x`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) && s[i+1] == 'x' && isHex(s[i+2]) && isHex(s[i+3]) {
+			v, _ := strconv.ParseUint(s[i+2:i+4], 16, 8)
+			b.WriteByte(byte(v))
+			i += 3
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+// escape is the inverse of unescape for Format: control characters (except
+// tab), DEL and backslashes become "\xNN".
+func escape(s string) string {
+	need := false
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '\\' || (c < 0x20 && c != '\t') || c == 0x7f {
+			need = true
+			break
+		}
+	}
+	if !need {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '\\' || (c < 0x20 && c != '\t') || c == 0x7f {
+			fmt.Fprintf(&b, `\x%02x`, c)
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// Format writes records as "<N>[sec.usec] text" lines, one per folded
+// occurrence, which Parse reads back to the same records (level, facility,
+// time, text and count; sequence numbers are not kept). The "<N>" and
+// "[…]" parts are left out when the record has no level or time.
+func Format(w io.Writer, recs []Record) error {
+	bw := bufio.NewWriter(w)
+	for _, r := range recs {
+		line := FormatRecord(r)
+		n := r.Count
+		if n < 1 {
+			n = 1
+		}
+		for range n {
+			bw.WriteString(line)
+			bw.WriteByte('\n')
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("klog: %w", err)
+	}
+	return nil
+}
+
+// FormatRecord formats one record as a line without newline, as Format does.
+func FormatRecord(r Record) string {
+	var pre strings.Builder
+	if r.Level >= 0 {
+		fmt.Fprintf(&pre, "<%d>", r.Facility<<3|int(r.Level&7))
+	}
+	if r.Time >= 0 {
+		pre.WriteString("[")
+		s := r.Stamp()
+		if len(s) < 12 {
+			pre.WriteString(strings.Repeat(" ", 12-len(s)))
+		}
+		pre.WriteString(s)
+		pre.WriteString("] ")
+	}
+	text := escape(r.Text)
+	line := pre.String() + text
+	if text == "" || roundTrips(line, r) {
+		return line
+	}
+	// The text itself looks like a prefix or a journal line: escape its
+	// first byte, and if need be the space before "kernel:", so that it
+	// reads back as text.
+	text = fmt.Sprintf(`\x%02x`, text[0]) + text[1:]
+	line = pre.String() + text
+	if roundTrips(line, r) {
+		return line
+	}
+	return pre.String() + strings.ReplaceAll(text, " kernel:", `\x20kernel:`)
+}
+
+func roundTrips(line string, r Record) bool {
+	got, ok, _ := parseLine(line)
+	if !ok {
+		return false
+	}
+	want := r
+	want.Time = truncUS(want.Time)
+	if want.Level < 0 {
+		want.Level, want.Facility = Unknown, 0
+	}
+	return got.Text == want.Text && got.Level == want.Level && got.Time == want.Time && got.Facility == want.Facility
+}
+
+func truncUS(d time.Duration) time.Duration {
+	if d < 0 {
+		return -1
+	}
+	return d / time.Microsecond * time.Microsecond
+}
+
+// Mark remembers a position in the kernel log so that later reads can keep
+// only the records logged after it. Seq is the last kmsg sequence number
+// seen (-1 when the source had none); Count is the number of messages seen
+// (folded records count as many times as they fold).
+type Mark struct {
+	Seq   int64
+	Count int
+}
+
+// MarkAfter returns the mark just past the last of recs.
+func MarkAfter(recs []Record) Mark {
+	m := Mark{Seq: -1}
+	for _, r := range recs {
+		if r.Seq > m.Seq {
+			m.Seq = r.Seq + int64(max(r.Count, 1)) - 1
+		}
+		m.Count += max(r.Count, 1)
+	}
+	return m
+}
+
+// Since returns the records logged after mark m. When both the mark and the
+// records carry kmsg sequence numbers they decide; otherwise the first
+// m.Count messages are dropped.
+func Since(recs []Record, m Mark) []Record {
+	if m.Seq >= 0 && len(recs) > 0 && recs[0].Seq >= 0 {
+		for i, r := range recs {
+			if r.Seq > m.Seq {
+				return recs[i:]
+			}
+		}
+		return nil
+	}
+	skip := m.Count
+	for i, r := range recs {
+		c := max(r.Count, 1)
+		if skip < c {
+			if skip == 0 {
+				return recs[i:]
+			}
+			out := append([]Record{}, recs[i:]...)
+			out[0].Count = c - skip
+			return out
+		}
+		skip -= c
+	}
+	return nil
 }

@@ -1,0 +1,206 @@
+package main
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Message is one kernel message format string found in a source file.
+type Message struct {
+	File   string
+	Line   int
+	Macro  string // pr_err, dev_warn, ACPI_ERROR…
+	Format string // the format with the prefixes the macro adds
+}
+
+var callRE = regexp.MustCompile(`\b(pr_(?:emerg|alert|crit|err|warn|warning|notice|info)(?:_once|_ratelimited)?|dev_(?:emerg|alert|crit|err|warn|notice|info)(?:_once|_ratelimited)?|pci_(?:err|warn|info|notice)|acpi_handle_(?:err|warn|info|notice)|printk(?:_once|_ratelimited)?|ACPI_(?:ERROR|WARNING|WARNING_ONCE|BIOS_ERROR|BIOS_WARNING|EXCEPTION|BIOS_EXCEPTION))\s*\(`)
+
+var prFmtRE = regexp.MustCompile(`#define\s+pr_fmt\(fmt\)\s+((?:"(?:[^"\\]|\\.)*"\s*|KBUILD_MODNAME\s*)+)fmt`)
+
+// macros maps the string macros the kernel uses in formats to their text.
+var macros = map[string]string{
+	"FW_BUG": "[Firmware Bug]: ", "FW_WARN": "[Firmware Warn]: ", "FW_INFO": "[Firmware Info]: ",
+	"HW_ERR": "[Hardware Error]: ", "PREFIX": "ACPI: ", "ACPI_PREFIX": "ACPI: ",
+	"KERN_EMERG": "", "KERN_ALERT": "", "KERN_CRIT": "", "KERN_ERR": "", "KERN_WARNING": "",
+	"KERN_NOTICE": "", "KERN_INFO": "", "KERN_DEBUG": "", "KERN_CONT": "", "KERN_SOH": "",
+	"ACPI_PRINTF_UINT": "0x%8.8X%8.8X", "ACPI_FORMAT_UINT64": "", "KBUILD_MODNAME": "",
+}
+
+// ScanSource returns the messages printed by the calls in one C file.
+func ScanSource(file, src string) []Message {
+	prefix := ""
+	if m := prFmtRE.FindStringSubmatch(src); m != nil {
+		prefix = joinStrings(m[1])
+	}
+	var out []Message
+	for _, loc := range callRE.FindAllStringSubmatchIndex(src, -1) {
+		macro := src[loc[2]:loc[3]]
+		args, ok := callArgs(src[loc[1]:])
+		if !ok {
+			continue
+		}
+		if strings.HasPrefix(macro, "ACPI_") {
+			args = strings.TrimSpace(args)
+			args = strings.TrimSuffix(strings.TrimPrefix(args, "("), ")")
+		}
+		format := joinStrings(args)
+		if strings.TrimSpace(format) == "" || !strings.Contains(args, `"`) {
+			continue
+		}
+		if strings.HasPrefix(macro, "pr_") {
+			format = prefix + format
+		}
+		switch macro {
+		case "ACPI_ERROR":
+			format = "ACPI Error: " + format
+		case "ACPI_EXCEPTION":
+			format = "ACPI Exception: %s, " + format
+		case "ACPI_WARNING", "ACPI_WARNING_ONCE":
+			format = "ACPI Warning: " + format
+		case "ACPI_BIOS_ERROR":
+			format = "ACPI BIOS Error (bug): " + format
+		case "ACPI_BIOS_EXCEPTION":
+			format = "ACPI BIOS Error (bug): %s, " + format
+		case "ACPI_BIOS_WARNING":
+			format = "ACPI BIOS Warning (bug): " + format
+		}
+		format = strings.TrimRight(format, "\n")
+		if strings.TrimSpace(format) == "" {
+			continue
+		}
+		out = append(out, Message{File: file, Line: 1 + strings.Count(src[:loc[0]], "\n"), Macro: macro, Format: format})
+	}
+	return out
+}
+
+// callArgs returns the text up to the parenthesis closing the call whose
+// opening parenthesis precedes s.
+func callArgs(s string) (string, bool) {
+	depth := 1
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '"', '\'':
+			q := s[i]
+			for i++; i < len(s) && s[i] != q; i++ {
+				if s[i] == '\\' {
+					i++
+				}
+			}
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return s[:i], true
+			}
+		case ';':
+			return "", false
+		}
+	}
+	return "", false
+}
+
+var tokRE = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"|\b([A-Z_][A-Z0-9_]*)\b|(,)`)
+
+// joinStrings concatenates the string literal (and known string macro)
+// tokens at the start of the argument list that carries the format: the
+// first run of adjacent strings.
+func joinStrings(args string) string {
+	var b strings.Builder
+	started := false
+	for _, m := range tokRE.FindAllStringSubmatch(args, -1) {
+		switch {
+		case m[1] != "" || strings.HasPrefix(m[0], `"`):
+			b.WriteString(unquoteC(m[1]))
+			started = true
+		case m[2] != "":
+			if v, ok := macros[m[2]]; ok {
+				b.WriteString(v)
+				if v != "" {
+					started = true
+				}
+			}
+		case m[3] != "":
+			if started {
+				return b.String()
+			}
+		}
+	}
+	return b.String()
+}
+
+func unquoteC(s string) string {
+	r := strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\"`, `"`, `\\`, `\`)
+	return r.Replace(s)
+}
+
+var convRE = regexp.MustCompile(`%(?:%|[-+ #0]*(?:\*|\d+)?(?:\.(?:\*|\d+))?(?:hh|h|ll|l|z|j|t|L)?(?:p[a-zA-Z]*|[diouxXcsSeEfgG]))`)
+
+// Regex turns a printf format into an RE2 expression matching the messages
+// it prints; lit reports that the format has no conversions, so it is a
+// literal.
+func Regex(format string) (re string, lit bool) {
+	var b strings.Builder
+	last := 0
+	conv := false
+	for _, loc := range convRE.FindAllStringIndex(format, -1) {
+		b.WriteString(regexp.QuoteMeta(format[last:loc[0]]))
+		b.WriteString(convPattern(format[loc[0]:loc[1]]))
+		if format[loc[0]:loc[1]] != "%%" {
+			conv = true
+		}
+		last = loc[1]
+	}
+	b.WriteString(regexp.QuoteMeta(format[last:]))
+	if !conv {
+		return strings.ReplaceAll(format, "%%", "%"), true
+	}
+	re = b.String()
+	for strings.HasSuffix(re, ".*") {
+		re = strings.TrimSuffix(re, ".*")
+	}
+	for strings.HasPrefix(re, ".*") {
+		re = strings.TrimPrefix(re, ".*")
+	}
+	return re, false
+}
+
+func convPattern(c string) string {
+	v := c[len(c)-1]
+	if strings.Contains(c, "%p") {
+		return ".*"
+	}
+	switch v {
+	case '%':
+		return "%"
+	case 'd', 'i':
+		return `-?\d+`
+	case 'u':
+		return `\d+`
+	case 'x', 'X', 'o':
+		return `(?:0x)?[0-9a-fA-F]+`
+	case 'c':
+		return "."
+	}
+	return ".*"
+}
+
+// Sample returns a message the format could print, with small values.
+func Sample(format string) string {
+	return convRE.ReplaceAllStringFunc(format, func(c string) string {
+		if strings.Contains(c, "%p") {
+			return "[mem 0x00001000-0x00001fff]"
+		}
+		switch c[len(c)-1] {
+		case '%':
+			return "%"
+		case 'd', 'i', 'u':
+			return "1"
+		case 'x', 'X', 'o':
+			return "1f"
+		case 'c':
+			return "c"
+		}
+		return "foo"
+	})
+}

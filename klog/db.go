@@ -1,0 +1,404 @@
+package klog
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Severity is how bad a matched message is for the firmware: "critical",
+// "high", "medium" or "low".
+type Severity string
+
+// The severities an entry may have.
+const (
+	Critical Severity = "critical"
+	High     Severity = "high"
+	Medium   Severity = "medium"
+	Low      Severity = "low"
+)
+
+// Valid reports whether s is one of the four severities.
+func (s Severity) Valid() bool {
+	return s == Critical || s == High || s == Medium || s == Low
+}
+
+// Entry is one kernel message in the advice database.
+type Entry struct {
+	// Label is the stable CamelCase identifier findings carry.
+	Label string `json:"label"`
+	// Literal, when set, matches any message text containing it.
+	Literal string `json:"literal,omitempty"`
+	// Regex, when set, is an RE2 expression searched for in the message
+	// text (never the timestamp or priority). Exactly one of Literal and
+	// Regex is set.
+	Regex string `json:"regex,omitempty"`
+	// Severity of the problem for the firmware.
+	Severity Severity `json:"severity"`
+	// Category groups entries: acpi, bios, efi, pci, iommu, hpet, mtrr…
+	Category string `json:"category"`
+	// Advice says what the message means for the firmware and what a
+	// firmware engineer should change.
+	Advice string `json:"advice"`
+	// Scope, when set, limits the entry to some machines or kernels.
+	Scope *Scope `json:"scope,omitempty"`
+	// Source is the kernel source file that prints the message.
+	Source string `json:"source,omitempty"`
+	// Examples are message texts the entry must match, from real logs
+	// where possible.
+	Examples []string `json:"examples,omitempty"`
+
+	// posix marks fwts entries, whose regexes are POSIX ERE.
+	posix bool
+	re    *regexp.Regexp
+}
+
+// Pattern returns the entry's literal or regex, whichever is set.
+func (e *Entry) Pattern() string {
+	if e.Regex != "" {
+		return e.Regex
+	}
+	return e.Literal
+}
+
+// Matches reports whether the entry matches message text, without any
+// prefilter. Compile must have succeeded first for regex entries.
+func (e *Entry) Matches(text string) bool {
+	if e.re != nil {
+		return e.re.MatchString(text)
+	}
+	return e.Literal != "" && strings.Contains(text, e.Literal)
+}
+
+// Compile checks the entry and compiles its regex.
+func (e *Entry) Compile() error {
+	if (e.Literal == "") == (e.Regex == "") {
+		return fmt.Errorf("klog: entry %q: exactly one of literal and regex must be set", e.Label)
+	}
+	if e.Regex == "" {
+		return nil
+	}
+	var err error
+	if e.posix {
+		e.re, err = regexp.CompilePOSIX(e.Regex)
+	} else {
+		e.re, err = regexp.Compile(e.Regex)
+	}
+	if err != nil {
+		return fmt.Errorf("klog: entry %q: %w", e.Label, err)
+	}
+	return nil
+}
+
+// Scope limits an entry to some machines or kernel versions. Empty fields
+// do not limit.
+type Scope struct {
+	// Vendor and Product are RE2 expressions matched, case-insensitively,
+	// against the DMI system vendor and product name.
+	Vendor  string `json:"vendor,omitempty"`
+	Product string `json:"product,omitempty"`
+	// KernelMin and KernelMax bound the kernel version ("5.4", "6.1.12"),
+	// inclusive.
+	KernelMin string `json:"kernel_min,omitempty"`
+	KernelMax string `json:"kernel_max,omitempty"`
+}
+
+// Env describes the machine and kernel a log comes from, for scopes. Empty
+// fields are unknown, and an unknown value never excludes an entry.
+type Env struct {
+	Vendor, Product, Kernel string
+}
+
+// Applies reports whether the scope includes env.
+func (s *Scope) Applies(env Env) bool {
+	if s == nil {
+		return true
+	}
+	if !reMatch(s.Vendor, env.Vendor) || !reMatch(s.Product, env.Product) {
+		return false
+	}
+	if env.Kernel != "" {
+		k := kernelVersion(env.Kernel)
+		if s.KernelMin != "" && compareVersion(k, kernelVersion(s.KernelMin)) < 0 {
+			return false
+		}
+		if s.KernelMax != "" && compareVersion(k, kernelVersion(s.KernelMax)) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func reMatch(expr, s string) bool {
+	if expr == "" || s == "" {
+		return true
+	}
+	re, err := regexp.Compile("(?i)" + expr)
+	return err == nil && re.MatchString(s)
+}
+
+// kernelVersion parses the leading "6.1.12" of a kernel release string.
+func kernelVersion(s string) []int {
+	var v []int
+	for _, part := range strings.SplitN(s, ".", 3) {
+		end := 0
+		for end < len(part) && part[end] >= '0' && part[end] <= '9' {
+			end++
+		}
+		n, err := strconv.Atoi(part[:end])
+		if err != nil {
+			break
+		}
+		v = append(v, n)
+		if end < len(part) {
+			break
+		}
+	}
+	return v
+}
+
+func compareVersion(a, b []int) int {
+	for i := 0; i < len(a) || i < len(b); i++ {
+		var x, y int
+		if i < len(a) {
+			x = a[i]
+		}
+		if i < len(b) {
+			y = b[i]
+		}
+		if x != y {
+			if x < y {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}
+
+// KernelRelease returns the kernel release from a "Linux version X" record,
+// or "".
+func KernelRelease(recs []Record) string {
+	for _, r := range recs {
+		if rest, ok := strings.CutPrefix(r.Text, "Linux version "); ok {
+			f := strings.Fields(rest)
+			if len(f) > 0 {
+				return f[0]
+			}
+		}
+	}
+	return ""
+}
+
+//go:embed db/*.json
+var dbFiles embed.FS
+
+var (
+	defaultOnce    sync.Once
+	defaultEntries []Entry
+	defaultErr     error
+)
+
+// DefaultDB returns our own advice database, embedded from db/*.json in
+// file name order. The caller may not modify the entries.
+func DefaultDB() ([]Entry, error) {
+	defaultOnce.Do(func() {
+		defaultEntries, defaultErr = loadFS(dbFiles, "db")
+	})
+	return defaultEntries, defaultErr
+}
+
+func loadFS(fsys fs.FS, dir string) ([]Entry, error) {
+	names, err := fs.Glob(fsys, dir+"/*.json")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	var all []Entry
+	for _, n := range names {
+		data, err := fs.ReadFile(fsys, n)
+		if err != nil {
+			return nil, err
+		}
+		es, err := LoadDB(bytes.NewReader(data))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path.Base(n), err)
+		}
+		all = append(all, es...)
+	}
+	return all, nil
+}
+
+// LoadDB reads entries in our own format: a JSON array of Entry objects.
+// Each entry is checked and compiled.
+func LoadDB(r io.Reader) ([]Entry, error) {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	var es []Entry
+	if err := dec.Decode(&es); err != nil {
+		return nil, fmt.Errorf("klog: db: %w", err)
+	}
+	for i := range es {
+		if err := es[i].Compile(); err != nil {
+			return nil, err
+		}
+		if !es[i].Severity.Valid() {
+			return nil, fmt.Errorf("klog: entry %q: invalid severity %q", es[i].Label, es[i].Severity)
+		}
+	}
+	return es, nil
+}
+
+// fwtsEntry is one object of an fwts klog.json file.
+type fwtsEntry struct {
+	CompareMode string `json:"compare_mode"`
+	LogLevel    string `json:"log_level"`
+	Pattern     string `json:"pattern"`
+	Advice      string `json:"advice"`
+	Label       string `json:"label"`
+}
+
+// LoadFwts reads a klog.json file in the format fwts uses: an object whose
+// members are arrays of {compare_mode, log_level, pattern, advice, label}
+// objects (or a bare array of them). compare_mode "string" is a substring
+// match and "regex" a POSIX extended regular expression; log_level
+// LOG_LEVEL_CRITICAL/HIGH/MEDIUM/LOW/INFO maps to our severities (INFO to
+// low). Trailing commas, which those files contain, are accepted. Entries are
+// returned in file order (members in name order).
+func LoadFwts(r io.Reader) ([]Entry, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("klog: fwts db: %w", err)
+	}
+	data = stripTrailingCommas(data)
+	var raw json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("klog: fwts db: %w", err)
+	}
+	var lists [][]fwtsEntry
+	var arr []fwtsEntry
+	if err := json.Unmarshal(raw, &arr); err == nil {
+		lists = append(lists, arr)
+	} else {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &obj); err != nil {
+			return nil, fmt.Errorf("klog: fwts db: want an object of arrays: %w", err)
+		}
+		keys := make([]string, 0, len(obj))
+		for k := range obj {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			var l []fwtsEntry
+			if err := json.Unmarshal(obj[k], &l); err != nil {
+				return nil, fmt.Errorf("klog: fwts db: %s: %w", k, err)
+			}
+			lists = append(lists, l)
+		}
+	}
+	var out []Entry
+	for _, l := range lists {
+		for i, f := range l {
+			if f.Pattern == "" {
+				continue
+			}
+			e := Entry{
+				Label:    f.Label,
+				Severity: fwtsSeverity(f.LogLevel),
+				Category: "fwts",
+				Advice:   f.Advice,
+				posix:    true,
+			}
+			if e.Label == "" {
+				e.Label = fmt.Sprintf("FwtsKlog%d", len(out)+1)
+			}
+			switch strings.ToLower(f.CompareMode) {
+			case "regex":
+				e.Regex = f.Pattern
+			case "string", "":
+				e.Literal = f.Pattern
+			default:
+				return nil, fmt.Errorf("klog: fwts db: entry %d (%s): unknown compare_mode %q", i, f.Label, f.CompareMode)
+			}
+			if err := e.Compile(); err != nil {
+				return nil, err
+			}
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// LoadFwtsFile is LoadFwts over a file.
+func LoadFwtsFile(name string) ([]Entry, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("klog: %w", err)
+	}
+	defer f.Close()
+	es, err := LoadFwts(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return es, nil
+}
+
+func fwtsSeverity(level string) Severity {
+	switch strings.TrimPrefix(strings.ToUpper(level), "LOG_LEVEL_") {
+	case "CRITICAL":
+		return Critical
+	case "HIGH":
+		return High
+	case "MEDIUM":
+		return Medium
+	default:
+		return Low
+	}
+}
+
+// stripTrailingCommas removes commas that directly precede (ignoring white
+// space) a closing ] or }, outside strings.
+func stripTrailingCommas(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	inStr, esc := false, false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if inStr {
+			out = append(out, c)
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+			continue
+		}
+		if c == '"' {
+			inStr = true
+		}
+		if c == ',' {
+			j := i + 1
+			for j < len(b) && (b[j] == ' ' || b[j] == '\t' || b[j] == '\n' || b[j] == '\r') {
+				j++
+			}
+			if j < len(b) && (b[j] == ']' || b[j] == '}') {
+				continue
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}

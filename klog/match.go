@@ -1,0 +1,353 @@
+package klog
+
+import (
+	"regexp/syntax"
+	"slices"
+)
+
+// Matcher finds, for a message text, the first database entry that matches
+// it. One Aho–Corasick pass over the text finds the entries whose required
+// literal substrings occur; only those are confirmed with their regex. A
+// Matcher is safe for concurrent use.
+type Matcher struct {
+	entries []*Entry
+	// always lists entries with no usable literal: tried on every text.
+	always []int32
+	// exact[e] is true when finding the literal proves the match (literal
+	// entries with a single pattern).
+	exact []bool
+	ac    *acAutomaton
+}
+
+// minLiteral is the shortest literal the prefilter uses; shorter required
+// literals would make nearly every line a candidate.
+const minLiteral = 3
+
+// NewMatcher compiles entries (in priority order: the first matching entry
+// wins) for the machine and kernel described by env; entries whose scope
+// excludes env are left out.
+func NewMatcher(entries []Entry, env Env) (*Matcher, error) {
+	m := &Matcher{}
+	var pats []string
+	var owner []int32
+	for i := range entries {
+		e := &entries[i]
+		if !e.Scope.Applies(env) {
+			continue
+		}
+		if e.Regex != "" && e.re == nil || e.Literal == "" && e.Regex == "" {
+			if err := e.Compile(); err != nil {
+				return nil, err
+			}
+		}
+		idx := int32(len(m.entries))
+		m.entries = append(m.entries, e)
+		lits, exact := requiredLiterals(e)
+		m.exact = append(m.exact, exact)
+		if lits == nil {
+			m.always = append(m.always, idx)
+			continue
+		}
+		for _, l := range lits {
+			pats = append(pats, l)
+			owner = append(owner, idx)
+		}
+	}
+	m.ac = buildAC(pats, owner)
+	return m, nil
+}
+
+// Len returns the number of entries the matcher holds.
+func (m *Matcher) Len() int { return len(m.entries) }
+
+// Match returns the first entry matching text, or nil.
+func (m *Matcher) Match(text string) *Entry {
+	var buf [16]int32
+	cands := m.ac.scan(text, buf[:0])
+	if len(cands) == 0 && len(m.always) == 0 {
+		return nil
+	}
+	if len(cands) > 1 {
+		slices.Sort(cands)
+	}
+	// Merge the candidates with the always-tried entries, in entry order.
+	i, j := 0, 0
+	last := int32(-1)
+	for i < len(cands) || j < len(m.always) {
+		var e int32
+		if j >= len(m.always) || (i < len(cands) && cands[i] < m.always[j]) {
+			e = cands[i]
+			i++
+		} else {
+			e = m.always[j]
+			j++
+		}
+		if e == last {
+			continue
+		}
+		last = e
+		if m.exact[e] || m.entries[e].Matches(text) {
+			return m.entries[e]
+		}
+	}
+	return nil
+}
+
+// requiredLiterals returns strings at least one of which occurs in every
+// text the entry matches, or nil when there is no such set of useful
+// strings. exact reports that finding the literal is the match.
+func requiredLiterals(e *Entry) (lits []string, exact bool) {
+	if e.Regex == "" {
+		if len(e.Literal) < 1 {
+			return nil, false
+		}
+		return []string{e.Literal}, true
+	}
+	flags := syntax.Perl
+	if e.posix {
+		flags = syntax.POSIX
+	}
+	re, err := syntax.Parse(e.Regex, flags)
+	if err != nil {
+		return nil, false
+	}
+	set := required(re.Simplify())
+	if set == nil || minLen(set) < minLiteral || len(set) > 64 {
+		return nil, false
+	}
+	return set, false
+}
+
+// required returns a set of strings at least one of which occurs in every
+// match of re, or nil when none is known.
+func required(re *syntax.Regexp) []string {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase != 0 {
+			return nil
+		}
+		return []string{string(re.Rune)}
+	case syntax.OpCapture, syntax.OpPlus:
+		return required(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return required(re.Sub[0])
+		}
+	case syntax.OpCharClass:
+		// A class of a few single runes, e.g. [Ee]: each is a literal.
+		var set []string
+		for k := 0; k+1 < len(re.Rune); k += 2 {
+			if re.Rune[k+1]-re.Rune[k] > 3 {
+				return nil
+			}
+			for r := re.Rune[k]; r <= re.Rune[k+1]; r++ {
+				set = append(set, string(r))
+			}
+		}
+		if len(set) == 0 || len(set) > 4 {
+			return nil
+		}
+		return set
+	case syntax.OpConcat:
+		return requiredConcat(re.Sub)
+	case syntax.OpAlternate:
+		var set []string
+		for _, s := range re.Sub {
+			r := required(s)
+			if r == nil {
+				return nil
+			}
+			set = append(set, r...)
+		}
+		return set
+	}
+	return nil
+}
+
+// requiredConcat handles a concatenation: runs of adjacent literal-ish parts
+// are joined (a cross product for small classes), and the best run or
+// sub-expression set wins.
+func requiredConcat(subs []*syntax.Regexp) []string {
+	var best []string
+	var run []string // current run of adjacent fixed parts, as a set
+	flush := func() {
+		if run != nil && better(run, best) {
+			best = run
+		}
+		run = nil
+	}
+	for _, s := range subs {
+		fixed := s.Op == syntax.OpLiteral && s.Flags&syntax.FoldCase == 0 ||
+			s.Op == syntax.OpCharClass && required(s) != nil
+		if fixed {
+			part := required(s)
+			if run == nil {
+				run = part
+			} else if len(run)*len(part) <= 64 {
+				next := make([]string, 0, len(run)*len(part))
+				for _, a := range run {
+					for _, b := range part {
+						next = append(next, a+b)
+					}
+				}
+				run = next
+			} else {
+				flush()
+				run = part
+			}
+			continue
+		}
+		flush()
+		if r := required(s); r != nil && better(r, best) {
+			best = r
+		}
+	}
+	flush()
+	return best
+}
+
+func minLen(set []string) int {
+	n := -1
+	for _, s := range set {
+		if n < 0 || len(s) < n {
+			n = len(s)
+		}
+	}
+	return n
+}
+
+// better prefers sets whose shortest string is longer, then smaller sets.
+func better(a, b []string) bool {
+	if b == nil {
+		return a != nil
+	}
+	ma, mb := min(minLen(a), 12), min(minLen(b), 12)
+	if ma != mb {
+		return ma > mb
+	}
+	return len(a) < len(b)
+}
+
+// acAutomaton is an Aho–Corasick automaton compiled to a dense DFA over byte
+// classes. delta holds, per state row and byte class, the next state's row
+// offset, negated when that state reports matches.
+type acAutomaton struct {
+	class    [256]int32
+	nclass   int
+	delta    []int32
+	outStart []int32 // per state: index into outs
+	outs     []int32 // entry indexes, per state, terminated by -1
+}
+
+func buildAC(pats []string, owner []int32) *acAutomaton {
+	a := &acAutomaton{}
+	// Byte classes: every byte used in a pattern gets its own class; all
+	// other bytes share class 0.
+	var used [256]bool
+	for _, p := range pats {
+		for i := 0; i < len(p); i++ {
+			used[p[i]] = true
+		}
+	}
+	a.nclass = 1
+	for b := 0; b < 256; b++ {
+		if used[b] {
+			a.class[b] = int32(a.nclass)
+			a.nclass++
+		}
+	}
+	nc := a.nclass
+	// Trie.
+	goTo := [][]int32{make([]int32, nc)} // -1 = none
+	for c := range goTo[0] {
+		goTo[0][c] = -1
+	}
+	out := [][]int32{nil}
+	for k, p := range pats {
+		s := int32(0)
+		for i := 0; i < len(p); i++ {
+			c := a.class[p[i]]
+			if goTo[s][c] < 0 {
+				row := make([]int32, nc)
+				for x := range row {
+					row[x] = -1
+				}
+				goTo = append(goTo, row)
+				out = append(out, nil)
+				goTo[s][c] = int32(len(goTo) - 1)
+			}
+			s = goTo[s][c]
+		}
+		if !slices.Contains(out[s], owner[k]) {
+			out[s] = append(out[s], owner[k])
+		}
+	}
+	n := len(goTo)
+	fail := make([]int32, n)
+	queue := make([]int32, 0, n)
+	for c := 0; c < nc; c++ {
+		if t := goTo[0][c]; t >= 0 {
+			fail[t] = 0
+			queue = append(queue, t)
+		} else {
+			goTo[0][c] = 0
+		}
+	}
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		for _, o := range out[fail[s]] {
+			if !slices.Contains(out[s], o) {
+				out[s] = append(out[s], o)
+			}
+		}
+		for c := 0; c < nc; c++ {
+			t := goTo[s][c]
+			if t >= 0 {
+				fail[t] = goTo[fail[s]][c]
+				queue = append(queue, t)
+			} else {
+				goTo[s][c] = goTo[fail[s]][c]
+			}
+		}
+	}
+	a.delta = make([]int32, n*nc)
+	a.outStart = make([]int32, n)
+	for s := 0; s < n; s++ {
+		a.outStart[s] = int32(len(a.outs))
+		a.outs = append(a.outs, out[s]...)
+		a.outs = append(a.outs, -1)
+		for c := 0; c < nc; c++ {
+			t := goTo[s][c]
+			v := t * int32(nc)
+			if len(out[t]) > 0 {
+				v = -v
+			}
+			a.delta[s*nc+c] = v
+		}
+	}
+	return a
+}
+
+// scan appends to cands the entries whose literals occur in text, each once.
+func (a *acAutomaton) scan(text string, cands []int32) []int32 {
+	if len(a.delta) == 0 {
+		return cands
+	}
+	nc := int32(a.nclass)
+	delta := a.delta
+	cls := &a.class
+	s := int32(0)
+	for i := 0; i < len(text); i++ {
+		s = delta[s+cls[text[i]]]
+		if s < 0 {
+			s = -s
+			for k := a.outStart[s/nc]; a.outs[k] >= 0; k++ {
+				if e := a.outs[k]; !slices.Contains(cands, e) {
+					cands = append(cands, e)
+				}
+			}
+		}
+	}
+	return cands
+}
