@@ -1,0 +1,103 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/fwcheck/fwcheck/image"
+	"github.com/fwcheck/fwcheck/report"
+	"github.com/fwcheck/fwcheck/tests"
+)
+
+// resultsPartitionWait is how long the live image waits for a FWCHECK
+// results partition to appear once the disk drivers are loaded (USB sticks
+// take a moment to enumerate).
+const resultsPartitionWait = 3 * time.Second
+
+// S3CyclesEnv carries fwcheck.s3=N to the suspend/resume check.
+const S3CyclesEnv = "FWCHECK_S3_CYCLES"
+
+func init() {
+	c := &command{
+		name:   "boot",
+		short:  "live image mode (u-root uinit): run the checks the kernel command line names, publish the results, then shell, poweroff or reboot",
+		hidden: true,
+	}
+	c.run = func(e *env, args []string) int {
+		fs := newFlags(e, c)
+		cmdlineFile := fs.String("cmdline", "/proc/cmdline", "read the fwcheck.* options from `FILE`")
+		if _, code, ok := parseFlags(e, c, fs, args); !ok {
+			return code
+		}
+		return bootMain(*cmdlineFile)
+	}
+	addCommand(c)
+}
+
+// bootMain is fwcheck as the live image's uinit. Nothing here may stop the
+// boot: every problem is shown on the console and the after-action still
+// runs, so a user always ends at a shell (or a powered-off machine).
+func bootMain(cmdlineFile string) int {
+	live, _ := image.Setup() // problems are already on the console
+	cmdline, err := os.ReadFile(cmdlineFile)
+	if err != nil {
+		live.Logf("fwcheck: %v", err)
+	}
+	cfg, err := image.ParseCmdline(string(cmdline))
+	if err != nil {
+		live.Logf("fwcheck: kernel command line: %v", err)
+	}
+	if cfg.S3 > 0 {
+		os.Setenv(S3CyclesEnv, strconv.Itoa(cfg.S3))
+	}
+	live.Logf("fwcheck %s: running %s", version, describeRun(cfg))
+
+	code := exitOK
+	stamp := time.Now()
+	doc, err := execute(runConfig{Selection: tests.Selection{IDs: cfg.Run}, Root: "/"})
+	verdicts := image.Uptime()
+	if err != nil {
+		live.Logf("fwcheck: %v", err)
+		code = exitUsage
+	} else {
+		var text, js bytes.Buffer
+		if err := report.WriteText(&text, doc, report.TextOptions{}); err != nil {
+			live.Logf("fwcheck: report: %v", err)
+		}
+		if err := report.WriteJSON(&js, doc); err != nil {
+			live.Logf("fwcheck: report: %v", err)
+		}
+		fmt.Fprintf(&text, "fwcheck: verdicts %.2f s after kernel start\n", verdicts.Seconds())
+		if err := live.Publish(text.Bytes(), js.Bytes()); err != nil {
+			live.Logf("fwcheck: publishing results: %v", err)
+		}
+		dev, files, found, err := live.SaveResults(resultsPartitionWait, stamp, text.Bytes(), js.Bytes())
+		switch {
+		case err != nil:
+			live.Logf("fwcheck: results partition %s: %v", dev, err)
+		case found:
+			live.Logf("fwcheck: results written to %s: %v", dev, files)
+		}
+		if doc.Failing(tests.Medium) {
+			code = exitFailing
+		}
+	}
+	if err := live.DoAfter(cfg.After); err != nil {
+		live.Logf("fwcheck: %v", err)
+	}
+	return code
+}
+
+func describeRun(cfg image.Config) string {
+	s := "all safe checks"
+	if cfg.Run != nil {
+		s = fmt.Sprintf("checks %v", cfg.Run)
+	}
+	if cfg.S3 > 0 {
+		s += fmt.Sprintf(", %d S3 cycles", cfg.S3)
+	}
+	return s + ", then " + string(cfg.After)
+}

@@ -1,0 +1,138 @@
+package image
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// After is what the live image does once the results are published.
+type After string
+
+// The after-actions accepted by fwcheck.after=.
+const (
+	AfterShell    After = "shell"
+	AfterPoweroff After = "poweroff"
+	AfterReboot   After = "reboot"
+)
+
+// Config is what the kernel command line asks the live image to do.
+type Config struct {
+	// Run lists the check IDs to run; nil means all checks
+	// (fwcheck.run=all or no fwcheck.run at all).
+	Run []string
+	// S3 is the number of suspend/resume cycles requested with
+	// fwcheck.s3=N; 0 means none.
+	S3 int
+	// After is the after-action; the default is AfterShell.
+	After After
+}
+
+// DefaultConfig is the configuration of a boot whose command line names no
+// fwcheck options.
+func DefaultConfig() Config { return Config{After: AfterShell} }
+
+// maxS3 bounds fwcheck.s3 so that a typo cannot keep a machine cycling for days.
+const maxS3 = 1000
+
+// ParseCmdline reads the fwcheck.* options from a kernel command line (the
+// contents of /proc/cmdline). Options it does not own are ignored. A bad
+// value leaves that setting at its default and is reported in the returned
+// error, which joins one error per problem; the Config is always usable.
+func ParseCmdline(cmdline string) (Config, error) {
+	c := DefaultConfig()
+	var errs []error
+	for _, word := range splitCmdline(cmdline) {
+		key, val, _ := strings.Cut(word, "=")
+		if !strings.HasPrefix(key, "fwcheck.") {
+			continue
+		}
+		switch key {
+		case "fwcheck.run":
+			ids, err := parseRun(val)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			c.Run = ids
+		case "fwcheck.s3":
+			n, err := strconv.Atoi(val)
+			if err != nil || n < 0 || n > maxS3 {
+				errs = append(errs, fmt.Errorf("fwcheck.s3=%q: want a number of cycles from 0 to %d", val, maxS3))
+				continue
+			}
+			c.S3 = n
+		case "fwcheck.after":
+			switch a := After(val); a {
+			case AfterShell, AfterPoweroff, AfterReboot:
+				c.After = a
+			default:
+				errs = append(errs, fmt.Errorf("fwcheck.after=%q: want shell, poweroff or reboot", val))
+			}
+		default:
+			errs = append(errs, fmt.Errorf("unknown option %s (known: fwcheck.run, fwcheck.s3, fwcheck.after)", key))
+		}
+	}
+	return c, errors.Join(errs...)
+}
+
+func parseRun(val string) ([]string, error) {
+	if val == "" {
+		return nil, errors.New("fwcheck.run= is empty: want all or a comma-separated list of check IDs")
+	}
+	if val == "all" {
+		return nil, nil
+	}
+	var ids []string
+	for _, id := range strings.Split(val, ",") {
+		if id == "" {
+			continue
+		}
+		if !validID(id) {
+			return nil, fmt.Errorf("fwcheck.run: %q is not a check ID (lowercase letters, digits, '-' and '_')", id)
+		}
+		ids = append(ids, id)
+	}
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("fwcheck.run=%q names no check", val)
+	}
+	return ids, nil
+}
+
+func validID(id string) bool {
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return id != ""
+}
+
+// splitCmdline splits a kernel command line into words the way the kernel
+// does: on spaces, with double quotes grouping a value that holds spaces.
+func splitCmdline(s string) []string {
+	var words []string
+	var cur strings.Builder
+	inQuote, any := false, false
+	for _, r := range s {
+		switch {
+		case r == '"':
+			inQuote = !inQuote
+			any = true
+		case !inQuote && (r == ' ' || r == '\t' || r == '\n'):
+			if any {
+				words = append(words, cur.String())
+				cur.Reset()
+				any = false
+			}
+		default:
+			cur.WriteRune(r)
+			any = true
+		}
+	}
+	if any {
+		words = append(words, cur.String())
+	}
+	return words
+}

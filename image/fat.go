@@ -1,0 +1,46 @@
+package image
+
+import (
+	"encoding/binary"
+	"errors"
+	"io"
+	"strings"
+)
+
+// ResultsLabel is the volume label of the FAT partition the live image
+// writes its results to.
+const ResultsLabel = "FWCHECK"
+
+// ErrNotFAT means a boot sector does not hold a FAT BIOS parameter block.
+var ErrNotFAT = errors.New("not a FAT file system")
+
+// FATLabel returns the volume label recorded in the extended BIOS parameter
+// block of a FAT12, FAT16 or FAT32 boot sector read from r, with the
+// padding spaces removed.
+func FATLabel(r io.ReaderAt) (string, error) {
+	bs := make([]byte, 512)
+	if _, err := r.ReadAt(bs, 0); err != nil {
+		return "", err
+	}
+	if bs[510] != 0x55 || bs[511] != 0xaa {
+		return "", ErrNotFAT
+	}
+	bytesPerSector := binary.LittleEndian.Uint16(bs[11:])
+	switch bytesPerSector {
+	case 512, 1024, 2048, 4096:
+	default:
+		return "", ErrNotFAT
+	}
+	// FAT32 has a zero 16-bit FAT size and its extended BPB at 0x40;
+	// FAT12/16 keep theirs at 0x24.
+	ext := 0x24
+	if binary.LittleEndian.Uint16(bs[22:]) == 0 {
+		ext = 0x40
+	}
+	sig := bs[ext+2]
+	fsType := string(bs[ext+18 : ext+26])
+	if sig != 0x29 || !strings.HasPrefix(fsType, "FAT") {
+		return "", ErrNotFAT
+	}
+	return strings.TrimRight(string(bs[ext+7:ext+18]), " \x00"), nil
+}

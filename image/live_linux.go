@@ -1,0 +1,376 @@
+package image
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Live is fwcheck's view of the booted live image: the consoles it prints
+// on, the modules it loaded and the background work it started.
+type Live struct {
+	// Root is the root of the file system, "/" in the image; tests use a
+	// temporary directory for the parts that do not need privileges.
+	Root string
+
+	consoles []*os.File // every console the kernel prints on
+	serial   []*os.File // the serial ones among them
+	out      io.Writer  // all consoles, for progress messages
+
+	storage sync.WaitGroup // background loading of GroupStorage modules
+}
+
+type mountSpec struct {
+	source, target, fstype string
+	flags                  uintptr
+	data                   string
+	need                   string // path that must exist for the mount to make sense
+}
+
+// Mounts done before modules are loaded, and after.
+var (
+	earlyMounts = []mountSpec{
+		{"proc", "proc", "proc", unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC, "", ""},
+		{"sysfs", "sys", "sysfs", unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC, "", ""},
+		{"devtmpfs", "dev", "devtmpfs", unix.MS_NOSUID, "mode=0755", ""},
+	}
+	lateMounts = []mountSpec{
+		{"efivarfs", "sys/firmware/efi/efivars", "efivarfs", unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC, "", "sys/firmware/efi"},
+		{"securityfs", "sys/kernel/security", "securityfs", unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC, "", "sys/kernel/security"},
+		{"debugfs", "sys/kernel/debug", "debugfs", unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC, "", "sys/kernel/debug"},
+	}
+)
+
+// Setup prepares the live image for the checks: it opens the consoles,
+// mounts sysfs, proc and devtmpfs, loads the GroupChecks modules, mounts
+// efivarfs (on UEFI machines), securityfs and debugfs, and starts loading
+// the GroupStorage modules in the background. Problems are printed on the
+// consoles and returned; none of them stops the checks, which skip what
+// they cannot read.
+func Setup() (*Live, error) {
+	l := &Live{Root: "/"}
+	var errs []error
+	for _, m := range earlyMounts {
+		errs = append(errs, l.mount(m))
+	}
+	l.openConsoles()
+	entries, err := l.moduleOrder()
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		errs = append(errs, err)
+	}
+	for _, e := range entries {
+		if e.Group != GroupStorage {
+			errs = append(errs, l.loadModule(e.Name))
+		}
+	}
+	for _, m := range lateMounts {
+		errs = append(errs, l.mount(m))
+	}
+	l.storage.Add(1)
+	go func() {
+		defer l.storage.Done()
+		for _, e := range entries {
+			if e.Group == GroupStorage {
+				if err := l.loadModule(e.Name); err != nil {
+					l.Logf("fwcheck: %v", err)
+				}
+			}
+		}
+	}()
+	err = errors.Join(errs...)
+	if err != nil {
+		for _, e := range errs {
+			if e != nil {
+				l.Logf("fwcheck: setup: %v", e)
+			}
+		}
+	}
+	return l, err
+}
+
+func (l *Live) path(p string) string { return filepath.Join(l.Root, p) }
+
+func (l *Live) mount(m mountSpec) error {
+	if m.need != "" {
+		if _, err := os.Stat(l.path(m.need)); err != nil {
+			return nil // not this kind of machine (e.g. efivarfs on BIOS)
+		}
+	}
+	target := l.path(m.target)
+	if mounted(target, m.fstype) {
+		return nil
+	}
+	if err := os.MkdirAll(target, 0o755); err != nil {
+		return fmt.Errorf("mount %s: %w", m.fstype, err)
+	}
+	if err := unix.Mount(m.source, target, m.fstype, m.flags, m.data); err != nil && !errors.Is(err, unix.EBUSY) {
+		return fmt.Errorf("mount %s on %s: %w", m.fstype, target, err)
+	}
+	return nil
+}
+
+// mounted reports whether a file system of type fstype is mounted on target.
+func mounted(target, fstype string) bool {
+	b, err := os.ReadFile("/proc/self/mounts")
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 3 && f[1] == target && f[2] == fstype {
+			return true
+		}
+	}
+	return false
+}
+
+func (l *Live) moduleOrder() ([]ModuleEntry, error) {
+	f, err := os.Open(l.path(ModuleOrderFile))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ParseModuleOrder(f)
+}
+
+func (l *Live) loadModule(name string) error {
+	file := l.path(ModuleFile(name))
+	f, err := os.Open(file)
+	if err != nil {
+		return fmt.Errorf("module %s: %w", name, err)
+	}
+	defer f.Close()
+	err = unix.FinitModule(int(f.Fd()), "", 0)
+	if errors.Is(err, unix.ENOSYS) {
+		var b []byte
+		if b, err = os.ReadFile(file); err == nil {
+			err = unix.InitModule(b, "")
+		}
+	}
+	// EEXIST: already loaded or built in. ENODEV: nothing for it on this
+	// machine (efivarfs refuses to load when booted without UEFI).
+	if err != nil && !errors.Is(err, unix.EEXIST) && !errors.Is(err, unix.ENODEV) {
+		return fmt.Errorf("module %s: %w", name, err)
+	}
+	return nil
+}
+
+// openConsoles opens every console listed in /proc/consoles. Without that
+// list, standard output stands in for all of them.
+func (l *Live) openConsoles() {
+	b, err := os.ReadFile(l.path("proc/consoles"))
+	if err == nil {
+		for _, name := range ParseConsoles(b) {
+			f, err := os.OpenFile(l.path("dev/"+name), os.O_WRONLY|unix.O_NOCTTY, 0)
+			if err != nil {
+				continue
+			}
+			l.consoles = append(l.consoles, f)
+			if IsSerialConsole(name) {
+				l.serial = append(l.serial, f)
+			}
+		}
+	}
+	var ws []io.Writer
+	for _, f := range l.consoles {
+		ws = append(ws, f)
+	}
+	if len(ws) == 0 {
+		ws = []io.Writer{os.Stdout}
+	}
+	l.out = io.MultiWriter(ws...)
+}
+
+// ParseConsoles returns the device names listed in /proc/consoles.
+func ParseConsoles(procConsoles []byte) []string {
+	var names []string
+	sc := bufio.NewScanner(bytes.NewReader(procConsoles))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) > 0 && !strings.ContainsAny(f[0], "/.") {
+			names = append(names, f[0])
+		}
+	}
+	return names
+}
+
+// IsSerialConsole reports whether a console device name is a serial port
+// (8250/16550 "ttyS", PL011 "ttyAMA", USB serial, hypervisor console).
+func IsSerialConsole(name string) bool {
+	for _, p := range []string{"ttyS", "ttyAMA", "ttyUSB", "ttyACM", "hvc"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Logf prints a progress line on every console.
+func (l *Live) Logf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if !strings.HasSuffix(msg, "\n") {
+		msg += "\n"
+	}
+	io.WriteString(l.out, msg)
+}
+
+// Console returns a writer that prints on every console.
+func (l *Live) Console() io.Writer { return l.out }
+
+// Uptime is the time since the kernel started (CLOCK_BOOTTIME).
+func Uptime() time.Duration {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_BOOTTIME, &ts); err != nil {
+		return 0
+	}
+	return time.Duration(ts.Nano())
+}
+
+// Publish shows the results: the human report on every console, then the
+// JSON document framed by BeginMarker and EndMarker on every serial console
+// (on standard output when there is none), with kernel console messages
+// held back while the JSON block is printed so that nothing interleaves.
+func (l *Live) Publish(text, jsonDoc []byte) error {
+	if _, err := l.out.Write(text); err != nil {
+		return err
+	}
+	var block bytes.Buffer
+	block.WriteString("\n" + BeginMarker + "\n")
+	block.Write(bytes.TrimRight(jsonDoc, "\n"))
+	block.WriteString("\n" + EndMarker + "\n")
+
+	restore := quietKernel(l.path("proc/sys/kernel/printk"))
+	defer restore()
+	var targets []io.Writer
+	for _, f := range l.serial {
+		targets = append(targets, f)
+	}
+	if len(targets) == 0 {
+		targets = []io.Writer{os.Stdout}
+	}
+	var errs []error
+	for _, w := range targets {
+		if _, err := w.Write(block.Bytes()); err != nil {
+			errs = append(errs, err)
+		}
+		if f, ok := w.(*os.File); ok {
+			// Wait until the UART has sent the block before letting the
+			// kernel print again.
+			_ = unix.IoctlSetInt(int(f.Fd()), unix.TCSBRK, 1)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// quietKernel lowers the console log level to 1 (emergencies only) and
+// returns a function that restores the previous setting.
+func quietKernel(printk string) func() {
+	old, err := os.ReadFile(printk)
+	if err != nil {
+		return func() {}
+	}
+	if err := os.WriteFile(printk, []byte("1"), 0o644); err != nil {
+		return func() {}
+	}
+	return func() {
+		f := strings.Fields(string(old))
+		if len(f) > 0 {
+			_ = os.WriteFile(printk, []byte(f[0]), 0o644)
+		}
+	}
+}
+
+// SaveResults writes the results to a FAT partition labelled ResultsLabel,
+// when one appears within wait after the storage modules are loaded. It
+// returns the device and the file names written, or ok=false when there is
+// no results partition.
+func (l *Live) SaveResults(wait time.Duration, stamp time.Time, text, jsonDoc []byte) (dev string, files []string, ok bool, err error) {
+	l.storage.Wait()
+	deadline := time.Now().Add(wait)
+	for {
+		dev = l.findResultsPartition()
+		if dev != "" || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if dev == "" {
+		return "", nil, false, nil
+	}
+	mnt := l.path("tmp/fwcheck-results")
+	if err := os.MkdirAll(mnt, 0o755); err != nil {
+		return dev, nil, true, err
+	}
+	if err := unix.Mount(dev, mnt, "vfat", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "flush"); err != nil {
+		return dev, nil, true, fmt.Errorf("mount %s: %w", dev, err)
+	}
+	base := "fwcheck-" + stamp.UTC().Format("20060102-150405")
+	var errs []error
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{base + ".json", jsonDoc}, {base + ".txt", text}} {
+		if err := os.WriteFile(filepath.Join(mnt, f.name), f.data, 0o644); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		files = append(files, f.name)
+	}
+	unix.Sync()
+	if err := unix.Unmount(mnt, 0); err != nil {
+		errs = append(errs, fmt.Errorf("unmount %s: %w", dev, err))
+	}
+	return dev, files, true, errors.Join(errs...)
+}
+
+// findResultsPartition returns the /dev path of the first block device
+// holding a FAT file system labelled ResultsLabel.
+func (l *Live) findResultsPartition() string {
+	ents, err := os.ReadDir(l.path("sys/class/block"))
+	if err != nil {
+		return ""
+	}
+	for _, e := range ents {
+		dev := l.path("dev/" + e.Name())
+		f, err := os.Open(dev)
+		if err != nil {
+			continue
+		}
+		label, err := FATLabel(f)
+		f.Close()
+		if err == nil && strings.EqualFold(label, ResultsLabel) {
+			return dev
+		}
+	}
+	return ""
+}
+
+// DoAfter carries out the after-action. AfterShell returns, so that u-root's
+// init starts the shell; poweroff and reboot only return on failure.
+func (l *Live) DoAfter(a After) error {
+	var cmd int
+	switch a {
+	case AfterPoweroff:
+		cmd = unix.LINUX_REBOOT_CMD_POWER_OFF
+	case AfterReboot:
+		cmd = unix.LINUX_REBOOT_CMD_RESTART
+	default:
+		l.Logf("fwcheck: done; starting the shell (fwcheck.after=poweroff|reboot to change this)")
+		return nil
+	}
+	l.Logf("fwcheck: done; %s", a)
+	unix.Sync()
+	if err := unix.Reboot(cmd); err != nil {
+		return fmt.Errorf("%s: %w", a, err)
+	}
+	select {} // the kernel is going down
+}

@@ -1,0 +1,289 @@
+// Package mkimage builds fwcheck's live image: a gzip-compressed u-root
+// initramfs holding u-root's init, the gosh shell, a few core commands a
+// firmware engineer wants at a prompt, fwcheck as the uinit, and the kernel
+// modules fwcheck loads at boot, taken from the kernel the image will boot.
+//
+// The build runs in-process with u-root's mkuimage library and compiles
+// the commands from the fwcheck module (its go.mod pins u-root), so it
+// needs the Go toolchain and the fwcheck source tree. What the image does
+// at boot belongs to package image.
+package mkimage
+
+import (
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/fwcheck/fwcheck/image"
+	"github.com/u-root/gobusybox/src/pkg/golang"
+	"github.com/u-root/mkuimage/uimage"
+	"github.com/u-root/uio/llog"
+)
+
+// FwcheckPkg is the import path of the fwcheck command.
+const FwcheckPkg = "github.com/fwcheck/fwcheck/cmd/fwcheck"
+
+// LiveTag is the build tag the image's busybox is compiled with; the
+// fwcheck command leaves the image builder out of the binary under it.
+const LiveTag = "fwcheck_live"
+
+// Commands are the u-root commands in the image besides init and gosh.
+var Commands = []string{
+	"core/ls", "core/cat", "core/cp", "core/mkdir", "core/rm", "core/echo", "core/grep", "core/more",
+	"core/dmesg", "core/mount", "core/umount", "core/sync", "core/hexdump", "core/strings", "core/dd",
+	"core/msr", "core/pci", "core/lsmod", "core/insmod", "core/ps", "core/free", "core/df", "core/date",
+	"core/uname", "core/shutdown", "core/poweroff", "core/rsdp",
+	"exp/dmidecode", "exp/acpicat", "exp/acpigrep", "exp/efivarfs",
+}
+
+// CheckModules are loaded before the checks run.
+var CheckModules = []string{"efivarfs", "msr", "cpuid"}
+
+// StorageModules let the image find a FAT results partition on SATA, IDE,
+// NVMe, virtio and USB disks.
+var StorageModules = []string{
+	"vfat", "nls_cp437", "nls_ascii", "nls_utf8", "nls_iso8859_1",
+	"sd_mod", "ahci", "ata_piix", "nvme", "virtio_pci", "virtio_blk",
+	"xhci_pci", "ehci_pci", "ohci_pci", "uhci_hcd", "usb_storage", "uas",
+}
+
+// Options says what to build.
+type Options struct {
+	// Output is the gzip-compressed initramfs to write.
+	Output string
+	// Kernel is the bzImage the image will boot; its release selects the
+	// module directory.
+	Kernel string
+	// ModulesDir overrides /lib/modules/RELEASE.
+	ModulesDir string
+	// Source is the root of the fwcheck module; by default it is found by
+	// walking up from the working directory.
+	Source string
+	// TempDir holds build files; a fresh directory is used when empty.
+	TempDir string
+	// Logf receives progress messages; nil discards them.
+	Logf func(format string, args ...any)
+}
+
+// Result describes a built image.
+type Result struct {
+	Output        string
+	Size          int64 // compressed bytes
+	Uncompressed  int64
+	KernelRelease string
+	Modules       []image.ModuleEntry
+	// MissingModules were asked for but are neither modules nor built
+	// into this kernel.
+	MissingModules []string
+}
+
+// Build writes the initramfs described by o.
+func Build(o Options) (*Result, error) {
+	if o.Output == "" {
+		return nil, errors.New("image build: no output file")
+	}
+	logf := o.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	src := o.Source
+	if src == "" {
+		var err error
+		if src, err = FindSource("."); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		return nil, errors.New("image build: the Go toolchain (go) is not in PATH; building the image compiles fwcheck and u-root from source")
+	}
+	tmp := o.TempDir
+	if tmp == "" {
+		var err error
+		if tmp, err = os.MkdirTemp("", "fwcheck-image-"); err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(tmp)
+	}
+	res := &Result{Output: o.Output}
+
+	// Kernel modules, decompressed, in dependency order.
+	modFiles, err := stageModules(o, tmp, res, logf)
+	if err != nil {
+		return nil, err
+	}
+
+	cmds := []string{"github.com/u-root/u-root/cmds/core/init", "github.com/u-root/u-root/cmds/core/gosh"}
+	for _, c := range Commands {
+		cmds = append(cmds, "github.com/u-root/u-root/cmds/"+c)
+	}
+	cmds = append(cmds, FwcheckPkg)
+
+	cpioPath := filepath.Join(tmp, "initramfs.cpio")
+	buildTmp := filepath.Join(tmp, "build")
+	if err := os.MkdirAll(buildTmp, 0o755); err != nil {
+		return nil, err
+	}
+	logf("image: compiling u-root init, gosh, %d commands and fwcheck into one busybox binary", len(Commands))
+	l := llog.New(slog.LevelWarn, func(format string, args ...any) { logf("image: "+format, args...) })
+	err = uimage.Create(l,
+		uimage.WithEnv(golang.WithWorkingDir(src), golang.DisableCGO(), golang.WithGOOS("linux"), golang.WithGOARCH("amd64"), golang.WithBuildTag(LiveTag)),
+		uimage.WithTempDir(buildTmp),
+		uimage.WithBaseArchive(uimage.DefaultRamfs()),
+		uimage.WithBusyboxCommands(cmds...),
+		uimage.WithInit("init"),
+		uimage.WithShell("gosh"),
+		uimage.WithUinit("fwcheck", "boot"),
+		uimage.WithFiles(modFiles...),
+		uimage.WithSkipLDD(),
+		uimage.WithCPIOOutput(cpioPath),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("image build: %w", err)
+	}
+	if res.Uncompressed, res.Size, err = gzipFile(cpioPath, o.Output); err != nil {
+		return nil, fmt.Errorf("image build: %w", err)
+	}
+	logf("image: wrote %s (%.1f MiB compressed, %.1f MiB uncompressed)", o.Output, mib(res.Size), mib(res.Uncompressed))
+	return res, nil
+}
+
+func mib(n int64) float64 { return float64(n) / (1 << 20) }
+
+// stageModules copies the modules the image loads into tmp, decompressed,
+// and returns them as mkuimage "host:archive" file specs, the order file
+// included.
+func stageModules(o Options, tmp string, res *Result, logf func(string, ...any)) ([]string, error) {
+	dir := o.ModulesDir
+	if dir == "" {
+		if o.Kernel == "" {
+			return nil, errors.New("image build: no kernel given (--kernel VMLINUZ); its modules go into the image")
+		}
+		rel, err := KernelRelease(o.Kernel)
+		if err != nil {
+			return nil, fmt.Errorf("image build: %s: %w", o.Kernel, err)
+		}
+		res.KernelRelease = rel
+		dir = filepath.Join("/lib/modules", rel)
+	}
+	set, err := ReadModuleSet(dir)
+	if err != nil {
+		return nil, fmt.Errorf("image build: modules of the kernel: %w (is the kernel's modules package installed?)", err)
+	}
+	var entries []image.ModuleEntry
+	seen := map[string]bool{}
+	for _, g := range []struct {
+		name string
+		mods []string
+	}{{image.GroupChecks, CheckModules}, {image.GroupStorage, StorageModules}} {
+		order, missing := set.Resolve(g.mods...)
+		res.MissingModules = append(res.MissingModules, missing...)
+		for _, m := range order {
+			if !seen[m] {
+				seen[m] = true
+				entries = append(entries, image.ModuleEntry{Group: g.name, Name: m})
+			}
+		}
+	}
+	if len(res.MissingModules) > 0 {
+		logf("image: modules not found in %s (fine if the kernel lacks them): %s", dir, strings.Join(res.MissingModules, ", "))
+	}
+	stage := filepath.Join(tmp, "modules")
+	if err := os.MkdirAll(stage, 0o755); err != nil {
+		return nil, err
+	}
+	var specs []string
+	for _, e := range entries {
+		b, err := ReadModule(filepath.Join(dir, set.Path(e.Name)))
+		if err != nil {
+			return nil, fmt.Errorf("image build: %w", err)
+		}
+		host := filepath.Join(stage, e.Name+".ko")
+		if err := os.WriteFile(host, b, 0o644); err != nil {
+			return nil, err
+		}
+		specs = append(specs, host+":"+image.ModuleFile(e.Name))
+	}
+	orderHost := filepath.Join(stage, "order")
+	f, err := os.Create(orderHost)
+	if err != nil {
+		return nil, err
+	}
+	if err := image.FormatModuleOrder(f, entries); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := f.Close(); err != nil {
+		return nil, err
+	}
+	res.Modules = entries
+	return append(specs, orderHost+":"+image.ModuleOrderFile), nil
+}
+
+// FindSource returns the root of the fwcheck module at or above dir.
+func FindSource(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		b, err := os.ReadFile(filepath.Join(d, "go.mod"))
+		if err == nil && modulePath(string(b)) == "github.com/fwcheck/fwcheck" {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("image build: %s is not inside the fwcheck source tree (the image is compiled from it); run from the checkout or pass --src", abs)
+		}
+	}
+}
+
+func modulePath(gomod string) string {
+	for _, line := range strings.Split(gomod, "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" {
+			return strings.Trim(f[1], `"`)
+		}
+	}
+	return ""
+}
+
+func gzipFile(src, dst string) (raw, compressed int64, err error) {
+	in, err := os.Open(src)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer in.Close()
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return 0, 0, err
+	}
+	tmp := dst + ".tmp"
+	out, err := os.Create(tmp)
+	if err != nil {
+		return 0, 0, err
+	}
+	zw, err := gzip.NewWriterLevel(out, gzip.BestCompression)
+	if err != nil {
+		out.Close()
+		return 0, 0, err
+	}
+	raw, err = io.Copy(zw, in)
+	if err == nil {
+		err = zw.Close()
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return 0, 0, err
+	}
+	fi, err := os.Stat(tmp)
+	if err != nil {
+		return 0, 0, err
+	}
+	return raw, fi.Size(), os.Rename(tmp, dst)
+}

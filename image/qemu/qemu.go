@@ -1,0 +1,349 @@
+// Package qemu boots fwcheck's live image under QEMU: the harness the
+// end-to-end tests use and `fwcheck image boot` (make demo). It knows two
+// machine setups, OVMF (UEFI) on q35 and SeaBIOS on pc, finds their
+// firmware, a kernel and a working accelerator (KVM only when it really
+// boots a guest, TCG otherwise), and captures the serial console.
+package qemu
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Binary is the QEMU system emulator the harness runs.
+const Binary = "qemu-system-x86_64"
+
+// Machine is one machine setup: a QEMU machine type and its firmware.
+type Machine struct {
+	Name  string // "ovmf-q35", "seabios-pc"
+	Type  string // QEMU -machine type
+	UEFI  bool
+	setup func(tmp string) ([]string, error) // firmware arguments
+}
+
+// The two machine setups.
+var (
+	OVMF    = Machine{Name: "ovmf-q35", Type: "q35", UEFI: true, setup: ovmfArgs}
+	SeaBIOS = Machine{Name: "seabios-pc", Type: "pc", setup: seabiosArgs}
+)
+
+// OVMF code/vars pairs, most preferred first. FWCHECK_OVMF_CODE and
+// FWCHECK_OVMF_VARS override them.
+var ovmfPairs = [][2]string{
+	{"/usr/share/OVMF/OVMF_CODE_4M.fd", "/usr/share/OVMF/OVMF_VARS_4M.fd"},
+	{"/usr/share/OVMF/OVMF_CODE.fd", "/usr/share/OVMF/OVMF_VARS.fd"},
+	{"/usr/share/edk2/ovmf/OVMF_CODE.fd", "/usr/share/edk2/ovmf/OVMF_VARS.fd"},
+	{"/usr/share/edk2/x64/OVMF_CODE.4m.fd", "/usr/share/edk2/x64/OVMF_VARS.4m.fd"},
+}
+
+func findOVMF() (code, vars string, err error) {
+	if c, v := os.Getenv("FWCHECK_OVMF_CODE"), os.Getenv("FWCHECK_OVMF_VARS"); c != "" && v != "" {
+		return c, v, nil
+	}
+	for _, p := range ovmfPairs {
+		if fileExists(p[0]) && fileExists(p[1]) {
+			return p[0], p[1], nil
+		}
+	}
+	return "", "", errors.New("OVMF firmware not found (apt-get install ovmf, or set FWCHECK_OVMF_CODE and FWCHECK_OVMF_VARS)")
+}
+
+func ovmfArgs(tmp string) ([]string, error) {
+	code, vars, err := findOVMF()
+	if err != nil {
+		return nil, err
+	}
+	// The variable store is writable: give each boot its own copy.
+	b, err := os.ReadFile(vars)
+	if err != nil {
+		return nil, err
+	}
+	myVars := filepath.Join(tmp, "OVMF_VARS.fd")
+	if err := os.WriteFile(myVars, b, 0o644); err != nil {
+		return nil, err
+	}
+	return []string{
+		"-drive", "if=pflash,format=raw,unit=0,readonly=on,file=" + code,
+		"-drive", "if=pflash,format=raw,unit=1,file=" + myVars,
+	}, nil
+}
+
+// SeaBIOS images QEMU's pc machine loads by default.
+var seabiosFiles = []string{"/usr/share/seabios/bios-256k.bin", "/usr/share/qemu/bios-256k.bin"}
+
+func seabiosArgs(string) ([]string, error) {
+	for _, f := range seabiosFiles {
+		if fileExists(f) {
+			return []string{"-bios", f}, nil
+		}
+	}
+	return nil, errors.New("SeaBIOS not found (apt-get install seabios)")
+}
+
+// Available reports why m cannot boot on this host, or nil when it can.
+func Available(m Machine) error {
+	if _, err := exec.LookPath(Binary); err != nil {
+		return fmt.Errorf("%s not found (apt-get install qemu-system-x86)", Binary)
+	}
+	if m.UEFI {
+		_, _, err := findOVMF()
+		return err
+	}
+	_, err := seabiosArgs("")
+	return err
+}
+
+// FindKernel returns the kernel to boot: FWCHECK_KERNEL when set, else the
+// newest readable /boot/vmlinuz-*.
+func FindKernel() (string, error) {
+	if k := os.Getenv("FWCHECK_KERNEL"); k != "" {
+		if !readable(k) {
+			return "", fmt.Errorf("FWCHECK_KERNEL=%s is not readable", k)
+		}
+		return k, nil
+	}
+	ks, _ := filepath.Glob("/boot/vmlinuz-*")
+	sort.Sort(sort.Reverse(sort.StringSlice(ks)))
+	for _, k := range ks {
+		if readable(k) {
+			return k, nil
+		}
+	}
+	return "", errors.New("no readable kernel in /boot (apt-get install linux-image-amd64, or set FWCHECK_KERNEL)")
+}
+
+// Config is one boot.
+type Config struct {
+	Machine   Machine
+	Kernel    string
+	Initramfs string
+	// Append is added to the kernel command line after console=ttyS0.
+	Append string
+	// Accel is "kvm" or "tcg"; empty picks one with DefaultAccel.
+	Accel string
+	// Memory is the guest RAM in MiB (default 512).
+	Memory int
+	// Disks are raw disk images attached as IDE/AHCI drives.
+	Disks []string
+	// Console, when set, receives the serial console as it arrives.
+	Console io.Writer
+}
+
+// args returns QEMU's arguments for c, with files it needs put into tmp.
+func (c Config) args(tmp string, interactive bool) ([]string, error) {
+	fw, err := c.Machine.setup(tmp)
+	if err != nil {
+		return nil, err
+	}
+	accel := c.Accel
+	if accel == "" {
+		accel = DefaultAccel()
+	}
+	mem := c.Memory
+	if mem == 0 {
+		mem = 512
+	}
+	cpu := "max"
+	if accel == "kvm" {
+		cpu = "host"
+	}
+	a := []string{
+		"-machine", c.Machine.Type + ",accel=" + accel,
+		"-cpu", cpu,
+		"-m", fmt.Sprint(mem),
+		"-no-reboot",
+	}
+	if interactive {
+		a = append(a, "-nographic")
+	} else {
+		a = append(a, "-display", "none", "-monitor", "none", "-serial", "stdio")
+	}
+	a = append(a, fw...)
+	a = append(a,
+		"-kernel", c.Kernel,
+		"-initrd", c.Initramfs,
+		"-append", strings.TrimSpace("console=ttyS0,115200 panic=-1 "+c.Append),
+	)
+	for _, d := range c.Disks {
+		a = append(a, "-drive", "if=ide,format=raw,file="+d)
+	}
+	return a, nil
+}
+
+// Run boots c headless and returns the serial console once the guest
+// powers off (or reboots, or panics: QEMU runs with -no-reboot and the
+// kernel with panic=-1). ctx bounds the boot; on expiry QEMU is killed and
+// the console so far is returned with the context's error.
+func Run(ctx context.Context, c Config) ([]byte, error) {
+	tmp, err := os.MkdirTemp("", "fwcheck-qemu-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	args, err := c.args(tmp, false)
+	if err != nil {
+		return nil, err
+	}
+	var console, stderr bytes.Buffer
+	cmd := exec.Command(Binary, args...)
+	cmd.Stdout = &console
+	if c.Console != nil {
+		cmd.Stdout = io.MultiWriter(&console, c.Console)
+	}
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+		if err != nil {
+			err = fmt.Errorf("%s: %w: %s", Binary, err, strings.TrimSpace(stderr.String()))
+		}
+	case <-ctx.Done():
+		_ = cmd.Process.Kill()
+		<-done
+		err = fmt.Errorf("%s %s: guest did not power off: %w", Binary, c.Machine.Name, ctx.Err())
+	}
+	return console.Bytes(), err
+}
+
+// Interactive boots c with the serial console (and QEMU's monitor, Ctrl-A
+// C) on this process's terminal, until the guest powers off or the user
+// quits with Ctrl-A X.
+func Interactive(c Config) error {
+	if err := Available(c.Machine); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "fwcheck-qemu-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	args, err := c.args(tmp, true)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(Binary, args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	return cmd.Run()
+}
+
+var (
+	accelOnce sync.Once
+	accel     string
+)
+
+// DefaultAccel returns the accelerator to use: FWCHECK_QEMU_ACCEL when set,
+// "kvm" when /dev/kvm exists and a KVM guest really runs code (a one-sector
+// boot disk that writes to the serial port), "tcg" otherwise. The probe
+// runs once per process and takes at most a few seconds.
+func DefaultAccel() string {
+	accelOnce.Do(func() {
+		if a := os.Getenv("FWCHECK_QEMU_ACCEL"); a != "" {
+			accel = a
+			return
+		}
+		accel = "tcg"
+		if KVMWorks(5 * time.Second) {
+			accel = "kvm"
+		}
+	})
+	return accel
+}
+
+// probeMagic is what the probe boot sector writes to COM1.
+const probeMagic = "FWKVMOK"
+
+// probeSector is a BIOS boot sector that writes probeMagic to COM1 and halts.
+func probeSector() []byte {
+	var code []byte
+	code = append(code, 0xba, 0xf8, 0x03) // mov dx, 0x3f8
+	for _, ch := range []byte(probeMagic + "\n") {
+		code = append(code, 0xb0, ch, 0xee) // mov al, ch; out dx, al
+	}
+	code = append(code, 0xfa, 0xf4, 0xeb, 0xfd) // cli; hlt; jmp hlt
+	s := make([]byte, 512)
+	copy(s, code)
+	s[510], s[511] = 0x55, 0xaa
+	return s
+}
+
+// KVMWorks reports whether a KVM guest boots and runs code here within
+// timeout.
+func KVMWorks(timeout time.Duration) bool {
+	if _, err := os.Stat("/dev/kvm"); err != nil {
+		return false
+	}
+	if _, err := exec.LookPath(Binary); err != nil {
+		return false
+	}
+	tmp, err := os.MkdirTemp("", "fwcheck-kvmprobe-")
+	if err != nil {
+		return false
+	}
+	defer os.RemoveAll(tmp)
+	disk := filepath.Join(tmp, "probe.img")
+	if err := os.WriteFile(disk, probeSector(), 0o644); err != nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, Binary, "-machine", "pc,accel=kvm", "-nodefaults", "-display", "none",
+		"-monitor", "none", "-serial", "stdio", "-drive", "if=ide,format=raw,file="+disk)
+	out := &syncBuffer{}
+	cmd.Stdout = out
+	if err := cmd.Start(); err != nil {
+		return false
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	for ctx.Err() == nil {
+		if strings.Contains(out.String(), probeMagic) {
+			return true
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return false
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func fileExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && !fi.IsDir()
+}
+
+func readable(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	f.Close()
+	return true
+}
