@@ -67,20 +67,30 @@ func Setup() (*Live, error) {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		errs = append(errs, err)
 	}
+	var loaded, mountedFS []string
 	for _, e := range entries {
 		if e.Group != GroupStorage {
-			errs = append(errs, l.loadModule(e.Name))
+			ok, err := l.loadModule(e.Name)
+			if ok {
+				loaded = append(loaded, e.Name)
+			}
+			errs = append(errs, err)
 		}
 	}
 	for _, m := range lateMounts {
-		errs = append(errs, l.mount(m))
+		err := l.mount(m)
+		if err == nil && mounted(l.path(m.target), m.fstype) {
+			mountedFS = append(mountedFS, m.fstype)
+		}
+		errs = append(errs, err)
 	}
+	l.Logf("fwcheck: setup: modules [%s], mounted [%s]", strings.Join(loaded, " "), strings.Join(mountedFS, " "))
 	l.storage.Add(1)
 	go func() {
 		defer l.storage.Done()
 		for _, e := range entries {
 			if e.Group == GroupStorage {
-				if err := l.loadModule(e.Name); err != nil {
+				if _, err := l.loadModule(e.Name); err != nil {
 					l.Logf("fwcheck: %v", err)
 				}
 			}
@@ -142,11 +152,13 @@ func (l *Live) moduleOrder() ([]ModuleEntry, error) {
 	return ParseModuleOrder(f)
 }
 
-func (l *Live) loadModule(name string) error {
+// loadModule loads the module name from the image and reports whether it
+// is in the kernel afterwards.
+func (l *Live) loadModule(name string) (bool, error) {
 	file := l.path(ModuleFile(name))
 	f, err := os.Open(file)
 	if err != nil {
-		return fmt.Errorf("module %s: %w", name, err)
+		return false, fmt.Errorf("module %s: %w", name, err)
 	}
 	defer f.Close()
 	err = unix.FinitModule(int(f.Fd()), "", 0)
@@ -156,12 +168,15 @@ func (l *Live) loadModule(name string) error {
 			err = unix.InitModule(b, "")
 		}
 	}
-	// EEXIST: already loaded or built in. ENODEV: nothing for it on this
-	// machine (efivarfs refuses to load when booted without UEFI).
-	if err != nil && !errors.Is(err, unix.EEXIST) && !errors.Is(err, unix.ENODEV) {
-		return fmt.Errorf("module %s: %w", name, err)
+	switch {
+	case err == nil, errors.Is(err, unix.EEXIST): // loaded, or already there
+		return true, nil
+	case errors.Is(err, unix.ENODEV):
+		// Nothing for it on this machine: efivarfs refuses to load
+		// when the kernel was not booted through UEFI.
+		return false, nil
 	}
-	return nil
+	return false, fmt.Errorf("module %s: %w", name, err)
 }
 
 // openConsoles opens every console listed in /proc/consoles. Without that

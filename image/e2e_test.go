@@ -1,0 +1,357 @@
+package image_test
+
+// End-to-end tests: build the live image from this tree, boot it under QEMU
+// with OVMF on q35 and SeaBIOS on pc, read the serial console, extract the
+// JSON results between the markers, validate them against the schema and
+// assert the verdicts QEMU's firmware should get.
+//
+// They skip with -short, and when QEMU, the firmware or a readable kernel
+// is missing (`make deps-image` installs them). FWCHECK_IMAGE=FILE boots a
+// prebuilt initramfs instead of building one; FWCHECK_KERNEL picks the
+// kernel; FWCHECK_QEMU_ACCEL=kvm|tcg forces the accelerator.
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fwcheck/fwcheck/image"
+	"github.com/fwcheck/fwcheck/image/mkimage"
+	"github.com/fwcheck/fwcheck/image/qemu"
+	"github.com/fwcheck/fwcheck/report"
+	"github.com/fwcheck/fwcheck/report/reporttest"
+	"github.com/fwcheck/fwcheck/tests"
+)
+
+// bootTimeout bounds one boot. A TCG boot to poweroff takes 8-15 s on an
+// idle machine; the margin covers a loaded CI runner.
+const bootTimeout = 150 * time.Second
+
+// maxImageSize is the size budget of the compressed initramfs.
+const maxImageSize = 10 << 20
+
+var (
+	buildOnce  sync.Once
+	buildDir   string
+	builtImage string
+	builtHere  bool // built from this tree, so it holds exactly tests.All()
+	buildErr   error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
+
+// liveImage returns the kernel and initramfs to boot on m, skipping the
+// test when this host cannot boot it.
+func liveImage(t *testing.T, m qemu.Machine) (kernel, initramfs string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: skipping QEMU boots of the live image")
+	}
+	if err := qemu.Available(m); err != nil {
+		t.Skipf("cannot boot %s: %v (run 'make deps-image')", m.Name, err)
+	}
+	kernel, err := qemu.FindKernel()
+	if err != nil {
+		t.Skipf("cannot boot the live image: %v", err)
+	}
+	buildOnce.Do(func() {
+		if p := os.Getenv("FWCHECK_IMAGE"); p != "" {
+			builtImage = p
+			return
+		}
+		if buildDir, buildErr = os.MkdirTemp("", "fwcheck-e2e-"); buildErr != nil {
+			return
+		}
+		start := time.Now()
+		var res *mkimage.Result
+		res, buildErr = mkimage.Build(mkimage.Options{
+			Output: filepath.Join(buildDir, "fwcheck.cpio.gz"),
+			Kernel: kernel,
+			Logf:   t.Logf,
+		})
+		if buildErr == nil {
+			builtImage, builtHere = res.Output, true
+			t.Logf("built %s in %v: %d bytes (%.2f MiB) compressed, %.2f MiB uncompressed",
+				res.Output, time.Since(start).Round(time.Second), res.Size, float64(res.Size)/(1<<20), float64(res.Uncompressed)/(1<<20))
+		}
+	})
+	require.NoError(t, buildErr, "building the live image")
+	return kernel, builtImage
+}
+
+type bootResult struct {
+	console  string
+	json     []byte
+	doc      *report.Document
+	verdicts float64 // seconds from kernel start, as the guest measured it
+	wall     time.Duration
+	fatJSON  []byte // the results file found on the FWCHECK partition, if any
+}
+
+var verdictRE = regexp.MustCompile(`verdicts ([0-9.]+) s after kernel start`)
+
+// boot boots the live image on m with the given kernel arguments (and
+// fwcheck.after=poweroff) and returns what came out.
+func boot(t *testing.T, m qemu.Machine, args string, withResultsDisk bool) bootResult {
+	t.Helper()
+	kernel, initramfs := liveImage(t, m)
+	cfg := qemu.Config{
+		Machine:   m,
+		Kernel:    kernel,
+		Initramfs: initramfs,
+		Append:    "fwcheck.after=poweroff " + args,
+	}
+	var disk string
+	if withResultsDisk {
+		disk = resultsDisk(t)
+		if disk != "" {
+			cfg.Disks = []string{disk}
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), bootTimeout)
+	defer cancel()
+	start := time.Now()
+	console, err := qemu.Run(ctx, cfg)
+	wall := time.Since(start)
+	require.NoError(t, err, "boot %s (accel %s); console:\n%s", m.Name, qemu.DefaultAccel(), tail(console))
+
+	js, err := image.ExtractResults(console)
+	require.NoError(t, err, "console:\n%s", tail(console))
+	r := bootResult{console: string(console), json: js, wall: wall}
+	r.doc = reporttest.Check(t, js)
+	if mt := verdictRE.FindStringSubmatch(r.console); mt != nil {
+		r.verdicts, _ = strconv.ParseFloat(mt[1], 64)
+	}
+	t.Logf("%s (accel %s): verdicts %.2f s after kernel start; QEMU start to poweroff %v",
+		m.Name, qemu.DefaultAccel(), r.verdicts, wall.Round(100*time.Millisecond))
+	if disk != "" {
+		r.fatJSON = readResultsFile(t, disk)
+	}
+	return r
+}
+
+// resultsDisk makes a FAT image labelled FWCHECK, or returns "" when
+// mkfs.vfat or mtools are missing.
+func resultsDisk(t *testing.T) string {
+	mkfs, err := exec.LookPath("mkfs.vfat")
+	if err != nil {
+		for _, p := range []string{"/usr/sbin/mkfs.vfat", "/sbin/mkfs.vfat"} {
+			if _, err := os.Stat(p); err == nil {
+				mkfs = p
+			}
+		}
+	}
+	if _, err := exec.LookPath("mtype"); err != nil || mkfs == "" {
+		t.Log("mkfs.vfat or mtools missing: not testing the FWCHECK results partition")
+		return ""
+	}
+	disk := filepath.Join(t.TempDir(), "results.img")
+	out, err := exec.Command(mkfs, "-C", "-n", image.ResultsLabel, disk, "8192").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return disk
+}
+
+// readResultsFile returns the one fwcheck-*.json file on a results disk.
+func readResultsFile(t *testing.T, disk string) []byte {
+	out, err := exec.Command("mdir", "-b", "-i", disk, "::").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	var jsonFiles []string
+	for _, f := range strings.Fields(string(out)) {
+		if strings.HasPrefix(f, "::/fwcheck-") && strings.HasSuffix(f, ".json") {
+			jsonFiles = append(jsonFiles, f)
+		}
+	}
+	require.Len(t, jsonFiles, 1, "files on the results partition: %s", out)
+	b, err := exec.Command("mtype", "-i", disk, jsonFiles[0]).Output()
+	require.NoError(t, err)
+	return b
+}
+
+func tail(b []byte) string {
+	const n = 6000
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return string(b)
+}
+
+// expected asserts what a check reports on QEMU's firmware, per machine
+// setup, for checks whose verdict QEMU's tables determine. The assertions
+// name facts of QEMU's tables rather than wording: on q35 the FADT is
+// revision 3 with RESET_REG at I/O port 0xCF9 (value 0x0F); on pc it is
+// revision 1, too short for a RESET_REG. Checks not listed here must at
+// least run without aborting.
+var expected = map[string]func(t *testing.T, m qemu.Machine, r report.Result){
+	"checksum": func(t *testing.T, m qemu.Machine, r report.Result) {
+		assert.Equal(t, tests.StatusPassed, r.Status, "QEMU's ACPI tables all sum to zero")
+	},
+	"fadt": func(t *testing.T, m qemu.Machine, r report.Result) {
+		assert.NotEqual(t, tests.StatusSkipped, r.Status, r.Reason)
+		if m.UEFI {
+			assert.True(t, mentions(r, "revision 3"), "q35 FADT is revision 3: %+v", r.Findings)
+			assert.True(t, mentions(r, "0xcf9"), "q35 FADT RESET_REG is port 0xCF9: %+v", r.Findings)
+		} else {
+			assert.True(t, mentions(r, "revision 1"), "pc FADT is revision 1: %+v", r.Findings)
+			assert.False(t, mentions(r, "0xcf9"), "pc FADT has no RESET_REG: %+v", r.Findings)
+		}
+	},
+	"madt": func(t *testing.T, m qemu.Machine, r report.Result) {
+		assert.Equal(t, tests.StatusPassed, r.Status, "%+v", r.Findings)
+		assert.True(t, mentions(r, "1 I/O APIC"), "QEMU has one I/O APIC: %+v", r.Findings)
+	},
+	"hpet": func(t *testing.T, m qemu.Machine, r report.Result) {
+		assert.NotEqual(t, tests.StatusSkipped, r.Status, r.Reason)
+		assert.True(t, mentions(r, "0xfed00000"), "QEMU's HPET is at 0xFED00000: %+v", r.Findings)
+	},
+}
+
+// mentions reports whether any finding's message contains s (ignoring case).
+func mentions(r report.Result, s string) bool {
+	for _, f := range r.Findings {
+		if strings.Contains(strings.ToLower(f.Message), strings.ToLower(s)) {
+			return true
+		}
+	}
+	return false
+}
+
+func safeCheckIDs(t *testing.T) []string {
+	cs, err := tests.Select(tests.All(), tests.Selection{})
+	require.NoError(t, err)
+	var ids []string
+	for _, c := range cs {
+		ids = append(ids, c.ID)
+	}
+	return ids
+}
+
+func resultsByID(d *report.Document) map[string]report.Result {
+	m := map[string]report.Result{}
+	for _, r := range d.Results {
+		m[r.ID] = r
+	}
+	return m
+}
+
+func checkBoot(t *testing.T, m qemu.Machine, r bootResult) {
+	// The human report came first, on the console.
+	begin := strings.Index(r.console, image.BeginMarker)
+	assert.True(t, strings.Contains(r.console[:begin], "failures by severity"), "human report before the JSON block")
+
+	// Setup: the modules the checks need, and efivarfs on UEFI only.
+	setup := regexp.MustCompile(`fwcheck: setup: modules \[([^\]]*)\], mounted \[([^\]]*)\]`).FindStringSubmatch(r.console)
+	require.NotNil(t, setup, "setup line on the console")
+	mods, mounts := strings.Fields(setup[1]), strings.Fields(setup[2])
+	assert.Subset(t, mods, []string{"msr", "cpuid"})
+	assert.Subset(t, mounts, []string{"securityfs", "debugfs"})
+	if m.UEFI {
+		assert.Contains(t, mods, "efivarfs")
+		assert.Contains(t, mounts, "efivarfs")
+	} else {
+		assert.NotContains(t, mounts, "efivarfs")
+	}
+	if failed := regexp.MustCompile(`fwcheck: setup: module .*`).FindAllString(r.console, -1); len(failed) > 0 {
+		t.Errorf("modules failed to load: %q", failed)
+	}
+
+	// The machine is QEMU's.
+	d := r.doc
+	require.NotNil(t, d.Machine.DMI, "DMI identity")
+	assert.Equal(t, "QEMU", d.Machine.DMI.SysVendor)
+	assert.Contains(t, d.Machine.Kernel, "Linux version")
+	if m.UEFI {
+		assert.Contains(t, d.Machine.DMI.ProductName, "Q35")
+		assert.Contains(t, d.Machine.DMI.BIOSVendor, "OVMF")
+	} else {
+		assert.Contains(t, d.Machine.DMI.ProductName, "i440FX")
+		assert.Equal(t, "SeaBIOS", d.Machine.DMI.BIOSVendor)
+	}
+
+	// Every safe check ran, none aborted, and the ones QEMU determines
+	// got their verdicts.
+	byID := resultsByID(d)
+	if builtHere {
+		var got []string
+		for _, res := range d.Results {
+			got = append(got, res.ID)
+		}
+		assert.Equal(t, safeCheckIDs(t), got, "checks run by the image")
+	}
+	require.Contains(t, byID, "checksum", "the checksum check ran")
+	for _, res := range d.Results {
+		assert.NotEqual(t, tests.StatusAborted, res.Status, "check %s aborted: %s", res.ID, res.Reason)
+		if want := expected[res.ID]; want != nil {
+			t.Run(res.ID, func(t *testing.T) { want(t, m, res) })
+		}
+		t.Logf("%-12s %-8s %s", res.ID, res.Status, res.Reason)
+		for _, f := range res.Findings {
+			if f.Kind != tests.KindPass {
+				t.Logf("    %s %s %s: %s", f.Kind, f.Label, f.Severity, f.Message)
+			}
+		}
+	}
+
+	// The results partition holds the same document.
+	if r.fatJSON != nil {
+		assert.JSONEq(t, string(r.json), string(r.fatJSON), "results on the FWCHECK partition")
+	}
+}
+
+func TestBootOVMFQ35(t *testing.T) {
+	t.Parallel()
+	r := boot(t, qemu.OVMF, "", true)
+	checkBoot(t, qemu.OVMF, r)
+}
+
+func TestBootSeaBIOSPC(t *testing.T) {
+	t.Parallel()
+	r := boot(t, qemu.SeaBIOS, "", true)
+	checkBoot(t, qemu.SeaBIOS, r)
+}
+
+// TestBootRunSelection boots with fwcheck.run naming one check and an
+// option the image does not know: it runs that check only, says what is
+// wrong with the command line, and still powers off.
+func TestBootRunSelection(t *testing.T) {
+	t.Parallel()
+	r := boot(t, qemu.SeaBIOS, "fwcheck.run=checksum fwcheck.bogus=1", false)
+	var ids []string
+	for _, res := range r.doc.Results {
+		ids = append(ids, res.ID)
+	}
+	assert.Equal(t, []string{"checksum"}, ids)
+	assert.True(t, strings.Contains(r.console, "unknown option fwcheck.bogus"), "command line error on the console")
+	assert.True(t, slices.ContainsFunc(strings.Split(r.console, "\n"), func(l string) bool {
+		return strings.Contains(l, "fwcheck: done; poweroff")
+	}))
+}
+
+// TestImageSize keeps the compressed initramfs within its budget.
+func TestImageSize(t *testing.T) {
+	_, initramfs := liveImage(t, qemu.SeaBIOS)
+	fi, err := os.Stat(initramfs)
+	require.NoError(t, err)
+	t.Logf("%s: %d bytes (%.2f MiB)", initramfs, fi.Size(), float64(fi.Size())/(1<<20))
+	assert.LessOrEqual(t, fi.Size(), int64(maxImageSize), "initramfs over %d MiB", maxImageSize>>20)
+	b, err := os.ReadFile(initramfs)
+	require.NoError(t, err)
+	assert.True(t, bytes.HasPrefix(b, []byte{0x1f, 0x8b}), "gzip-compressed")
+}

@@ -1,0 +1,56 @@
+# The live image (issue 5): included by the top-level Makefile.
+#
+#   make deps-image   install QEMU, OVMF, SeaBIOS, a kernel, dosfstools and
+#                     mtools with apt-get, only when something is missing
+#   make image        build out/fwcheck.cpio.gz for KERNEL
+#   make demo         build the image and boot it under QEMU with OVMF on q35;
+#                     the report appears on this terminal, then a shell
+#                     (Ctrl-A X quits QEMU). DEMO_FIRMWARE=seabios boots pc.
+#
+# KERNEL defaults to the newest readable /boot/vmlinuz-*; its modules
+# (/lib/modules/RELEASE) go into the image. APPEND adds kernel arguments,
+# e.g. APPEND="fwcheck.run=checksum fwcheck.after=poweroff".
+
+IMAGE         ?= out/fwcheck.cpio.gz
+KERNEL        ?=
+APPEND        ?=
+DEMO_FIRMWARE ?= ovmf
+# Debian's kernel package; on Ubuntu use KERNEL_PKG=linux-image-generic.
+KERNEL_PKG    ?= linux-image-amd64
+IMAGE_PKGS    := qemu-system-x86 ovmf seabios $(KERNEL_PKG) dosfstools mtools cpio
+
+# Shell snippet: the kernel to use, or an error naming the fix.
+find_kernel = k="$(KERNEL)"; \
+  if [ -z "$$k" ]; then for f in $$(ls -1 /boot/vmlinuz-* 2>/dev/null | sort -V -r); do \
+    if [ -r "$$f" ]; then k="$$f"; break; fi; done; fi; \
+  if [ -z "$$k" ] || [ ! -r "$$k" ]; then \
+    echo "no readable kernel: run 'make deps-image' or pass KERNEL=/path/to/vmlinuz" >&2; exit 2; fi
+
+.PHONY: deps-image image demo
+
+deps-image:
+	@missing=""; \
+	command -v qemu-system-x86_64 >/dev/null || missing="$$missing qemu-system-x86"; \
+	ls /usr/share/OVMF/OVMF_CODE*.fd >/dev/null 2>&1 || missing="$$missing ovmf"; \
+	[ -e /usr/share/seabios/bios-256k.bin ] || missing="$$missing seabios"; \
+	ls /boot/vmlinuz-* >/dev/null 2>&1 || missing="$$missing $(KERNEL_PKG)"; \
+	command -v mkfs.vfat >/dev/null || [ -x /sbin/mkfs.vfat ] || [ -x /usr/sbin/mkfs.vfat ] || missing="$$missing dosfstools"; \
+	command -v mcopy >/dev/null || missing="$$missing mtools"; \
+	command -v cpio >/dev/null || missing="$$missing cpio"; \
+	if [ -z "$$missing" ]; then echo "deps-image: everything is installed"; exit 0; fi; \
+	if ! command -v apt-get >/dev/null; then \
+	  echo "deps-image: missing:$$missing; install them with your package manager" >&2; exit 1; fi; \
+	sudo=""; [ "$$(id -u)" = 0 ] || sudo="sudo"; \
+	echo "deps-image: installing$$missing"; \
+	$$sudo apt-get update && \
+	DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y --no-install-recommends $$missing
+
+image: build
+	@$(find_kernel); mkdir -p $(dir $(IMAGE)); \
+	echo "./$(BIN) image build -o $(IMAGE) --kernel $$k"; \
+	./$(BIN) image build -o $(IMAGE) --kernel "$$k"
+
+demo: deps-image image
+	@$(find_kernel); \
+	echo "Booting $(IMAGE) with $$k under QEMU ($(DEMO_FIRMWARE)); the report follows, then a shell. Quit QEMU with Ctrl-A X."; \
+	./$(BIN) image boot --initramfs $(IMAGE) --kernel "$$k" --firmware $(DEMO_FIRMWARE) --append "$(APPEND)"
