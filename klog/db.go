@@ -402,3 +402,18 @@ func stripTrailingCommas(b []byte) []byte {
 	}
 	return out
 }
+
+// EnvFromLog describes the machine from its own log: the kernel release
+// from "Linux version", and the "DMI:" line (vendor, product and BIOS in
+// one string) as both Vendor and Product, so that scope expressions match
+// anywhere in it.
+func EnvFromLog(recs []Record) Env {
+	env := Env{Kernel: KernelRelease(recs)}
+	for _, r := range recs {
+		if rest, ok := strings.CutPrefix(r.Text, "DMI: "); ok {
+			env.Vendor, env.Product = rest, rest
+			break
+		}
+	}
+	return env
+}

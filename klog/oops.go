@@ -1,0 +1,141 @@
+package klog
+
+import (
+	"regexp"
+	"strings"
+	"time"
+)
+
+// OopsKind classifies a kernel crash report.
+type OopsKind string
+
+// The kinds of crash report FindOopses recognises.
+const (
+	KindOops      OopsKind = "oops"      // "Oops:", general protection fault
+	KindBUG       OopsKind = "bug"       // "BUG: …", "kernel BUG at …"
+	KindWarning   OopsKind = "warning"   // "WARNING: CPU: … at file:line"
+	KindPanic     OopsKind = "panic"     // "Kernel panic - not syncing"
+	KindLockup    OopsKind = "lockup"    // soft/hard lockups
+	KindHungTask  OopsKind = "hung-task" // "INFO: task … blocked for more than"
+	KindRCUStall  OopsKind = "rcu-stall" // RCU stall reports
+	KindSanitizer OopsKind = "sanitizer" // UBSAN/KASAN reports
+)
+
+// Oops is one crash or warning report with the first lines of its trace.
+type Oops struct {
+	Kind OopsKind
+	// Title is the report's headline ("WARNING: CPU: 0 PID: 96 at …").
+	Title string
+	// Time is the headline's time since boot, or -1.
+	Time time.Duration
+	// Lines are the records that follow the headline, up to MaxOopsLines.
+	Lines []string
+	// Firmware reports that the trace runs through ACPI, EFI or other
+	// firmware-facing kernel code, so firmware may have triggered it.
+	Firmware bool
+}
+
+// MaxOopsLines is how many trace lines an Oops keeps after its headline.
+const MaxOopsLines = 16
+
+// maxTraceLines bounds how far a trace is followed looking for its end.
+const maxTraceLines = 200
+
+var (
+	oopsStart = []struct {
+		re   *regexp.Regexp
+		kind OopsKind
+	}{
+		{regexp.MustCompile(`^Kernel panic - not syncing`), KindPanic},
+		{regexp.MustCompile(`(?:soft lockup - CPU#\d+ stuck|Watchdog detected hard LOCKUP)`), KindLockup},
+		{regexp.MustCompile(`^(?:\S+: )?BUG: |^kernel BUG at `), KindBUG},
+		{regexp.MustCompile(`^Oops: |^general protection fault`), KindOops},
+		{regexp.MustCompile(`^WARNING: (?:CPU: \d+ PID: \d+ at |at )`), KindWarning},
+		{regexp.MustCompile(`^INFO: task \S+ blocked for more than \d+ seconds`), KindHungTask},
+		{regexp.MustCompile(`^(?:rcu: )?INFO: rcu_\w+ (?:self-)?detected stalls?`), KindRCUStall},
+		{regexp.MustCompile(`^(?:UBSAN|BUG: KASAN): `), KindSanitizer},
+	}
+	cutHere    = "------------[ cut here ]------------"
+	endTrace   = regexp.MustCompile(`^---\[ end (?:trace [0-9a-f]+|Kernel panic)`)
+	firmwareFn = regexp.MustCompile(`\b(?:acpi_|acpi\w*\b|efi_|efi\w*\b|__efi|virt_efi|apei|ghes_|pcc_|cppc_|dmar_|intel_iommu|amd_iommu|tpm_|tpm2_|_DSM|_OSC|thermal_zone|battery)`)
+)
+
+// startKind returns the kind of report text starts, or "".
+func startKind(text string) OopsKind {
+	if !strings.Contains(text, "BUG") && !strings.Contains(text, "Oops") && !strings.Contains(text, "WARNING") &&
+		!strings.Contains(text, "panic") && !strings.Contains(text, "INFO: ") && !strings.Contains(text, "lockup") &&
+		!strings.Contains(text, "LOCKUP") && !strings.Contains(text, "UBSAN") && !strings.Contains(text, "general protection") {
+		return ""
+	}
+	for _, s := range oopsStart {
+		if s.re.MatchString(text) {
+			return s.kind
+		}
+	}
+	return ""
+}
+
+// FindOopses returns the crash and warning reports in recs, in log order.
+// A report starts at its headline (or the "cut here" marker before it) and
+// ends at its "---[ end trace" marker, the next report, or after a bounded
+// number of lines. An "Oops:" line directly inside a BUG report belongs to
+// that report.
+func FindOopses(recs []Record) []Oops {
+	var out []Oops
+	var cur *Oops
+	traced := 0
+	flush := func() {
+		if cur != nil {
+			out = append(out, *cur)
+			cur = nil
+		}
+	}
+	for _, r := range recs {
+		text := strings.TrimRight(r.Text, " ")
+		if text == cutHere {
+			flush()
+			continue
+		}
+		if k := startKind(text); k != "" {
+			// "Oops:" right after "BUG: unable to handle …" is the same report.
+			if cur != nil && cur.Kind == KindBUG && k == KindOops && traced < 8 {
+				cur.add(text)
+				traced++
+				continue
+			}
+			flush()
+			cur = &Oops{Kind: k, Title: text, Time: r.Time}
+			cur.Firmware = firmwareFn.MatchString(text)
+			traced = 0
+			continue
+		}
+		if cur == nil {
+			continue
+		}
+		if endTrace.MatchString(text) {
+			flush()
+			continue
+		}
+		traced++
+		if traced > maxTraceLines {
+			flush()
+			continue
+		}
+		cur.add(text)
+	}
+	flush()
+	return out
+}
+
+// registerDump matches the register and code lines of a trace, which say
+// little to a firmware engineer; RIP/EIP lines are kept.
+var registerDump = regexp.MustCompile(`^(?:Code|RSP|RAX|RBX|RCX|RDX|RSI|RDI|RBP|R\d+|FS|CS|CR2|EAX|EBX|ECX|EDX|ESI|EDI|EBP|ESP|DS|ES|GS|Stack|PKRU|DR\d|lr|pc|sp|x\d+)\s*:`)
+
+func (o *Oops) add(line string) {
+	if len(o.Lines) < MaxOopsLines && !registerDump.MatchString(strings.TrimSpace(line)) {
+		o.Lines = append(o.Lines, line)
+	}
+	if !o.Firmware && firmwareFn.MatchString(line) && !strings.HasPrefix(line, "Modules linked in:") {
+		o.Firmware = true
+	}
+}
