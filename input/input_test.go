@@ -112,3 +112,16 @@ func tarGzBytes(entries map[string]string) []byte {
 	zw.Close()
 	return buf.Bytes()
 }
+
+func TestLiveKernelLogThroughKmsg(t *testing.T) {
+	root := writeTree(t, map[string]string{
+		"dev/kmsg": "6,1,1500000,-;ACPI: Early table checksum verification disabled\n" +
+			"3,2,2250000,-;[Firmware Bug]: TSC_DEADLINE disabled due to Errata\n",
+	})
+	m := New(Live(root), Options{})
+	recs := m.KernelLog()
+	require.Len(t, recs, 2)
+	assert.Equal(t, "[Firmware Bug]: TSC_DEADLINE disabled due to Errata", recs[1].Text)
+	assert.EqualValues(t, 3, recs[1].Level)
+	assert.Equal(t, "2.250000", recs[1].Stamp())
+}

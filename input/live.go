@@ -1,10 +1,13 @@
 package input
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/fwcheck/fwcheck/klog"
 
 	"github.com/fwcheck/fwcheck/acpi"
 )
@@ -17,6 +20,7 @@ var rootFiles = map[string]string{"RSDP": acpi.SigRSDP, "XSDT": acpi.SigXSDT, "R
 const acpiRootsDir = "acpi"
 
 func init() {
+	AddRecorder(KlogFile, recordKlog)
 	var (
 		mu    sync.Mutex
 		cache = map[string]*acpi.Tables{}
@@ -53,4 +57,25 @@ func init() {
 			return t.Raw, nil
 		})
 	}
+}
+
+// recordKlog reads the live kernel log: /dev/kmsg under root, or, on the
+// real root only, syslog(2) where /dev/kmsg cannot be opened.
+func recordKlog(root string) ([]byte, error) {
+	p := filepath.Join(root, "dev/kmsg")
+	var recs []klog.Record
+	var err error
+	if filepath.Clean(root) == "/" {
+		recs, err = klog.ReadLive(p)
+	} else {
+		recs, err = klog.ReadKmsg(p)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if err := klog.Format(&b, recs); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }

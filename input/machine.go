@@ -24,6 +24,7 @@ const (
 	KernelLog  Name = "kernel-log"
 	DMI        Name = "dmi"
 	MemoryMap  Name = "memory-map"
+	Kernel     Name = "kernel"
 )
 
 // Input describes one kind of machine state: where it lives, whether the
@@ -55,6 +56,11 @@ var Inputs = map[Name]*Input{
 		Name: DMI, Doc: "DMI identity (/sys/class/dmi/id)",
 		Capture: dmiPaths(),
 		load:    loadDMI,
+	},
+	Kernel: {
+		Name: Kernel, Doc: "the running kernel's version (/proc/version)",
+		Capture: []string{"proc/version"},
+		load:    loadKernel,
 	},
 	MemoryMap: {
 		Name: MemoryMap, Doc: "the firmware memory map (/sys/firmware/memmap, /proc/iomem)", Root: true,
@@ -211,17 +217,20 @@ func (m *Machine) MemoryMap() []MemoryRange {
 	return r
 }
 
-// Kernel returns the running kernel's release and version string, from
-// /proc/sys/kernel; empty when unknown.
+// Kernel returns the running kernel's version string (/proc/version);
+// empty when unknown.
 func (m *Machine) Kernel() string {
+	v, _ := m.Load(Kernel)
+	k, _ := v.(string)
+	return k
+}
+
+func loadKernel(m *Machine) (any, error) {
 	b, err := fs.ReadFile(m.Src, "proc/version")
 	if err != nil {
-		b, err = fs.ReadFile(m.Src, "proc/sys/kernel/osrelease")
-		if err != nil {
-			return ""
-		}
+		return nil, err
 	}
-	return strings.TrimSpace(string(b))
+	return strings.TrimSpace(string(b)), nil
 }
 
 func loadACPI(m *Machine) (any, error) {

@@ -144,8 +144,13 @@ func fail(e *env, c *command, err error) int {
 }
 
 func init() {
-	addCommand(&command{name: "version", short: "print fwcheck's version", run: func(e *env, args []string) int {
+	v := &command{name: "version", short: "print fwcheck's version"}
+	v.run = func(e *env, args []string) int {
+		if _, code, ok := parseFlags(e, v, newFlags(e, v), args); !ok {
+			return code
+		}
 		fmt.Fprintf(e.stdout, "fwcheck %s\n", version)
 		return exitOK
-	}})
+	}
+	addCommand(v)
 }

@@ -75,6 +75,8 @@ func execute(cfg runConfig) (*report.Document, error) {
 	return report.New(version, m, start, time.Now(), rs), nil
 }
 
+var errTooManyArgs = errors.New("too many arguments")
+
 // listFlag is a flag that takes comma-separated values and may repeat.
 type listFlag []string
 
@@ -188,6 +190,7 @@ func init() {
 		fs.StringVar(&cfg.Files.ACPIDump, "acpidump", "", "read ACPI tables from an acpidump text `FILE` or a directory of raw tables")
 		fs.StringVar(&cfg.Files.KernelLog, "klog", "", "read the kernel log from a dmesg/journalctl text `FILE` (- for standard input)")
 		fs.StringVar(&cfg.Root, "root", "/", "the live machine's root `DIR` (for testing)")
+		addKlogDBFlag(fs)
 		addCheckSettings(fs)
 		ids, code, ok := parseFlags(e, c, fs, args)
 		if !ok {
@@ -279,8 +282,10 @@ func init() {
 				}
 			}
 		}
-		if !names[input.DMI] {
-			order = append(order, input.DMI) // the report's machine identity
+		for _, n := range []input.Name{input.DMI, input.Kernel} {
+			if !names[n] {
+				order = append(order, n) // the report's machine identity
+			}
 		}
 		var notes []string
 		err := writeFile(*outp, func(w io.Writer) error {
