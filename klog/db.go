@@ -128,11 +128,13 @@ func (s *Scope) Applies(env Env) bool {
 		return false
 	}
 	if env.Kernel != "" {
+		// A bound compares only as many components as it has: a maximum
+		// of "6.1" includes 6.1.12.
 		k := kernelVersion(env.Kernel)
-		if s.KernelMin != "" && compareVersion(k, kernelVersion(s.KernelMin)) < 0 {
+		if lo := kernelVersion(s.KernelMin); s.KernelMin != "" && compareVersion(k[:min(len(k), len(lo))], lo) < 0 {
 			return false
 		}
-		if s.KernelMax != "" && compareVersion(k, kernelVersion(s.KernelMax)) > 0 {
+		if hi := kernelVersion(s.KernelMax); s.KernelMax != "" && compareVersion(k[:min(len(k), len(hi))], hi) > 0 {
 			return false
 		}
 	}

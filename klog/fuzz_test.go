@@ -1,0 +1,153 @@
+package klog
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/fwcheck/fwcheck/internal/corpus"
+)
+
+// seedLines adds a few dozen real lines of every corpus log to f.
+func seedLines(f *testing.F) {
+	if corpus.Root() == "" {
+		return
+	}
+	for _, p := range corpusLogs(f) {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		lines := strings.SplitAfter(string(data), "\n")
+		for i := 0; i < len(lines); i += 97 {
+			f.Add(strings.Join(lines[i:min(i+3, len(lines))], ""))
+		}
+	}
+}
+
+// FuzzParseDmesg: Parse never panics, and Format writes what Parse reads
+// back to the same records.
+func FuzzParseDmesg(f *testing.F) {
+	for _, r := range tricky {
+		f.Add(FormatRecord(r))
+	}
+	f.Add("<3>[    1.000000] x\n[ 2.0] y\nkern  :err   : [ 3.0] z\n\x1b[2Jw\n")
+	seedLines(f)
+	f.Fuzz(func(t *testing.T, in string) {
+		recs, err := Parse(strings.NewReader(in))
+		if err != nil {
+			return // over-long line
+		}
+		var b bytes.Buffer
+		require.NoError(t, Format(&b, recs))
+		back, err := Parse(&b)
+		require.NoError(t, err)
+		if len(recs) == 0 {
+			require.Empty(t, back)
+			return
+		}
+		for i := range recs {
+			recs[i].Seq = -1 // Format does not keep sequence numbers
+		}
+		require.Equal(t, recs, back, "formatted:\n%q", b.String())
+	})
+}
+
+// FuzzParseKmsg: the /dev/kmsg record parser never panics and keeps
+// sequence numbers non-negative.
+func FuzzParseKmsg(f *testing.F) {
+	f.Add("6,1,10,c;ACPI: (supports S0\n6,2,11,+; S3)\n SUBSYSTEM=acpi\n3,3,12,-;ACPI Error: x\\x0ay\n")
+	f.Add("12,99999999999,1,-,caller=T1;text\n")
+	f.Add("6,1,1;short\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		recs, err := ParseKmsg(strings.NewReader(in))
+		if err != nil {
+			return
+		}
+		require.LessOrEqual(t, len(recs), strings.Count(in, "\n")+1)
+		for _, r := range recs {
+			require.GreaterOrEqual(t, r.Seq, int64(0))
+			require.GreaterOrEqual(t, r.Time, time.Duration(0))
+			require.GreaterOrEqual(t, int(r.Level), 0)
+		}
+	})
+}
+
+// FuzzParseJournal: journalctl -k lines parse without panics, and a line
+// the journal parser accepts keeps its text after " kernel: ".
+func FuzzParseJournal(f *testing.F) {
+	f.Add("Nov 30 06:18:32 host kernel: ACPI Error: x")
+	f.Add("2026-11-30T06:18:32+0000 host kernel: iso")
+	f.Add("[    3.250000] host kernel: mono")
+	f.Add("Nov  3 06:18:32.123456 h kernel:")
+	f.Add("-- Boot abc --")
+	f.Fuzz(func(t *testing.T, line string) {
+		if strings.ContainsAny(line, "\n\r") {
+			return
+		}
+		r, ok := parseJournal(line)
+		if ok {
+			i := strings.Index(line, " kernel:")
+			require.GreaterOrEqual(t, i, 0)
+			require.True(t, strings.HasSuffix(line, r.Text) || strings.Contains(line, `\x`), "text comes from the line's end")
+		}
+		ParseString(line)
+	})
+}
+
+// FuzzLoadFwts: the fwts klog.json reader never panics; what it accepts
+// compiles into a matcher that can match its own patterns.
+func FuzzLoadFwts(f *testing.F) {
+	data, err := os.ReadFile(filepath.Join("testdata", "fwts-klog.json"))
+	require.NoError(f, err)
+	f.Add(string(data))
+	f.Add(`[{"compare_mode":"regex","pattern":"a(b|c)+d","label":"L",},]`)
+	f.Add(`{"x":[]}`)
+	f.Fuzz(func(t *testing.T, in string) {
+		es, err := LoadFwts(strings.NewReader(in))
+		if err != nil {
+			return
+		}
+		m, err := NewMatcher(es, Env{})
+		require.NoError(t, err)
+		for _, e := range es {
+			if e.Literal != "" {
+				require.NotNil(t, m.Match("x "+e.Literal+" y"), "literal %q", e.Literal)
+			}
+		}
+	})
+}
+
+// FuzzMatcher: the prefiltered matcher agrees with trying every entry.
+func FuzzMatcher(f *testing.F) {
+	es, err := DefaultDB()
+	require.NoError(f, err)
+	for i := 0; i < len(es); i += 7 {
+		f.Add(es[i].Examples[0])
+	}
+	f.Add("nothing to see")
+	m, err := NewMatcher(es, Env{})
+	require.NoError(f, err)
+	f.Fuzz(func(t *testing.T, text string) {
+		require.Equal(t, label(bruteMatch(es, text)), label(m.Match(text)))
+	})
+}
+
+// FuzzFindOopses: crash detection never panics and bounds what it keeps.
+func FuzzFindOopses(f *testing.F) {
+	data, err := os.ReadFile(filepath.Join("testdata", "oops-samples.txt"))
+	require.NoError(f, err)
+	f.Add(string(data))
+	f.Add("------------[ cut here ]------------\nWARNING: at x\n---[ end trace 1 ]---\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		for _, o := range FindOopses(ParseString(in)) {
+			require.NotEmpty(t, o.Kind)
+			require.LessOrEqual(t, len(o.Lines), MaxOopsLines)
+		}
+	})
+}
