@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -536,4 +537,44 @@ func TestACPITablesWithoutRootsSaySo(t *testing.T) {
 	}
 	assert.Contains(t, strings.Join(infos, "\n"), "no RSDP")
 	assert.Contains(t, strings.Join(infos, "\n"), "no XSDT or RSDT")
+}
+
+// memSource is an in-memory snapshot: a file tree with the sysfs table
+// directory and the recorded root tables, as a real snapshot holds them.
+type memSource struct{ fstest.MapFS }
+
+func (memSource) Live() bool       { return false }
+func (memSource) Privileged() bool { return true }
+func (memSource) String() string   { return "memory" }
+
+// FuzzACPIChecks runs every ACPI check over fuzzed FADT, MADT, HPET, MCFG,
+// RSDP and XSDT bytes, laid out as a snapshot (sysfs tables plus recorded
+// roots): a check must report, never abort or panic.
+func FuzzACPIChecks(f *testing.F) {
+	f.Add(synthFADT(nil), synthMADT(5, lapic(0, 0, 1), ioapic(2, 0xFEC00000)), synthHPET(nil),
+		synthMCFG(mcfgEntry(0xE0000000, 0, 0, 255)), synthRSDP(2, 0x1000, 0x2000), sdtRaw("XSDT", 1, xsdtBody(0x3000)))
+	f.Add(synthFADT(func(b []byte) { b[8] = 1 })[:130], synthMADT(3, []byte{0, 0}), []byte("HPET"), []byte("MCFG"), synthRSDP(0, 1, 0), []byte{})
+	checks := acpiChecks(f)
+	f.Fuzz(func(t *testing.T, fadt, madt, hpet, mcfg, rsdp, xsdt []byte) {
+		fsys := fstest.MapFS{}
+		for _, c := range []struct {
+			path, sig string
+			b         []byte
+		}{
+			{acpi.SysfsDir + "/FACP", "FACP", fadt},
+			{acpi.SysfsDir + "/APIC", "APIC", madt},
+			{acpi.SysfsDir + "/HPET", "HPET", hpet},
+			{acpi.SysfsDir + "/MCFG", "MCFG", mcfg},
+			{input.RecordedDir + "/acpi/RSDP", "RSD PTR ", rsdp},
+			{input.RecordedDir + "/acpi/XSDT", "XSDT", xsdt},
+		} {
+			if len(c.b) >= len(c.sig) {
+				fsys[c.path] = &fstest.MapFile{Data: append([]byte(c.sig), c.b[len(c.sig):]...)}
+			}
+		}
+		m := input.New(memSource{fsys}, input.Options{})
+		for _, r := range RunChecks(m, checks) {
+			require.NotEqual(t, StatusAborted, r.Status, "%s: %s", r.ID, r.Reason)
+		}
+	})
 }
