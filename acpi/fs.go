@@ -20,11 +20,12 @@ const SysfsDir = "sys/firmware/acpi/tables"
 // that WriteFiles records, or one QEMU test-table file per signature. The
 // signature is taken from the table bytes where they hold one, else from the
 // file name. sysfs's data/ blobs (BERT, BOOT regions) are not tables and are
-// skipped. A QEMU test-table directory holds several configurations at once;
-// load one of them with LoadQEMU.
+// skipped. A QEMU test-table directory holds several configurations at once:
+// LoadFS reads its base configuration, skips the variant files
+// ("APIC.ioapic2") and says so in Warnings; load a variant with LoadQEMU.
 func LoadFS(fsys fs.FS, dir string) (*Tables, error) {
 	ts := &Tables{Source: dir}
-	var names []string
+	var names, variants []string
 	err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -32,9 +33,14 @@ func LoadFS(fsys fs.FS, dir string) (*Tables, error) {
 		if d.IsDir() && p != dir && (d.Name() == "data" || strings.HasPrefix(d.Name(), ".")) {
 			return fs.SkipDir
 		}
-		if d.Type().IsRegular() && !strings.HasPrefix(d.Name(), ".") {
-			names = append(names, p)
+		if !d.Type().IsRegular() || strings.HasPrefix(d.Name(), ".") {
+			return nil
 		}
+		if isQEMUVariant(d.Name()) {
+			variants = append(variants, p)
+			return nil
+		}
+		names = append(names, p)
 		return nil
 	})
 	if err != nil {
@@ -49,10 +55,28 @@ func LoadFS(fsys fs.FS, dir string) (*Tables, error) {
 		rel := strings.TrimPrefix(strings.TrimPrefix(p, dir), "/")
 		ts.add(&Table{Signature: tableSignature(path.Base(p), raw), Raw: raw, Origin: rel})
 	}
+	if len(variants) > 0 {
+		ts.warnf("skipped %d QEMU variant files (%s …): load a configuration with LoadQEMU", len(variants), path.Base(variants[0]))
+	}
 	if len(ts.List) == 0 {
 		return nil, fmt.Errorf("acpi tables: none in %s", dir)
 	}
 	return ts, nil
+}
+
+// isQEMUVariant recognises QEMU's per-configuration test tables, named
+// "SIG.variant" ("APIC.ioapic2", "DSDT.tis.tpm12"), as opposed to table
+// files with an extension ("facp.dat", "SSDT1.bin", "dsdt.aml").
+func isQEMUVariant(name string) bool {
+	sig, rest, ok := strings.Cut(name, ".")
+	if !ok || len(sig) != 4 || !isSig([]byte(sig)) {
+		return false
+	}
+	switch strings.ToLower(rest) {
+	case "dat", "bin", "aml", "raw", "tbl":
+		return false
+	}
+	return true
 }
 
 // sortTableFiles orders files the way sysfs numbers them: by directory

@@ -118,6 +118,23 @@ func TestLoadFSSysfsLayout(t *testing.T) {
 	assert.Error(t, err)
 }
 
+func TestLoadFSQEMUDirIsBaseConfiguration(t *testing.T) {
+	fsys := os.DirFS(filepath.Join(qemuDir(t), "q35"))
+	dir, err := LoadFS(fsys, ".")
+	require.NoError(t, err)
+	base, err := LoadQEMU(fsys, ".", "")
+	require.NoError(t, err)
+	require.Len(t, dir.List, len(base.List))
+	for i := range base.List {
+		assert.Equal(t, base.List[i].Raw, dir.List[i].Raw)
+	}
+	require.Len(t, dir.Warnings, 1)
+	assert.Contains(t, dir.Warnings[0], "QEMU variant")
+	assert.False(t, isQEMUVariant("facp.dat"))
+	assert.False(t, isQEMUVariant("SSDT1"))
+	assert.True(t, isQEMUVariant("DSDT.tis.tpm12"))
+}
+
 func TestWriteFilesRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	rsdp := validRSDP(2, 0x1000, 0x2000)

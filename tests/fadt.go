@@ -27,6 +27,16 @@ var (
 	labelFACSNone = NewLabel("FADTFACSMissing", High, fadtSpec,
 		"Both FACS pointers are zero on a system that is not hardware-reduced, so the OS has no "+
 			"waking vector or global lock and cannot resume from sleep. Point X_FIRMWARE_CTRL at the FACS.")
+	labelFACSAlign = NewLabel("FADTFACSAlignment", Medium, "ACPI 6.5 §5.2.10",
+		"The FACS address is not a multiple of 64. The specification requires the FACS to be 64-byte "+
+			"aligned (its global lock is updated with locked atomic operations). Place the FACS on a "+
+			"64-byte boundary.")
+	labelFACSInvalid = NewLabel("FACSInvalid", Medium, "ACPI 6.5 §5.2.10",
+		"The FACS is shorter than its 64-byte layout or lacks its signature, so the OS reads the "+
+			"waking vector and global lock from the wrong bytes. Publish a complete FACS.")
+	labelSleepPair = NewLabel("FADTSleepRegisterPair", Medium, "ACPI 6.5 §4.8.3.7, §5.2.9",
+		"Only one of SLEEP_CONTROL_REG and SLEEP_STATUS_REG is set. A hardware-reduced OS needs both "+
+			"to enter and leave sleep states; give both registers or neither.")
 	labelDSDTMismatch = NewLabel("FADTDSDTAddressMismatch", Medium, fadtSpec,
 		"DSDT and X_DSDT are both set and differ. ACPI 2.0+ OSes use X_DSDT and older ones DSDT, so "+
 			"they may run different AML. Make them equal, or leave the 32-bit field zero.")
@@ -129,7 +139,24 @@ func runFADT(p *Pass) error {
 	checkFADTBlocks(p, f)
 	checkFADTFields(p, f)
 	checkFADTReset(p, f)
+	checkFACS(p, ts, f)
 	return nil
+}
+
+// checkFACS checks the FACS the FADT points to: its alignment and, when
+// the table set holds it, its layout. A FACS missing from the set is no
+// failure: sysfs and acpidump usually carry it, but memory reads may not.
+func checkFACS(p *Pass, ts *acpi.Tables, f *acpi.FADT) {
+	if a := f.FACSAddress(); a != 0 && a%64 != 0 {
+		p.Fail(labelFACSAlign, "FACS address 0x%x is not 64-byte aligned", a)
+	}
+	for _, t := range ts.Get(acpi.SigFACS) {
+		if fc, err := acpi.ParseFACS(t.Raw); err != nil {
+			p.Fail(labelFACSInvalid, "%s: %v", t.Name(), err)
+		} else {
+			p.Passed("%s: %d bytes, version %d", t.Name(), fc.Length, fc.Version)
+		}
+	}
 }
 
 func checkFADTLength(p *Pass, f *acpi.FADT) {
@@ -241,6 +268,9 @@ func checkFADTFields(p *Pass, f *acpi.FADT) {
 	}
 	if f.PreferredPM > 8 {
 		p.Fail(labelPMProfile, "Preferred_PM_Profile is %d", f.PreferredPM)
+	}
+	if f.Has(acpi.FADTOffSleepControl, 2*acpi.GASSize) && f.SleepControl.IsZero() != f.SleepStatus.IsZero() {
+		p.Fail(labelSleepPair, "SLEEP_CONTROL_REG %s, SLEEP_STATUS_REG %s", f.SleepControl, f.SleepStatus)
 	}
 	if f.HWReduced() && f.Header.Revision < 5 {
 		p.Fail(labelHWReducedRev, "HW_REDUCED_ACPI set in a revision %d FADT", f.Header.Revision)

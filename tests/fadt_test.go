@@ -56,6 +56,12 @@ func TestFADTFindings(t *testing.T) {
 		{"0xCF9 0x06", func(b []byte) { b[128] = 0x06 }, []string{"FADTResetCF9SingleWrite"}},
 		{"0xCF9 0x0E", func(b []byte) { b[128] = 0x0E }, []string{"FADTResetCF9SingleWrite"}},
 		{"0xCF9 0x02 alone", func(b []byte) { b[128] = 0x02 }, nil},
+		{"FACS misaligned", func(b []byte) { le32(b, 36, 0x7FF00020) }, []string{"FADTFACSAlignment"}},
+		{"sleep control without status", func(b []byte) { copy(b[244:], []byte{0, 8, 0, 1, 0, 0x10, 0xD0, 0xFE}) }, []string{"FADTSleepRegisterPair"}},
+		{"sleep control and status", func(b []byte) {
+			copy(b[244:], []byte{0, 8, 0, 1, 0, 0x10, 0xD0, 0xFE})
+			copy(b[256:], []byte{0, 8, 0, 1, 1, 0x10, 0xD0, 0xFE})
+		}, nil},
 		{"hardware-reduced on revision 4", func(b []byte) { b[8] = 4; le32(b, 4, 244); setFlag(b, acpi.FADTFlagHWReduced, 0) }, []string{"FADTHWReducedRevision"}},
 	}
 	for _, c := range cases {
@@ -78,6 +84,17 @@ func TestFADTResetInfos(t *testing.T) {
 	f = findingWith(kbc, "FADTResetViaKBC")
 	require.NotNil(t, f)
 	assert.Contains(t, f.Message, "does not declare an 8042")
+}
+
+func TestFADTChecksTheFACS(t *testing.T) {
+	facs := make([]byte, 64)
+	copy(facs, "FACS")
+	facs[4] = 64
+	r := runCheck(t, "fadt", synthFADT(nil), facs)
+	assert.Empty(t, failLabels(r))
+	short := append([]byte{}, facs[:40]...)
+	r = runCheck(t, "fadt", synthFADT(nil), short)
+	assert.Equal(t, []string{"FACSInvalid"}, failLabels(r))
 }
 
 func TestFADTMissingAndMalformed(t *testing.T) {

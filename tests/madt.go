@@ -24,6 +24,10 @@ var (
 	labelMADTSubtableShort = NewLabel("MADTSubtableShort", Medium, "ACPI 6.5 §5.2.12.1",
 		"An interrupt controller structure is shorter than its type defines, so the OS reads its "+
 			"fields from the next entry. Use the length the specification gives for the type.")
+	labelMADTSubtableLong = NewLabel("MADTSubtableLengthMismatch", Low, "ACPI 6.5 §5.2.12",
+		"An interrupt controller structure of a fixed-size type is longer than that size. OSes step "+
+			"over it by its length, but the extra bytes mean the firmware built it from the wrong "+
+			"structure definition. Use the defined length.")
 	labelMADTReservedType = NewLabel("MADTReservedType", Medium, "ACPI 6.5 §5.2.12 Table 5.21",
 		"A structure uses a type the specification reserves (0x18-0x7F). OSes skip it, and a later "+
 			"revision may give the type a different layout. Use a defined type, or an OEM type (0x80-0xFF).")
@@ -92,6 +96,15 @@ func runMADT(p *Pass) error {
 	return nil
 }
 
+// madtFixedLength lists the structure types whose length the
+// specification fixes (types whose size grew across revisions are left out).
+var madtFixedLength = map[uint8]int{
+	acpi.MADTLocalAPIC: 8, acpi.MADTIOAPIC: 12, acpi.MADTIntSrcOverride: 10, acpi.MADTNMISource: 8,
+	acpi.MADTLocalAPICNMI: 6, acpi.MADTLocalAPICOverride: 12, acpi.MADTIOSAPIC: 16, acpi.MADTPlatformIntSrc: 16,
+	acpi.MADTLocalX2APIC: 16, acpi.MADTLocalX2APICNMI: 12, acpi.MADTGICD: 24, acpi.MADTGICMSIFrame: 24,
+	acpi.MADTGICR: 16, acpi.MADTGICITS: 20,
+}
+
 type procEntry struct {
 	kind  string
 	id    uint32
@@ -107,6 +120,9 @@ func checkMADT(p *Pass, name string, m *acpi.MADT) {
 		case e.Short:
 			p.Fail(labelMADTSubtableShort, "%s: %s at offset %d has length %d, its type needs %d",
 				name, acpi.MADTTypeName(e.Type), e.Offset, e.Length, acpi.MADTTypeMinLength(e.Type))
+		case madtFixedLength[e.Type] != 0 && int(e.Length) != madtFixedLength[e.Type]:
+			p.Fail(labelMADTSubtableLong, "%s: %s at offset %d has length %d, defined as %d",
+				name, acpi.MADTTypeName(e.Type), e.Offset, e.Length, madtFixedLength[e.Type])
 		case e.Type >= acpi.MADTFirstReserved && e.Type < acpi.MADTFirstOEM:
 			p.Fail(labelMADTReservedType, "%s: structure type 0x%02x at offset %d", name, e.Type, e.Offset)
 		case e.Type >= acpi.MADTFirstOEM:

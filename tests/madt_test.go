@@ -43,6 +43,7 @@ func TestMADT(t *testing.T) {
 		{"override bus", 3, [][]byte{lapic(0, 0, 1), {2, 10, 1, 0, 2, 0, 0, 0, 0, 0}}, []string{"MADTOverrideBus"}},
 		{"NMI LINT2", 3, [][]byte{lapic(0, 0, 1), {4, 6, 0xFF, 0, 0, 2}}, []string{"MADTLocalAPICNMILINT"}},
 		{"short subtable", 3, [][]byte{lapic(0, 0, 1), {1, 6, 0, 0, 0, 0}}, []string{"MADTSubtableShort"}},
+		{"long local APIC", 3, [][]byte{lapic(0, 0, 1), {0, 10, 1, 1, 1, 0, 0, 0, 0, 0}}, []string{"MADTSubtableLengthMismatch"}},
 		{"reserved type", 3, [][]byte{lapic(0, 0, 1), {0x30, 4, 0, 0}}, []string{"MADTReservedType"}},
 		{"OEM type is info", 3, [][]byte{lapic(0, 0, 1), {0x80, 4, 0, 0}}, nil},
 		{"zero-length subtable", 3, [][]byte{lapic(0, 0, 1), {0, 0}}, []string{"MADTSubtableLength"}},
