@@ -11,7 +11,7 @@ import (
 
 // klogUnexplained labels error-level kernel messages that no advice entry
 // explains: reported as low-severity information so users still see them.
-var klogUnexplained = NewLabel("KlogUnexplained", Low, "",
+var klogUnexplained = NewLabel("KlogUnexplained", Low, "Linux kernel log priority levels (KERN_ERR and worse)",
 	"The kernel logged this at error level (or it reads like an error) and fwcheck's advice database has no entry for it. "+
 		"It may or may not be a firmware problem: look up the message in the kernel source to see what it checks, "+
 		"and report it to fwcheck if it points at firmware.")

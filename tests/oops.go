@@ -8,25 +8,28 @@ import (
 	"github.com/fwcheck/fwcheck/klog"
 )
 
+// oopsSpec is where the kernel documents its crash reports.
+const oopsSpec = "Linux Documentation/admin-guide/bug-hunting.rst"
+
 const oopsAdviceTail = " When the trace runs through ACPI, EFI or other firmware-facing code, or follows a firmware error in the log, " +
 	"fix that firmware problem first; otherwise report the trace to the kernel or driver maintainers."
 
 var oopsLabels = map[klog.OopsKind]*Label{
-	klog.KindPanic: NewLabel("KernelPanic", Critical, "",
+	klog.KindPanic: NewLabel("KernelPanic", Critical, oopsSpec,
 		"The kernel stopped with a panic. Find the cause in the lines before the panic (an oops, a failed mount, a machine check or an init exit)."+oopsAdviceTail),
-	klog.KindOops: NewLabel("KernelOops", High, "",
+	klog.KindOops: NewLabel("KernelOops", High, oopsSpec,
 		"The kernel took an oops: an invalid memory access or fault inside kernel code, which kills the task and may leave the system unstable."+oopsAdviceTail),
-	klog.KindBUG: NewLabel("KernelBUG", High, "",
+	klog.KindBUG: NewLabel("KernelBUG", High, oopsSpec,
 		"The kernel hit a BUG report: an internal consistency check failed or it dereferenced a bad pointer."+oopsAdviceTail),
-	klog.KindWarning: NewLabel("KernelWarning", Medium, "",
+	klog.KindWarning: NewLabel("KernelWarning", Medium, oopsSpec,
 		"The kernel printed a WARNING with a backtrace: code reached a state its authors consider wrong but recoverable (for example a power-off that returned)."+oopsAdviceTail),
-	klog.KindLockup: NewLabel("KernelLockup", High, "",
+	klog.KindLockup: NewLabel("KernelLockup", High, oopsSpec,
 		"A CPU stopped scheduling (soft lockup) or stopped taking interrupts (hard lockup). Long SMIs, firmware spinning in runtime services or AML loops cause this."+oopsAdviceTail),
-	klog.KindHungTask: NewLabel("KernelHungTask", Medium, "",
+	klog.KindHungTask: NewLabel("KernelHungTask", Medium, oopsSpec,
 		"A task waited in the kernel for minutes, often on a device or firmware call (EC, TPM, EFI variables) that never completes."+oopsAdviceTail),
-	klog.KindRCUStall: NewLabel("KernelRCUStall", Medium, "",
+	klog.KindRCUStall: NewLabel("KernelRCUStall", Medium, oopsSpec,
 		"A CPU did not pass through an RCU quiescent state for a long time, which points at long SMIs, interrupt storms or a stuck CPU."+oopsAdviceTail),
-	klog.KindSanitizer: NewLabel("KernelSanitizer", Medium, "",
+	klog.KindSanitizer: NewLabel("KernelSanitizer", Medium, oopsSpec,
 		"A kernel sanitizer (UBSAN/KASAN) caught undefined behaviour or a bad memory access, often while parsing malformed firmware data such as ACPI tables."+oopsAdviceTail),
 }
 
