@@ -40,6 +40,9 @@ var (
 			"the first) and ignore the rest, so which one wins is an accident. Publish a single copy.")
 	labelRSDPLength = NewLabel("RSDPLength", Medium, "ACPI 6.5 §5.2.5.3",
 		"An ACPI 2.0+ RSDP must give its own Length as 36. Set the Length field to 36.")
+	labelRSDPRevision = NewLabel("RSDPRevision", Low, "ACPI 6.5 §5.2.5.3",
+		"The RSDP revision is neither 0 (ACPI 1.0, 20-byte structure) nor 2 (ACPI 2.0 and later). "+
+			"OSes decide from it whether the XSDT fields exist; use 2 for an ACPI 2.0+ RSDP.")
 	labelRSDPNoRoot = NewLabel("RSDPNoRootTable", Critical, "ACPI 6.5 §5.2.5.3",
 		"The RSDP points to neither an XSDT nor an RSDT, so the OS cannot find any table. Fill in "+
 			"the XSDT address (and the RSDT address for ACPI 1.0 operating systems).")
@@ -240,6 +243,9 @@ func checkRoots(p *Pass, ts *acpi.Tables) {
 		p.Fail(labelTableTooShort, "RSDP: %v", err)
 	} else {
 		rsdp = r
+		if r.Revision != 0 && r.Revision != 2 {
+			p.Fail(labelRSDPRevision, "RSDP revision is %d", r.Revision)
+		}
 		if r.Revision >= 2 && r.Length != acpi.RSDPv2Size {
 			p.Fail(labelRSDPLength, "RSDP revision %d has Length %d", r.Revision, r.Length)
 		}

@@ -511,6 +511,7 @@ func TestACPITablesRoots(t *testing.T) {
 	}{
 		{"consistent", []synthTable{rsdp(2), xsdt(0x7FD00000, 0x7FD10000), rsdt(0x7FD00000, 0x7FD10000), fadt, madt}, nil},
 		{"RSDP length", []synthTable{{badLen, 0xF0000}, xsdt(0x7FD00000), rsdt(0x7FD00000), fadt}, []string{"RSDPLength"}},
+		{"RSDP revision 1", []synthTable{{synthRSDP(1, 0x7FC00000, 0), 0xF0000}, rsdt(0x7FD00000), fadt}, []string{"RSDPRevision"}},
 		{"RSDP without roots", []synthTable{{synthRSDP(2, 0, 0), 0xF0000}, fadt}, []string{"RSDPNoRootTable"}},
 		{"RSDP points elsewhere", []synthTable{{synthRSDP(2, 0x7FC00000, 0x7FC20000), 0xF0000}, xsdt(0x7FD00000), rsdt(0x7FD00000), fadt}, []string{"RSDPRootAddressMismatch"}},
 		{"truncated pointer", []synthTable{rsdp(2), xsdt(0x7FD00000, 0x1_7FD20000), rsdt(0x7FD00000, 0x7FD20000), fadt, high}, []string{"ACPIRSDTPointerTruncated"}},
