@@ -3,6 +3,7 @@ package klog
 import (
 	"regexp/syntax"
 	"slices"
+	"strings"
 )
 
 // Matcher finds, for a message text, the first database entry that matches
@@ -43,15 +44,19 @@ func NewMatcher(entries []Entry, env Env) (*Matcher, error) {
 		idx := int32(len(m.entries))
 		m.entries = append(m.entries, e)
 		lits, exact := requiredLiterals(e)
-		m.exact = append(m.exact, exact)
 		if lits == nil {
+			m.exact = append(m.exact, false)
 			m.always = append(m.always, idx)
 			continue
 		}
 		for _, l := range lits {
+			if k := key(l); k != l {
+				l, exact = k, false
+			}
 			pats = append(pats, l)
 			owner = append(owner, idx)
 		}
+		m.exact = append(m.exact, exact)
 	}
 	m.ac = buildAC(pats, owner)
 	return m, nil
@@ -91,6 +96,47 @@ func (m *Matcher) Match(text string) *Entry {
 		}
 	}
 	return nil
+}
+
+// keyLen is the longest automaton key: longer literals are represented by
+// their rarest window of this size, which keeps the automaton small enough
+// for the CPU caches; candidates are confirmed anyway.
+const keyLen = 12
+
+// key returns the window of l the prefilter looks for: l itself when short,
+// else the keyLen bytes whose characters are rarest in kernel logs.
+func key(l string) string {
+	if len(l) <= keyLen {
+		return l
+	}
+	best, bestScore := 0, -1
+	for i := 0; i+keyLen <= len(l); i++ {
+		score := 0
+		for j := i; j < i+keyLen; j++ {
+			score += rarity(l[j])
+		}
+		if score > bestScore {
+			best, bestScore = i, score
+		}
+	}
+	return l[best : best+keyLen]
+}
+
+// rarity scores how unusual a byte is in kernel log text.
+func rarity(c byte) int {
+	switch {
+	case c == ' ' || c == ':' || c == '.' || c == ',':
+		return 0
+	case c >= '0' && c <= '9', c == 'x':
+		return 1
+	case strings.IndexByte("etaoinsrhlcdu", c) >= 0:
+		return 2
+	case c >= 'a' && c <= 'z':
+		return 4
+	case c >= 'A' && c <= 'Z':
+		return 5
+	}
+	return 6
 }
 
 // requiredLiterals returns strings at least one of which occurs in every
