@@ -1,6 +1,7 @@
 package klog
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -25,7 +26,7 @@ var camel = regexp.MustCompile(`^[A-Z][A-Za-z0-9]+$`)
 
 func TestDBEntriesWellFormed(t *testing.T) {
 	labels := map[string]bool{}
-	patterns := map[string]string{}
+	patterns := map[string]string{} // pattern and scope → label
 	for _, e := range defaultDB(t) {
 		assert.Regexp(t, camel, e.Label, "label must be CamelCase")
 		assert.False(t, labels[e.Label], "duplicate label %s", e.Label)
@@ -34,10 +35,14 @@ func TestDBEntriesWellFormed(t *testing.T) {
 		assert.NotEmpty(t, e.Category, "%s: category", e.Label)
 		assert.NotEmpty(t, e.Source, "%s: kernel source file", e.Label)
 		assert.NotEmpty(t, e.Examples, "%s: examples", e.Label)
-		if prev, dup := patterns[e.Pattern()]; dup {
-			t.Errorf("%s and %s share the pattern %q", prev, e.Label, e.Pattern())
+		key := e.Pattern()
+		if e.Scope != nil {
+			key += fmt.Sprintf(" %+v", *e.Scope)
 		}
-		patterns[e.Pattern()] = e.Label
+		if prev, dup := patterns[key]; dup {
+			t.Errorf("%s and %s share the pattern %q and scope", prev, e.Label, e.Pattern())
+		}
+		patterns[key] = e.Label
 		// Advice must say more than the message: long enough, and not
 		// made of the message's words.
 		assert.GreaterOrEqual(t, len(e.Advice), 60, "%s: advice too short", e.Label)
@@ -76,12 +81,24 @@ func overlap(advice, msg string) float64 {
 	return float64(n) / float64(len(aw))
 }
 
+// genericEnv is a machine no vendor- or product-scoped entry applies to.
+var genericEnv = Env{Vendor: "fwcheck generic test vendor", Product: "fwcheck generic test product"}
+
+// TestDBExamplesMatchAndAreNotShadowed: scoped entries are checked on a
+// machine of unknown identity (every scope applies), unscoped ones on a
+// machine outside every vendor/product scope.
 func TestDBExamplesMatchAndAreNotShadowed(t *testing.T) {
 	es := defaultDB(t)
-	m, err := NewMatcher(es, Env{})
+	scoped, err := NewMatcher(es, Env{})
+	require.NoError(t, err)
+	generic, err := NewMatcher(es, genericEnv)
 	require.NoError(t, err)
 	for i := range es {
 		e := &es[i]
+		m := generic
+		if e.Scope != nil {
+			m = scoped
+		}
 		for _, ex := range e.Examples {
 			assert.True(t, e.Matches(ex), "%s: example %q does not match %q", e.Label, ex, e.Pattern())
 			got := m.Match(ex)

@@ -45,9 +45,16 @@ func TestKlogQ35SeaBIOS(t *testing.T) {
 	assert.Equal(t, Medium, rtc[0].Severity)
 	assert.Contains(t, rtc[0].Advice, "FIXED_RTC")
 	assert.Equal(t, "printed by drivers/acpi/acpica/evxfevnt.c", rtc[0].Spec)
-	for _, l := range []string{"MTRRInconsistentFixed", "MTRRInconsistentVariable", "MTRRBIOSNotAllCPUs", "TSCUnsynchronized", "OSCPlatformNoSupport"} {
+	for _, l := range []string{"MTRRInconsistentFixed", "MTRRInconsistentVariable", "MTRRBIOSNotAllCPUs", "OSCPlatformNoSupport"} {
 		assert.Len(t, findingsWith(r, l), 1, l)
 	}
+	// Its DMI line says QEMU, so the timer complaints get the virtual
+	// machine entries (low) rather than the real-hardware ones.
+	for _, l := range []string{"VMTSCUnsynchronized", "VMDelayCalibrationFailed"} {
+		require.Len(t, findingsWith(r, l), 1, l)
+		assert.Equal(t, Low, findingsWith(r, l)[0].Severity)
+	}
+	assert.Empty(t, findingsWith(r, "TSCUnsynchronized"))
 	// The log has no levels, so error-like wording decides; the only
 	// unexplained line is QEMU's own, captured on the same console.
 	un := findingsWith(r, "KlogUnexplained")
@@ -69,6 +76,7 @@ func TestKlogLinuxHWCorpus(t *testing.T) {
 		{"04FF5A51E4B0__73363DC346.dmesg.txt", []string{"ThermalNoValidTrip"}},
 		{"E888852CC4DB__50527E087E.dmesg.txt", []string{"AMLUnresolvedSymbol"}},
 		{"6952A10726AB__8C35250407.dmesg.txt", []string{"TPMSelfTestFailed"}},
+		{"9112EC3CC44C__D62625A751.dmesg.txt", []string{"VMTSCUnsynchronized"}}, // "DMI: Optimized Hosting KVM"
 	}
 	for _, c := range cases {
 		r := runOnLog(t, "klog", filepath.Join(dir, c.file))
@@ -102,6 +110,13 @@ func TestKlogWholeCorpus(t *testing.T) {
 		}
 	}
 	assert.Greater(t, total, 100, "the corpus holds many firmware complaints")
+}
+
+// On real hardware the same TSC message gets the firmware entry.
+func TestKlogScopeByDMI(t *testing.T) {
+	r := runOnLog(t, "klog", filepath.Join("testdata", "klog", "tsc-hw.txt"))
+	assert.Equal(t, []string{"TSCUnsynchronized"}, failLabels(r))
+	assert.Equal(t, Medium, findingWith(r, "TSCUnsynchronized").Severity)
 }
 
 func TestKlogUnexplainedAndLevels(t *testing.T) {
