@@ -160,9 +160,28 @@ func parseLine(raw string) (rec Record, ok, kmsg bool) {
 	if d, n := stamp(rest); n > 0 {
 		rec.Time = d
 		rest = rest[n:]
+	} else if n := wallStamp(rest); n > 0 {
+		rest = rest[n:] // dmesg -T or --time-format=iso: no time since boot
 	}
 	rec.Text = unescape(rest)
 	return rec, true, false
+}
+
+// wallStamp returns the length of a dmesg -T "[Mon Nov 30 06:18:32 2026] "
+// or dmesg --time-format=iso "2026-11-30T06:18:32,123456+00:00 " prefix,
+// or 0.
+func wallStamp(s string) int {
+	if len(s) > 26 && s[0] == '[' && s[25] == ']' && s[4] == ' ' && s[8] == ' ' && s[14] == ':' && s[17] == ':' &&
+		digits(s[21:25]) && digits(s[12:14]) {
+		if len(s) > 26 && s[26] == ' ' {
+			return 27
+		}
+		return 26
+	}
+	if sp := strings.IndexByte(s, ' '); sp >= 19 && sp <= 40 && isISODate(s[:sp]) && strings.Count(s[:sp], ":") >= 2 {
+		return sp + 1
+	}
+	return 0
 }
 
 // clean drops terminal escape sequences, a trailing CR and other control
@@ -365,6 +384,12 @@ func parseJournal(s string) (Record, bool) {
 	text := ""
 	if i+len(" kernel: ") <= len(s) {
 		text = s[i+len(" kernel: "):]
+	}
+	// Syslog files (kern.log) keep the kernel's own stamp after "kernel:".
+	if rec.Time < 0 {
+		if d, n := stamp(text); n > 0 {
+			rec.Time, text = d, text[n:]
+		}
 	}
 	rec.Text = unescape(text)
 	return rec, true

@@ -35,6 +35,10 @@ func TestParseFormats(t *testing.T) {
 		{"journal monotonic", "[    3.250000] host kernel: mono line", Record{Level: Unknown, Time: sec(3.25), Seq: -1, Text: "mono line", Count: 1}},
 		{"serial escapes", "\x1b[2J\x1b[01;01H[    0.100000] after escapes\r", Record{Level: Unknown, Time: sec(0.1), Seq: -1, Text: "after escapes", Count: 1}},
 		{"kmsg hex escape", `4,1,2,-;line\x0awith newline`, Record{Level: Warning, Time: 2 * time.Microsecond, Seq: 1, Text: "line\nwith newline", Count: 1}},
+		{"kern.log", "Nov 30 06:18:32 host kernel: [    7.500000] ACPI Error: k", Record{Level: Unknown, Time: sec(7.5), Seq: -1, Text: "ACPI Error: k", Count: 1}},
+		{"dmesg -T", "[Mon Nov 30 06:18:32 2026] human time", Record{Level: Unknown, Time: -1, Seq: -1, Text: "human time", Count: 1}},
+		{"dmesg iso", "2026-11-30T06:18:32,123456+00:00 iso time", Record{Level: Unknown, Time: -1, Seq: -1, Text: "iso time", Count: 1}},
+		{"dmesg -r -T", "<4>[Mon Nov  3 06:18:32 2026] warn", Record{Level: Warning, Time: -1, Seq: -1, Text: "warn", Count: 1}},
 		{"nanosecond stamp", "[    1.123456789] ns", Record{Level: Unknown, Time: sec(1.123456), Seq: -1, Text: "ns", Count: 1}},
 	}
 	for _, c := range cases {
@@ -97,6 +101,10 @@ var tricky = []Record{
 	{Level: Warning, Facility: 3, Time: sec(4), Seq: -1, Text: `back\slash \x41 and` + "\x01ctl\x1b[0m", Count: 2},
 	{Level: Debug, Time: sec(5), Seq: -1, Text: "", Count: 1},
 	{Level: Unknown, Time: sec(6), Seq: -1, Text: "  leading spaces", Count: 1},
+	{Level: Unknown, Time: -1, Seq: -1, Text: "[Mon Nov 30 06:18:32 2026] human lookalike", Count: 1},
+	{Level: Unknown, Time: -1, Seq: -1, Text: "2026-11-30T06:18:32,1+00:00 iso lookalike", Count: 1},
+	{Level: Unknown, Time: -1, Seq: -1, Text: "Nov 30 06:18:32 h kernel: [ 1.0] kern.log lookalike", Count: 1},
+	{Level: Unknown, Time: sec(1), Seq: -1, Text: "x kernel: [ 2.0] both", Count: 1},
 }
 
 func TestFormatRoundTrip(t *testing.T) {
