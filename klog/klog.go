@@ -70,8 +70,10 @@ func (r Record) Stamp() string {
 
 // Parse reads kernel log text in any of the formats dmesg and journalctl
 // write: plain dmesg with or without [timestamps], dmesg -r and kmsg-style
-// "<N>" priority prefixes, dmesg -x "kern  :err   : " prefixes, the raw
-// /dev/kmsg record format ("6,123,456789,-;text") and journalctl -k output.
+// "<N>" priority prefixes, dmesg -x "kern  :err   : " prefixes, dmesg -T
+// and --time-format=iso wall-clock prefixes (dropped: records then have no
+// time since boot), the raw /dev/kmsg record format
+// ("6,123,456789,-;text"), journalctl -k output and syslog kern.log files.
 // Terminal escape sequences and stray control characters (serial console
 // captures) are dropped; "\xNN" escapes in the text are decoded. Identical
 // consecutive records are folded into one with a count.
