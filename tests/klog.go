@@ -19,8 +19,14 @@ var klogUnexplained = NewLabel("KlogUnexplained", Low, "Linux kernel log priorit
 // maxUnexplained bounds the unexplained infos one log produces.
 const maxUnexplained = 100
 
-// errorish recognises error messages in logs without priority levels.
-var errorish = regexp.MustCompile(`(?i)\b(?:error|failed|failure|timed out|timeout|invalid|corrupt(?:ed)?|bogus|broken)\b`)
+// errorish recognises error messages in logs without priority levels;
+// notError excludes lines that only name errors (error-record tables,
+// error collectors), module-signature taint notes and userspace lines
+// ("systemd[1]: …") that journald copies into the kernel log.
+var (
+	errorish = regexp.MustCompile(`(?i)\b(?:error|failed|failure|timed out|timeout|invalid|corrupt(?:ed)?|bogus|broken)\b`)
+	notError = regexp.MustCompile(`(?i)error (?:record|report|log|injection|handling|containment|collector|source)|errors collector|support is initialized|enabled with IRQ|module verification failed|^[\w.@/-]+\[\d+\]: `)
+)
 
 var klogCheck = &Check{
 	ID:       "klog",
@@ -114,7 +120,7 @@ func klogIsError(r klog.Record) bool {
 	if r.Level >= 0 {
 		return r.Level <= klog.Err
 	}
-	return errorish.MatchString(r.Text)
+	return errorish.MatchString(r.Text) && !notError.MatchString(r.Text)
 }
 
 // klogLine formats a record for a finding: "[   1.234567] text", with the
