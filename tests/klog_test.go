@@ -129,6 +129,15 @@ func TestKlogUnexplainedAndLevels(t *testing.T) {
 	assert.Equal(t, "unexplained: [    1.500000] frobnicator 0000:00:1f.0: frob engine refused to start (repeated 2 times)", un[0].Message)
 }
 
+// Without levels, error wording decides, but error-record tables, taint
+// notes and userspace lines are not kernel errors.
+func TestKlogUnexplainedWithoutLevels(t *testing.T) {
+	r := runOnLog(t, "klog", filepath.Join("testdata", "klog", "nolevels.txt"))
+	un := findingsWith(r, "KlogUnexplained")
+	require.Len(t, un, 1)
+	assert.Equal(t, "unexplained: [    4.000000] frobnicator 0000:00:1f.0: probe failed with error -5", un[0].Message)
+}
+
 func TestKlogCleanAndEmpty(t *testing.T) {
 	r := runOnLog(t, "klog", filepath.Join("testdata", "klog", "clean.txt"))
 	assert.Equal(t, StatusPassed, r.Status)
