@@ -28,12 +28,27 @@ var macros = map[string]string{
 
 // ScanSource returns the messages printed by the calls in one C file.
 func ScanSource(file, src string) []Message {
-	prefix := ""
-	if m := prFmtRE.FindStringSubmatch(src); m != nil {
-		prefix = joinStrings(m[1])
+	// pr_fmt may be redefined; each call uses the definition before it.
+	// KBUILD_MODNAME is taken to be the file's base name.
+	mod := strings.TrimSuffix(file[strings.LastIndexByte(file, '/')+1:], ".c")
+	type fmtDef struct {
+		at     int
+		prefix string
+	}
+	var defs []fmtDef
+	for _, m := range prFmtRE.FindAllStringSubmatchIndex(src, -1) {
+		arg := src[m[2]:m[3]]
+		arg = strings.ReplaceAll(arg, "KBUILD_MODNAME", `"`+mod+`"`)
+		defs = append(defs, fmtDef{m[0], joinStrings(arg)})
 	}
 	var out []Message
 	for _, loc := range callRE.FindAllStringSubmatchIndex(src, -1) {
+		prefix := ""
+		for _, d := range defs {
+			if d.at < loc[0] {
+				prefix = d.prefix
+			}
+		}
 		macro := src[loc[2]:loc[3]]
 		args, ok := callArgs(src[loc[1]:])
 		if !ok {

@@ -92,3 +92,16 @@ func TestScanKernelTree(t *testing.T) {
 	_, err = scanTree(filepath.Join(t.TempDir(), "nope"), []string{"x"})
 	assert.Error(t, err)
 }
+
+func TestScanPrFmtRedefinedAndModname(t *testing.T) {
+	src := `#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+void a(void) { pr_err("first one\n"); }
+#undef pr_fmt
+#define pr_fmt(fmt) "x86/other: " fmt
+void b(void) { pr_err("second one\n"); }
+`
+	msgs := ScanSource("arch/x86/kernel/tsc.c", src)
+	require.Len(t, msgs, 2)
+	assert.Equal(t, "tsc: first one", msgs[0].Format)
+	assert.Equal(t, "x86/other: second one", msgs[1].Format)
+}
