@@ -51,6 +51,8 @@ func TestDBEntriesWellFormed(t *testing.T) {
 			assert.Less(t, overlap(e.Advice, ex), 0.8, "%s: advice mostly repeats the message", e.Label)
 		}
 		assert.False(t, unicode.IsLower(rune(e.Advice[0])), "%s: advice should be a sentence", e.Label)
+		assert.False(t, strings.HasPrefix(e.Regex, ".*"), "%s: a leading .* only slows matching", e.Label)
+		assert.False(t, strings.HasPrefix(e.Pattern(), ": "), "%s: pattern starts with a stray prefix fragment", e.Label)
 		lits, _ := requiredLiterals(&e)
 		assert.NotNil(t, lits, "%s: pattern %q has no literal for the prefilter", e.Label, e.Pattern())
 	}
