@@ -13,6 +13,7 @@ package image_test
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -342,6 +343,62 @@ func TestBootRunSelection(t *testing.T) {
 	assert.True(t, slices.ContainsFunc(strings.Split(r.console, "\n"), func(l string) bool {
 		return strings.Contains(l, "fwcheck: done; poweroff")
 	}))
+}
+
+// TestBootShell boots with the default after-action and checks that the
+// shell takes commands on the serial console once the results are shown.
+func TestBootShell(t *testing.T) {
+	t.Parallel()
+	kernel, initramfs := liveImage(t, qemu.SeaBIOS)
+	in, typeIn := io.Pipe()
+	defer typeIn.Close()
+	shell, answer := make(chan struct{}), make(chan struct{})
+	seen := &watcher{want: map[string]chan struct{}{"starting the shell": shell, "fwcheck-shell-42": answer}}
+	go func() {
+		// Type only once the shell is there; gosh echoes what it reads.
+		<-shell
+		time.Sleep(2 * time.Second)
+		io.WriteString(typeIn, "echo fwcheck-shell-$((6*7))\r")
+		<-answer
+		io.WriteString(typeIn, "poweroff\r")
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), bootTimeout)
+	defer cancel()
+	console, err := qemu.Run(ctx, qemu.Config{
+		Machine: qemu.SeaBIOS, Kernel: kernel, Initramfs: initramfs,
+		Console: seen, Input: in,
+	})
+	require.NoError(t, err, "console:\n%s", tail(console))
+	_, err = image.ExtractResults(console)
+	require.NoError(t, err)
+	assert.Contains(t, seen.String(), "fwcheck-shell-42", "the shell ran a command")
+}
+
+// watcher is a console writer that closes a channel when its text first
+// appears.
+type watcher struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	want map[string]chan struct{}
+}
+
+func (w *watcher) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	for s, ch := range w.want {
+		if bytes.Contains(w.buf.Bytes(), []byte(s)) {
+			close(ch)
+			delete(w.want, s)
+		}
+	}
+	return len(p), nil
+}
+
+func (w *watcher) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
 }
 
 // TestImageSize keeps the compressed initramfs within its budget.

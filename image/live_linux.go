@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -369,6 +370,22 @@ func (l *Live) findResultsPartition() string {
 	return ""
 }
 
+// releaseTTY gives up the controlling terminal before fwcheck exits.
+// u-root's init starts the uinit as a session leader on the console and has
+// already opened the console devices the shell will write to; when a
+// session leader exits holding its terminal, the kernel hangs up every open
+// file of that terminal, including the shell's, and the shell dies at once.
+// TIOCNOTTY detaches without that hangup (its SIGHUP goes to our own
+// process group, which ignores it here).
+func releaseTTY() {
+	signal.Ignore(unix.SIGHUP)
+	for fd := 0; fd <= 2; fd++ {
+		if unix.IoctlSetInt(fd, unix.TIOCNOTTY, 0) == nil {
+			return
+		}
+	}
+}
+
 // DoAfter carries out the after-action. AfterShell returns, so that u-root's
 // init starts the shell; poweroff and reboot only return on failure.
 func (l *Live) DoAfter(a After) error {
@@ -380,6 +397,7 @@ func (l *Live) DoAfter(a After) error {
 		cmd = unix.LINUX_REBOOT_CMD_RESTART
 	default:
 		l.Logf("fwcheck: done; starting the shell (fwcheck.after=poweroff|reboot to change this)")
+		releaseTTY()
 		return nil
 	}
 	l.Logf("fwcheck: done; %s", a)

@@ -137,6 +137,8 @@ type Config struct {
 	Disks []string
 	// Console, when set, receives the serial console as it arrives.
 	Console io.Writer
+	// Input, when set, is typed into the serial console.
+	Input io.Reader
 }
 
 // args returns QEMU's arguments for c, with files it needs put into tmp.
@@ -201,8 +203,20 @@ func Run(ctx context.Context, c Config) ([]byte, error) {
 		cmd.Stdout = io.MultiWriter(&console, c.Console)
 	}
 	cmd.Stderr = &stderr
+	var stdin io.WriteCloser
+	if c.Input != nil {
+		// Copy input ourselves: it may never end, and exec.Cmd.Wait would
+		// wait for its copier.
+		if stdin, err = cmd.StdinPipe(); err != nil {
+			return nil, err
+		}
+	}
 	if err := cmd.Start(); err != nil {
 		return nil, err
+	}
+	if stdin != nil {
+		go func() { _, _ = io.Copy(stdin, c.Input) }()
+		defer stdin.Close()
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
