@@ -1,0 +1,85 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fwcheck/fwcheck/internal/corpus"
+	"github.com/fwcheck/fwcheck/report"
+	"github.com/fwcheck/fwcheck/report/reporttest"
+	"github.com/fwcheck/fwcheck/tests"
+)
+
+// goldenDir holds the ACPI checks' golden results (see tests/acpitables_test.go).
+var goldenDir = filepath.Join("..", "..", "tests", "testdata", "acpi", "golden")
+
+// goldenSection returns check id's block of a golden file: its status line
+// and the finding lines under it.
+func goldenSection(golden, id string) string {
+	var b strings.Builder
+	in := false
+	for _, line := range strings.SplitAfter(golden, "\n") {
+		switch {
+		case strings.HasPrefix(line, id+" "):
+			in = true
+		case !strings.HasPrefix(line, "  "):
+			in = false
+		}
+		if in {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
+}
+
+// render writes a documented result in the golden files' form.
+func render(r report.Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s", r.ID, r.Status)
+	if r.Reason != "" {
+		fmt.Fprintf(&b, " (%s)", r.Reason)
+	}
+	b.WriteByte('\n')
+	for _, f := range r.Findings {
+		fmt.Fprintf(&b, "  %s", f.Kind)
+		if f.Label != "" {
+			fmt.Fprintf(&b, " %s", f.Label)
+		}
+		if f.Severity != tests.None {
+			fmt.Fprintf(&b, " [%s]", f.Severity)
+		}
+		fmt.Fprintf(&b, ": %s\n", f.Message)
+	}
+	return b.String()
+}
+
+// TestCorpusChecksumThroughCLI runs `fwcheck run checksum --acpidump DUMP
+// --json -` on every real dump: every one loads, every document satisfies
+// the schema, and the checksum verdicts are the golden ones.
+func TestCorpusChecksumThroughCLI(t *testing.T) {
+	dumps := corpus.Glob(t, "acpi/linuxhw/core/*.acpidump.txt")
+	full, _ := filepath.Glob(filepath.Join(corpus.Dir(t, "acpi", "linuxhw", "full"), "*.acpidump.txt.gz"))
+	failed := 0
+	for _, p := range append(dumps, full...) {
+		kind := filepath.Base(filepath.Dir(p))
+		name := kind + "-" + strings.TrimSuffix(strings.TrimSuffix(filepath.Base(p), ".gz"), ".acpidump.txt")
+		code, stdout, stderr := fwcheck(t, "", "run", "checksum", "--acpidump", p, "--json", "-", "--quiet")
+		require.Contains(t, []int{exitOK, exitFailing}, code, "%s: %s", name, stderr)
+		d := reporttest.Check(t, []byte(stdout))
+		require.Len(t, d.Results, 1, name)
+		golden, err := os.ReadFile(filepath.Join(goldenDir, name+".txt"))
+		require.NoError(t, err, name)
+		assert.Equal(t, goldenSection(string(golden), "checksum"), render(d.Results[0]), name)
+		if d.Results[0].Status == tests.StatusFailed {
+			failed++
+		}
+	}
+	t.Logf("%d dumps, %d with a checksum failure", len(dumps)+len(full), failed)
+	assert.Positive(t, failed, "the corpus has real tables with wrong checksums")
+}
