@@ -3,6 +3,7 @@ package tests
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/fwcheck/fwcheck/input"
@@ -36,12 +37,20 @@ var klogCheck = &Check{
 	Spec:     "Linux kernel messages (FW_BUG, ACPICA, PCI, IOMMU, EFI, TPM)",
 }
 
-// klogDB is the klog check's "db" setting (--klog.db, --klog-db): an
-// fwts-format klog.json whose entries are matched before fwcheck's own.
-var klogDB *string
+// klogExtra holds the entries of the klog check's "db" setting (--klog.db,
+// --klog-db): an fwts-format klog.json matched before fwcheck's own. The
+// file is read when the setting is made, so a bad file is a usage error.
+var klogExtra []klog.Entry
 
 func init() {
-	klogDB = klogCheck.Settings.String("db", "", "an fwts-format klog.json `FILE` whose entries are matched before fwcheck's own")
+	klogCheck.Settings.Func("db", "an fwts-format klog.json `FILE` whose entries are matched before fwcheck's own", func(path string) error {
+		es, err := klog.LoadFwtsFile(path)
+		if err != nil {
+			return err
+		}
+		klogExtra = es
+		return nil
+	})
 	klogCheck.Run = runKlog
 	Register(klogCheck)
 }
@@ -53,14 +62,7 @@ func klogEntries() ([]klog.Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	if *klogDB == "" {
-		return own, nil
-	}
-	extra, err := klog.LoadFwtsFile(*klogDB)
-	if err != nil {
-		return nil, err
-	}
-	return append(extra, own...), nil
+	return append(slices.Clone(klogExtra), own...), nil
 }
 
 func runKlog(p *Pass) error {

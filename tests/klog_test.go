@@ -152,9 +152,9 @@ func TestKlogCleanAndEmpty(t *testing.T) {
 
 // The lab's fwts database is matched before fwcheck's own.
 func TestKlogFwtsDatabase(t *testing.T) {
-	old := *klogDB
-	t.Cleanup(func() { *klogDB = old })
-	*klogDB = filepath.Join("testdata", "klog", "fwts-klog.json")
+	t.Cleanup(func() { klogExtra = nil })
+	c := Lookup("klog")
+	require.NoError(t, c.Settings.Set("db", filepath.Join("testdata", "klog", "fwts-klog.json")))
 	r := runOnLog(t, "klog", filepath.Join("testdata", "klog", "levels.txt"))
 	lab := findingsWith(r, "LabRTCFixedEvent")
 	require.Len(t, lab, 1)
@@ -162,11 +162,10 @@ func TestKlogFwtsDatabase(t *testing.T) {
 	assert.Contains(t, lab[0].Advice, "Lab advice")
 	assert.Empty(t, findingsWith(r, "ACPIFixedEventDisableFailed"))
 
-	*klogDB = filepath.Join("testdata", "klog", "missing.json")
-	c := Lookup("klog")
-	res := RunCheck(logMachine(filepath.Join("testdata", "klog", "levels.txt")), c)
-	assert.Equal(t, StatusAborted, res.Status)
-	assert.Contains(t, res.Reason, "missing.json")
+	// A file that cannot be read is refused when the setting is made, so
+	// the command line reports it before any check runs.
+	err := c.Settings.Set("db", filepath.Join("testdata", "klog", "missing.json"))
+	assert.ErrorContains(t, err, "missing.json")
 }
 
 // Database labels share the namespace of every check's labels.

@@ -160,3 +160,30 @@ func TestListJSON(t *testing.T) {
 	require.Equal(t, exitOK, code)
 	assert.Contains(t, out, "ACPITableChecksum")
 }
+
+func TestKlogCommand(t *testing.T) {
+	log := filepath.Join("..", "..", "tests", "testdata", "klog", "levels.txt")
+	code, stdout, stderr := fwcheck(t, "", "klog", log, "--json", "-", "--fail-on", "critical")
+	require.Equal(t, exitOK, code, stderr)
+	d := reporttest.Check(t, []byte(stdout))
+	require.Len(t, d.Results, 2)
+	assert.Equal(t, "klog", d.Results[0].ID, "log checks run in ID order")
+	assert.Equal(t, "oops", d.Results[1].ID)
+	assert.Equal(t, tests.StatusFailed, d.Results[0].Status, "levels.txt holds firmware errors")
+	assert.Equal(t, "snapshot:none", d.Machine.Source, "a log file describes another machine")
+
+	// The same log on standard input gives the same findings.
+	b, err := os.ReadFile(log)
+	require.NoError(t, err)
+	_, stdout2, _ := fwcheck(t, string(b), "klog", "-", "--json", "-", "--fail-on", "critical")
+	d2 := reporttest.Check(t, []byte(stdout2))
+	assert.Equal(t, d.Results[0].Findings, d2.Results[0].Findings)
+
+	code, _, stderr = fwcheck(t, "", "klog", log, "--klog-db", "testdata/does-not-exist.json")
+	assert.Equal(t, exitUsage, code)
+	assert.Equal(t, 1, strings.Count(stderr, "\n"), stderr)
+	assert.Contains(t, stderr, "does-not-exist.json")
+
+	code, _, _ = fwcheck(t, "", "klog", "a", "b")
+	assert.Equal(t, exitUsage, code)
+}
