@@ -40,30 +40,6 @@ func acpiChecks(t testing.TB) []*Check {
 	return cs
 }
 
-// renderResults is the stable text form of results the golden files hold:
-// per check its status (and reason), then one line per finding.
-func renderResults(rs []Result) string {
-	var b strings.Builder
-	for _, r := range rs {
-		fmt.Fprintf(&b, "%s %s", r.ID, r.Status)
-		if r.Reason != "" {
-			fmt.Fprintf(&b, " (%s)", r.Reason)
-		}
-		b.WriteByte('\n')
-		for _, f := range r.Findings {
-			fmt.Fprintf(&b, "  %s", f.Kind)
-			if f.Label != "" {
-				fmt.Fprintf(&b, " %s", f.Label)
-			}
-			if f.Severity != None {
-				fmt.Fprintf(&b, " [%s]", f.Severity)
-			}
-			fmt.Fprintf(&b, ": %s\n", f.Message)
-		}
-	}
-	return b.String()
-}
-
 // dumpMachine builds a machine whose ACPI tables come from an acpidump
 // file (or a directory of raw tables) and that has no other input.
 func dumpMachine(path string) *input.Machine {
@@ -117,7 +93,7 @@ func TestACPIGolden(t *testing.T) {
 			for _, r := range rs {
 				assert.NotEqual(t, StatusAborted, r.Status, "%s: %s", r.ID, r.Reason)
 			}
-			got := renderResults(rs)
+			got := Render(rs)
 			path := filepath.Join(dir, c.name+".txt")
 			if *updateGolden {
 				require.NoError(t, os.MkdirAll(dir, 0o755))

@@ -137,3 +137,30 @@ func panicSite(stack []byte) string {
 	}
 	return "unknown site"
 }
+
+// Render returns results in a stable compact text form: per check its ID
+// and status (with the reason), then one indented line per finding with
+// kind, label, severity and message. It leaves out what changes from run to
+// run (times, advice text), so two renders diff cleanly: golden files use
+// it, and so can a comparison of two firmware versions.
+func Render(rs []Result) string {
+	var b strings.Builder
+	for _, r := range rs {
+		fmt.Fprintf(&b, "%s %s", r.ID, r.Status)
+		if r.Reason != "" {
+			fmt.Fprintf(&b, " (%s)", r.Reason)
+		}
+		b.WriteByte('\n')
+		for _, f := range r.Findings {
+			fmt.Fprintf(&b, "  %s", f.Kind)
+			if f.Label != "" {
+				fmt.Fprintf(&b, " %s", f.Label)
+			}
+			if f.Severity != None {
+				fmt.Fprintf(&b, " [%s]", f.Severity)
+			}
+			fmt.Fprintf(&b, ": %s\n", f.Message)
+		}
+	}
+	return b.String()
+}

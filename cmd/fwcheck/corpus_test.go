@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fwcheck/fwcheck/internal/corpus"
-	"github.com/fwcheck/fwcheck/report"
 	"github.com/fwcheck/fwcheck/report/reporttest"
 	"github.com/fwcheck/fwcheck/tests"
 )
@@ -38,27 +36,6 @@ func goldenSection(golden, id string) string {
 	return b.String()
 }
 
-// render writes a documented result in the golden files' form.
-func render(r report.Result) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s", r.ID, r.Status)
-	if r.Reason != "" {
-		fmt.Fprintf(&b, " (%s)", r.Reason)
-	}
-	b.WriteByte('\n')
-	for _, f := range r.Findings {
-		fmt.Fprintf(&b, "  %s", f.Kind)
-		if f.Label != "" {
-			fmt.Fprintf(&b, " %s", f.Label)
-		}
-		if f.Severity != tests.None {
-			fmt.Fprintf(&b, " [%s]", f.Severity)
-		}
-		fmt.Fprintf(&b, ": %s\n", f.Message)
-	}
-	return b.String()
-}
-
 // TestCorpusChecksumThroughCLI runs `fwcheck run checksum --acpidump DUMP
 // --json -` on every real dump: every one loads, every document satisfies
 // the schema, and the checksum verdicts are the golden ones.
@@ -75,7 +52,7 @@ func TestCorpusChecksumThroughCLI(t *testing.T) {
 		require.Len(t, d.Results, 1, name)
 		golden, err := os.ReadFile(filepath.Join(goldenDir, name+".txt"))
 		require.NoError(t, err, name)
-		assert.Equal(t, goldenSection(string(golden), "checksum"), render(d.Results[0]), name)
+		assert.Equal(t, goldenSection(string(golden), "checksum"), tests.Render([]tests.Result{d.Results[0].Result}), name)
 		if d.Results[0].Status == tests.StatusFailed {
 			failed++
 		}
