@@ -300,6 +300,12 @@ func KVMWorks(timeout time.Duration) bool {
 	if _, err := os.Stat("/dev/kvm"); err != nil {
 		return false
 	}
+	return probe("kvm", timeout)
+}
+
+// probe boots the probe sector with accelerator accel and reports whether
+// it printed its message within timeout.
+func probe(accel string, timeout time.Duration) bool {
 	if _, err := exec.LookPath(Binary); err != nil {
 		return false
 	}
@@ -314,7 +320,7 @@ func KVMWorks(timeout time.Duration) bool {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, Binary, "-machine", "pc,accel=kvm", "-nodefaults", "-display", "none",
+	cmd := exec.CommandContext(ctx, Binary, "-machine", "pc,accel="+accel, "-nodefaults", "-display", "none",
 		"-monitor", "none", "-serial", "stdio", "-drive", "if=ide,format=raw,file="+disk)
 	out := &syncBuffer{}
 	cmd.Stdout = out
