@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"time"
 
@@ -50,14 +51,21 @@ func bootMain(cmdlineFile string) int {
 	if err != nil {
 		live.Logf("fwcheck: kernel command line: %v", err)
 	}
+	sel := tests.Selection{IDs: cfg.Run}
 	if cfg.S3 > 0 {
 		os.Setenv(S3CyclesEnv, strconv.Itoa(cfg.S3))
+		ids, err := withS3(cfg.Run)
+		if err != nil {
+			live.Logf("fwcheck: fwcheck.s3=%d: %v", cfg.S3, err)
+		} else {
+			sel.IDs = ids
+		}
 	}
 	live.Logf("fwcheck %s: running %s", version, describeRun(cfg))
 
 	code := exitOK
 	stamp := time.Now()
-	doc, err := execute(runConfig{Selection: tests.Selection{IDs: cfg.Run}, Root: "/"})
+	doc, err := execute(runConfig{Selection: sel, Root: "/"})
 	verdicts := image.Uptime()
 	if err != nil {
 		live.Logf("fwcheck: %v", err)
@@ -89,6 +97,34 @@ func bootMain(cmdlineFile string) int {
 		live.Logf("fwcheck: %v", err)
 	}
 	return code
+}
+
+// S3CheckID is the suspend/resume check fwcheck.s3=N asks for.
+const S3CheckID = "s3"
+
+// withS3 adds the suspend/resume check to a selection (nil: the safe
+// checks), since power-state checks only run when named.
+func withS3(run []string) ([]string, error) {
+	found := false
+	for _, c := range tests.All() {
+		found = found || c.ID == S3CheckID
+	}
+	if !found {
+		return nil, fmt.Errorf("this fwcheck has no %q check", S3CheckID)
+	}
+	if run == nil {
+		safe, err := tests.Select(tests.All(), tests.Selection{})
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range safe {
+			run = append(run, c.ID)
+		}
+	}
+	if !slices.Contains(run, S3CheckID) {
+		run = append(slices.Clone(run), S3CheckID)
+	}
+	return run, nil
 }
 
 func describeRun(cfg image.Config) string {

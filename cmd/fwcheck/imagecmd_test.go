@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/fwcheck/fwcheck/tests"
 )
 
 func TestImageUsageErrors(t *testing.T) {
@@ -41,4 +43,22 @@ func TestBootIsHidden(t *testing.T) {
 	_, out, _ := fwcheck(t, "", "help")
 	assert.NotContains(t, out, "fwcheck boot")
 	assert.Contains(t, out, "fwcheck image")
+}
+
+func TestWithS3(t *testing.T) {
+	has := false
+	for _, c := range tests.All() {
+		has = has || c.ID == S3CheckID
+	}
+	ids, err := withS3([]string{"checksum"})
+	if !has {
+		assert.ErrorContains(t, err, "no \"s3\" check")
+		return
+	}
+	assert.NoError(t, err)
+	assert.Equal(t, []string{"checksum", S3CheckID}, ids)
+	ids, err = withS3(nil)
+	assert.NoError(t, err)
+	assert.Contains(t, ids, S3CheckID)
+	assert.Contains(t, ids, "checksum")
 }
