@@ -1,0 +1,63 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fwcheck/fwcheck/report/reporttest"
+	"github.com/fwcheck/fwcheck/tests"
+)
+
+// TestLiveRunWithoutRoot builds fwcheck and runs it on this machine as the
+// unprivileged user nobody: the run completes, and checks whose inputs need
+// root skip saying so instead of failing.
+func TestLiveRunWithoutRoot(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to start a process as another user")
+	}
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	dir, err := os.MkdirTemp("", "fwcheck-nonroot-")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	require.NoError(t, os.Chmod(dir, 0o755)) // nobody must reach the binary
+	bin := filepath.Join(dir, "fwcheck")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+
+	cmd := exec.Command(bin, "run", "--json", "-", "--color", "never")
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		require.NotEqual(t, exitUsage, exit.ExitCode(), "%s", stderr.String())
+	} else {
+		require.NoError(t, err)
+	}
+	d := reporttest.Check(t, stdout.Bytes())
+	require.NotEmpty(t, d.Results)
+	for _, r := range d.Results {
+		assert.NotEqual(t, tests.StatusAborted, r.Status, "%s: %s", r.ID, r.Reason)
+	}
+	if _, err := os.Stat("/sys/firmware/acpi/tables"); err == nil {
+		for _, r := range d.Results {
+			if r.Category == tests.ACPI {
+				assert.Equal(t, tests.StatusSkipped, r.Status, r.ID)
+				assert.True(t, strings.HasSuffix(r.Reason, "needs root"), "%s: %s", r.ID, r.Reason)
+			}
+		}
+	}
+}
