@@ -73,6 +73,21 @@ func TestTextReport(t *testing.T) {
 	assert.Contains(t, out, "4 checks: 1 passed, 1 failed, 0 warning, 1 skipped, 1 aborted")
 	assert.Contains(t, out, "critical 0, high 0, medium 1, low 0")
 	assert.NotContains(t, out, "PM1a block length", "passes only with verbose")
+	assert.Contains(t, out, "verdict: FAIL — 1 check(s) aborted")
+
+	d := sample()
+	d.Results = d.Results[:2]
+	d = report.New("test", input.New(input.Empty(), input.Options{}), d.Start, d.End, []tests.Result{d.Results[0].Result, d.Results[1].Result})
+	b.Reset()
+	require.NoError(t, report.WriteText(&b, d, report.TextOptions{FailOn: tests.High}))
+	assert.Contains(t, b.String(), "verdict: PASS — no failure at or above high")
+	b.Reset()
+	require.NoError(t, report.WriteText(&b, d, report.TextOptions{}))
+	assert.Contains(t, b.String(), "verdict: FAIL — 1 failure(s) at or above low")
+	d = report.New("test", input.New(input.Empty(), input.Options{}), d.Start, d.End, []tests.Result{d.Results[1].Result})
+	b.Reset()
+	require.NoError(t, report.WriteText(&b, d, report.TextOptions{}))
+	assert.Contains(t, b.String(), "verdict: NOTHING CHECKED")
 
 	b.Reset()
 	require.NoError(t, report.WriteText(&b, sample(), report.TextOptions{Quiet: true, Color: true}))

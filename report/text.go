@@ -13,6 +13,9 @@ type TextOptions struct {
 	Color   bool // ANSI colour; only on a terminal
 	Quiet   bool // failures and the summary only
 	Verbose bool // passes, infos and skip reasons too
+	// FailOn is the severity at which the verdict is FAIL (as --fail-on);
+	// zero means low: any failure.
+	FailOn tests.Severity
 }
 
 const (
@@ -108,4 +111,30 @@ func (t *textWriter) summary(d *Document) {
 	f := d.Totals.Failures
 	t.printf("", "failures by severity: critical %d, high %d, medium %d, low %d\n",
 		f["critical"], f["high"], f["medium"], f["low"])
+	t.verdict(d)
+}
+
+// verdict prints the one line a person booting new hardware looks for.
+func (t *textWriter) verdict(d *Document) {
+	th := t.o.FailOn
+	if th == tests.None {
+		th = tests.Low
+	}
+	at := 0
+	for sev, n := range d.Totals.Failures {
+		if s, err := tests.ParseSeverity(sev); err == nil && s >= th {
+			at += n
+		}
+	}
+	s := d.Totals.Status
+	switch {
+	case s["aborted"] > 0:
+		t.printf(red+bold, "verdict: FAIL — %d check(s) aborted; the results are incomplete\n", s["aborted"])
+	case at > 0:
+		t.printf(red+bold, "verdict: FAIL — %d failure(s) at or above %s\n", at, th)
+	case d.Totals.Checks == 0 || s["skipped"] == d.Totals.Checks:
+		t.printf(yellow+bold, "verdict: NOTHING CHECKED — every check was skipped (see the reasons; as root, or with --from, more inputs are readable)\n")
+	default:
+		t.printf(green+bold, "verdict: PASS — no failure at or above %s\n", th)
+	}
 }

@@ -129,7 +129,7 @@ func (o *outputFlags) emit(e *env, c *command, d *report.Document) int {
 		}
 	}
 	color := o.color == "always" || o.color == "auto" && isTerminal(text) && os.Getenv("NO_COLOR") == ""
-	if err := report.WriteText(text, d, report.TextOptions{Color: color, Quiet: o.quiet, Verbose: o.verbose}); err != nil {
+	if err := report.WriteText(text, d, report.TextOptions{Color: color, Quiet: o.quiet, Verbose: o.verbose, FailOn: threshold}); err != nil {
 		return fail(e, c, err)
 	}
 	if d.Failing(threshold) {
