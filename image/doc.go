@@ -11,3 +11,7 @@
 // image/mkimage so that the builder's dependencies stay out of the image.
 // The checks themselves and the results document belong to other packages.
 package image
+
+// Version is fwcheck's version as the image builder recorded it (with
+// -ldflags -X); empty outside the live image.
+var Version string

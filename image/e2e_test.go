@@ -40,6 +40,9 @@ import (
 // idle machine; the margin covers a loaded CI runner.
 const bootTimeout = 150 * time.Second
 
+// testVersion is the version the tests bake into the image they build.
+const testVersion = "e2e-test"
+
 // maxImageSize is the size budget of the compressed initramfs.
 const maxImageSize = 10 << 20
 
@@ -84,9 +87,10 @@ func liveImage(t *testing.T, m qemu.Machine) (kernel, initramfs string) {
 		start := time.Now()
 		var res *mkimage.Result
 		res, buildErr = mkimage.Build(mkimage.Options{
-			Output: filepath.Join(buildDir, "fwcheck.cpio.gz"),
-			Kernel: kernel,
-			Logf:   t.Logf,
+			Output:  filepath.Join(buildDir, "fwcheck.cpio.gz"),
+			Kernel:  kernel,
+			Version: testVersion,
+			Logf:    t.Logf,
 		})
 		if buildErr == nil {
 			builtImage, builtHere = res.Output, true
@@ -290,6 +294,7 @@ func checkBoot(t *testing.T, m qemu.Machine, r bootResult) {
 	// got their verdicts.
 	byID := resultsByID(d)
 	if builtHere {
+		assert.Equal(t, testVersion, d.Tool.Version, "the version given to the builder")
 		var got []string
 		for _, res := range d.Results {
 			got = append(got, res.ID)

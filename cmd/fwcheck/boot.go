@@ -42,6 +42,9 @@ func init() {
 // boot: every problem is shown on the console and the after-action still
 // runs, so a user always ends at a shell (or a powered-off machine).
 func bootMain(cmdlineFile string) int {
+	if image.Version != "" {
+		version = image.Version
+	}
 	live, _ := image.Setup() // problems are already on the console
 	cmdline, err := os.ReadFile(cmdlineFile)
 	if err != nil {

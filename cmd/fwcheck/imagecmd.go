@@ -49,6 +49,7 @@ func imageBuild(e *env, args []string) int {
 	fs.StringVar(&o.Kernel, "kernel", "", "the `VMLINUZ` the image will boot; its modules (efivarfs, msr, cpuid, disk drivers) go into the image")
 	fs.StringVar(&o.ModulesDir, "modules", "", "take kernel modules from `DIR` instead of /lib/modules/RELEASE")
 	fs.StringVar(&o.Source, "src", "", "the fwcheck source tree `DIR` (default: found from the working directory)")
+	fs.StringVar(&o.Version, "version", version, "the `VERSION` the image's fwcheck reports")
 	pos, code, ok := parseFlags(e, c, fs, args)
 	if !ok {
 		return code

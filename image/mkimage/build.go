@@ -67,6 +67,9 @@ type Options struct {
 	Source string
 	// TempDir holds build files; a fresh directory is used when empty.
 	TempDir string
+	// Version is recorded as fwcheck's version inside the image
+	// (image.Version); empty leaves the image's own default.
+	Version string
 	// Logf receives progress messages; nil discards them.
 	Logf func(format string, args ...any)
 }
@@ -99,8 +102,9 @@ func Build(o Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	if _, err := exec.LookPath("go"); err != nil {
-		return nil, errors.New("image build: the Go toolchain (go) is not in PATH; building the image compiles fwcheck and u-root from source")
+	goroot, err := goRoot()
+	if err != nil {
+		return nil, err
 	}
 	tmp := o.TempDir
 	if tmp == "" {
@@ -132,10 +136,11 @@ func Build(o Options) (*Result, error) {
 	logf("image: compiling u-root init, gosh, %d commands and fwcheck into one busybox binary", len(Commands))
 	l := llog.New(slog.LevelWarn, func(format string, args ...any) { logf("image: "+format, args...) })
 	err = uimage.Create(l,
-		uimage.WithEnv(golang.WithWorkingDir(src), golang.DisableCGO(), golang.WithGOOS("linux"), golang.WithGOARCH("amd64"), golang.WithBuildTag(LiveTag)),
+		uimage.WithEnv(golang.WithGOROOT(goroot), golang.WithWorkingDir(src), golang.DisableCGO(), golang.WithGOOS("linux"), golang.WithGOARCH("amd64"), golang.WithBuildTag(LiveTag)),
 		uimage.WithTempDir(buildTmp),
 		uimage.WithBaseArchive(uimage.DefaultRamfs()),
 		uimage.WithBusyboxCommands(cmds...),
+		uimage.WithBusyboxBuildOpts(buildOpts(o.Version)),
 		uimage.WithInit("init"),
 		uimage.WithShell("gosh"),
 		uimage.WithUinit("fwcheck", "boot"),
@@ -151,6 +156,34 @@ func Build(o Options) (*Result, error) {
 	}
 	logf("image: wrote %s (%.1f MiB compressed, %.1f MiB uncompressed)", o.Output, mib(res.Size), mib(res.Uncompressed))
 	return res, nil
+}
+
+// buildOpts returns the busybox's go build options: the version goes into
+// image.Version, a package variable that gobusybox leaves alone (it turns
+// the initialisers of command packages into code, which -X cannot reach).
+func buildOpts(version string) *golang.BuildOpts {
+	o := &golang.BuildOpts{}
+	if version != "" {
+		// A second -ldflags would replace the library's "-s -w": strip
+		// here instead, with the library's own stripping off.
+		o.NoStrip = true
+		o.ExtraArgs = []string{"-ldflags=-s -w -buildid= -X github.com/fwcheck/fwcheck/image.Version=" + version}
+	}
+	return o
+}
+
+// goRoot asks the go command in PATH for its GOROOT. The library would take
+// the GOROOT fwcheck was built with, which -trimpath erases.
+func goRoot() (string, error) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		return "", errors.New("image build: the Go toolchain (go) is not in PATH; building the image compiles fwcheck and u-root from source")
+	}
+	out, err := exec.Command(gobin, "env", "GOROOT").Output()
+	if err != nil {
+		return "", fmt.Errorf("image build: go env GOROOT: %w", err)
+	}
+	return strings.TrimSpace(string(out)), nil
 }
 
 func mib(n int64) float64 { return float64(n) / (1 << 20) }

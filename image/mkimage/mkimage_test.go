@@ -214,3 +214,10 @@ func TestBuildNeedsOutputAndKernel(t *testing.T) {
 	_, err = Build(Options{Output: filepath.Join(t.TempDir(), "x.cpio.gz"), Kernel: "testdata/modules/modules.dep"})
 	assert.ErrorContains(t, err, "not a bzImage")
 }
+
+func TestBuildOpts(t *testing.T) {
+	assert.Empty(t, buildOpts("").ExtraArgs, "no version: the library's defaults")
+	o := buildOpts("v1.2")
+	assert.True(t, o.NoStrip)
+	assert.Equal(t, []string{"-ldflags=-s -w -buildid= -X github.com/fwcheck/fwcheck/image.Version=v1.2"}, o.ExtraArgs)
+}
