@@ -408,14 +408,24 @@ func stripTrailingCommas(b []byte) []byte {
 // EnvFromLog describes the machine from its own log: the kernel release
 // from "Linux version", and the "DMI:" line (vendor, product and BIOS in
 // one string) as both Vendor and Product, so that scope expressions match
-// anywhere in it.
+// anywhere in it. A guest's "Hypervisor detected: NAME" line is appended to
+// both, so that virtual machines without DMI data (Firecracker, for one)
+// still match the virtual-machine scopes.
 func EnvFromLog(recs []Record) Env {
 	env := Env{Kernel: KernelRelease(recs)}
+	var dmi, hv string
 	for _, r := range recs {
-		if rest, ok := strings.CutPrefix(r.Text, "DMI: "); ok {
-			env.Vendor, env.Product = rest, rest
+		if rest, ok := strings.CutPrefix(r.Text, "DMI: "); ok && dmi == "" {
+			dmi = rest
+		}
+		if strings.HasPrefix(r.Text, "Hypervisor detected: ") && hv == "" {
+			hv = r.Text
+		}
+		if dmi != "" && hv != "" {
 			break
 		}
 	}
+	id := strings.TrimSpace(dmi + " " + hv)
+	env.Vendor, env.Product = id, id
 	return env
 }

@@ -110,3 +110,74 @@ func TestDBExamplesMatchAndAreNotShadowed(t *testing.T) {
 		}
 	}
 }
+
+// TestDBIgnoresNormalLines: lines that look alarming but do not show a
+// firmware fault must not match any entry (on real hardware). Each was a
+// false positive on a real log once.
+func TestDBIgnoresNormalLines(t *testing.T) {
+	m, err := NewMatcher(defaultDB(t), genericEnv)
+	require.NoError(t, err)
+	for _, line := range []string{
+		"tsc: Marking TSC unstable due to boot parameter",          // tsc=unstable on the command line
+		"secureboot: Secure boot could not be determined (mode 0)", // the boot loader bypassed the EFI stub
+		"PM: Device 1-1 failed to resume async: error -13",         // a USB device
+		"PM: Device 1-1.4 failed to resume async: error -71",       // a USB device behind a hub
+		"PM: Device usb1 failed to resume async: error -110",       // a USB root hub
+		"ima: No TPM chip found, activating TPM-bypass!",           // no TPM is not a fault
+		"i8042: PNP: No PS/2 controller found.",                    // most machines have none
+		"i8042: PNP: PS/2 appears to have AUX port disabled, if this is incorrect please boot with i8042.nopnp",
+		"apm: BIOS not found.",                                                 // ACPI machines have no APM
+		"Calgary: Unable to locate Rio Grande table in EBDA - bailing!",        // only IBM Calgary systems have it
+		"efifb: No BGRT, not showing boot graphics",                            // BGRT is optional
+		"ov2722 i2c-INT33FB:00: Failed to find EFI variable INT33FB:00_ClkSrc", // atomisp falls back to defaults
+		"acpi_cpufreq: overriding BIOS provided _PSD data",                     // done for every AMD CPU before family 19h
+		"pci 0000:01:00.0: disabling ASPM on pre-1.1 PCIe device.  You can enable it with 'pcie_aspm=force'",
+		"intel_rapl_common: RAPL package-0 domain dram locked by BIOS",
+		"amd_nb: Cannot enumerate AMD northbridges", // printed on Intel machines by old kernels
+		`ACPI Warning: \_SB.PCI0.PEG3.VID._DSM: Argument #4 type mismatch - Found [Buffer], ACPI requires [Package] (20200528/nsarguments-59)`, // the OS caller's arguments
+	} {
+		if e := m.Match(line); e != nil {
+			t.Errorf("%q matches %s, but it is no firmware fault", line, e.Label)
+		}
+	}
+}
+
+// TestDBVirtualMachineEntries: in a guest the hypervisor's quirks get the
+// low-severity virtual-machine entries, on real hardware the firmware ones.
+func TestDBVirtualMachineEntries(t *testing.T) {
+	es := defaultDB(t)
+	cases := []struct {
+		line     string
+		vm, real string
+	}{
+		{"mtrr: your CPUs had inconsistent fixed MTRR settings", "VMMTRRInconsistent", "MTRRInconsistentFixed"},
+		{"mtrr: probably your BIOS does not setup all CPUs.", "VMMTRRInconsistent", "MTRRBIOSNotAllCPUs"},
+		{"[Firmware Bug]: TSC doesn't count with P0 frequency!", "VMAMDTSCNotP0", "AMDTSCNotP0"},
+		{"acpi PNP0A08:00: _OSC: platform retains control of PCIe features (AE_NOT_FOUND)", "VMOSCNotFound", "OSCPlatformRetainsControl"},
+		{"amd_pstate: the _CPC object is not present in SBIOS or ACPI disabled", "VMAMDPStateNoCPPC", "AMDPStateNoCPC"},
+	}
+	qemu, err := NewMatcher(es, Env{Vendor: "QEMU Standard PC (Q35 + ICH9, 2009), BIOS 1.16.0-1 04/01/2014", Product: "QEMU Standard PC (Q35 + ICH9, 2009), BIOS 1.16.0-1 04/01/2014"})
+	require.NoError(t, err)
+	real, err := NewMatcher(es, genericEnv)
+	require.NoError(t, err)
+	for _, c := range cases {
+		if e := qemu.Match(c.line); assert.NotNil(t, e, c.line) {
+			assert.Equal(t, c.vm, e.Label, c.line)
+			assert.Equal(t, Low, e.Severity, c.line)
+		}
+		if e := real.Match(c.line); assert.NotNil(t, e, c.line) {
+			assert.Equal(t, c.real, e.Label, c.line)
+		}
+	}
+	// Firecracker has no DMI data; its "Hypervisor detected" line marks it
+	// as a guest. The MTRR entry is for QEMU's emulation only.
+	fc := EnvFromLog(ParseString("[    0.000000] DMI not present or invalid.\n[    0.000000] Hypervisor detected: KVM\n"))
+	assert.Equal(t, "Hypervisor detected: KVM", fc.Vendor)
+	m, err := NewMatcher(es, fc)
+	require.NoError(t, err)
+	assert.Equal(t, "VMAMDTSCNotP0", m.Match(cases[2].line).Label)
+	kvm := EnvFromLog(ParseString("DMI: Optimized Hosting KVM, BIOS 1.15.0 04/01/2014\nHypervisor detected: KVM\n"))
+	m, err = NewMatcher(es, kvm)
+	require.NoError(t, err)
+	assert.Equal(t, "MTRRInconsistentFixed", m.Match(cases[0].line).Label)
+}
