@@ -77,7 +77,8 @@ func TestKlogLinuxHWCorpus(t *testing.T) {
 	}{
 		{"074C5C2E091B__57037EB714.dmesg.txt", []string{"DMARBadRMRR", "AMLDivideByZero", "AMLMethodDivideByZero", "MTRRInconsistentVariable"}},
 		{"1979FBF2D488__3955B91269.dmesg.txt", []string{"FADTLengthMismatch"}},
-		{"02C917C9A536__5229FAFC3E.dmesg.txt", []string{"OpRegionConflict", "OSCFailedDisablingASPM", "MTRRInconsistentVariable"}},
+		{"02C917C9A536__5229FAFC3E.dmesg.txt", []string{"OpRegionConflict", "OSCMissingConventionalBridge", "MTRRInconsistentVariable"}},
+		{"57ED146F2C3C__4C5837816D.dmesg.txt", []string{"OSCFailedDisablingASPM"}},
 		{"22C25EDFF9A3__DE045A212C.dmesg.txt", []string{"MMCONFIGPartialBridge"}},
 		{"04FF5A51E4B0__73363DC346.dmesg.txt", []string{"ThermalNoValidTrip"}},
 		{"E888852CC4DB__50527E087E.dmesg.txt", []string{"AMLUnresolvedSymbol"}},
