@@ -78,6 +78,11 @@ func liveImage(t *testing.T, m qemu.Machine) (kernel, initramfs string) {
 	}
 	buildOnce.Do(func() {
 		if p := os.Getenv("FWCHECK_IMAGE"); p != "" {
+			// Relative paths are taken from the repository root, where
+			// make writes out/fwcheck.cpio.gz.
+			if root, err := mkimage.FindSource("."); err == nil && !filepath.IsAbs(p) {
+				p = filepath.Join(root, p)
+			}
 			builtImage = p
 			return
 		}
@@ -359,15 +364,22 @@ func TestBootShell(t *testing.T) {
 	defer typeIn.Close()
 	shell, answer := make(chan struct{}), make(chan struct{})
 	seen := &watcher{want: map[string]chan struct{}{"starting the shell": shell, "fwcheck-shell-42": answer}}
-	go func() {
-		// Type only once the shell is there; gosh echoes what it reads.
-		<-shell
+	// typeLine types a command once the line editor is reading again: a
+	// return typed while the terminal is still in cooked mode reaches gosh
+	// as a newline, which its editor inserts instead of running the line.
+	typeLine := func(cmd string) {
 		time.Sleep(2 * time.Second)
-		io.WriteString(typeIn, "echo fwcheck-shell-$((6*7))\r")
+		io.WriteString(typeIn, cmd)
+		time.Sleep(500 * time.Millisecond)
+		io.WriteString(typeIn, "\r")
+	}
+	go func() {
+		<-shell
+		typeLine("echo fwcheck-shell-$((6*7))")
 		<-answer
-		io.WriteString(typeIn, "poweroff\r")
+		typeLine("poweroff")
 	}()
-	ctx, cancel := context.WithTimeout(context.Background(), bootTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), bootTimeout*2/3)
 	defer cancel()
 	console, err := qemu.Run(ctx, qemu.Config{
 		Machine: qemu.SeaBIOS, Kernel: kernel, Initramfs: initramfs,

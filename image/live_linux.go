@@ -10,7 +10,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -27,7 +26,7 @@ type Live struct {
 	serial   []*os.File // the serial ones among them
 	out      io.Writer  // all consoles, for progress messages
 
-	storage sync.WaitGroup // background loading of GroupStorage modules
+	storage []ModuleEntry // GroupStorage modules, loaded after the checks
 }
 
 type mountSpec struct {
@@ -52,9 +51,10 @@ var (
 )
 
 // Setup prepares the live image for the checks: it opens the consoles,
-// mounts sysfs, proc and devtmpfs, loads the GroupChecks modules, mounts
-// efivarfs (on UEFI machines), securityfs and debugfs, and starts loading
-// the GroupStorage modules in the background. Problems are printed on the
+// mounts sysfs, proc and devtmpfs, loads the GroupChecks modules and
+// mounts efivarfs (on UEFI machines), securityfs and debugfs. The disk
+// drivers wait until the checks are done (SaveResults), so that their
+// probing does not race with the checks that read the kernel log. Problems are printed on the
 // consoles and returned; none of them stops the checks, which skip what
 // they cannot read.
 func Setup() (*Live, error) {
@@ -86,17 +86,11 @@ func Setup() (*Live, error) {
 		errs = append(errs, err)
 	}
 	l.Logf("fwcheck: setup: modules [%s], mounted [%s]", strings.Join(loaded, " "), strings.Join(mountedFS, " "))
-	l.storage.Add(1)
-	go func() {
-		defer l.storage.Done()
-		for _, e := range entries {
-			if e.Group == GroupStorage {
-				if _, err := l.loadModule(e.Name); err != nil {
-					l.Logf("fwcheck: %v", err)
-				}
-			}
+	for _, e := range entries {
+		if e.Group == GroupStorage {
+			l.storage = append(l.storage, e)
 		}
-	}()
+	}
 	err = errors.Join(errs...)
 	if err != nil {
 		for _, e := range errs {
@@ -305,12 +299,27 @@ func quietKernel(printk string) func() {
 	}
 }
 
-// SaveResults writes the results to a FAT partition labelled ResultsLabel,
-// when one appears within wait after the storage modules are loaded. It
-// returns the device and the file names written, or ok=false when there is
-// no results partition.
-func (l *Live) SaveResults(wait time.Duration, stamp time.Time, text, jsonDoc []byte) (dev string, files []string, ok bool, err error) {
-	l.storage.Wait()
+// Disk drivers probe SATA and NVMe disks within a second or so; USB sticks
+// take longer to enumerate.
+const (
+	diskSettle = 1500 * time.Millisecond
+	usbSettle  = 5 * time.Second
+)
+
+// SaveResults loads the disk and FAT drivers and writes the results to a
+// FAT partition labelled ResultsLabel, when one appears within a few
+// seconds. It returns the device and the file names written, or ok=false
+// when there is no results partition.
+func (l *Live) SaveResults(stamp time.Time, text, jsonDoc []byte) (dev string, files []string, ok bool, err error) {
+	for _, e := range l.storage {
+		if _, err := l.loadModule(e.Name); err != nil {
+			l.Logf("fwcheck: %v", err)
+		}
+	}
+	wait := diskSettle
+	if usb, _ := os.ReadDir(l.path("sys/bus/usb/devices")); len(usb) > 0 {
+		wait = usbSettle
+	}
 	deadline := time.Now().Add(wait)
 	for {
 		dev = l.findResultsPartition()

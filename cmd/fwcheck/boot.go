@@ -13,11 +13,6 @@ import (
 	"github.com/fwcheck/fwcheck/tests"
 )
 
-// resultsPartitionWait is how long the live image waits for a FWCHECK
-// results partition to appear once the disk drivers are loaded (USB sticks
-// take a moment to enumerate).
-const resultsPartitionWait = 3 * time.Second
-
 // S3CyclesEnv carries fwcheck.s3=N to the suspend/resume check.
 const S3CyclesEnv = "FWCHECK_S3_CYCLES"
 
@@ -85,7 +80,7 @@ func bootMain(cmdlineFile string) int {
 		if err := live.Publish(text.Bytes(), js.Bytes()); err != nil {
 			live.Logf("fwcheck: publishing results: %v", err)
 		}
-		dev, files, found, err := live.SaveResults(resultsPartitionWait, stamp, text.Bytes(), js.Bytes())
+		dev, files, found, err := live.SaveResults(stamp, text.Bytes(), js.Bytes())
 		switch {
 		case err != nil:
 			live.Logf("fwcheck: results partition %s: %v", dev, err)
