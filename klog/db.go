@@ -410,13 +410,17 @@ func stripTrailingCommas(b []byte) []byte {
 // one string) as both Vendor and Product, so that scope expressions match
 // anywhere in it. A guest's "Hypervisor detected: NAME" line is appended to
 // both, so that virtual machines without DMI data (Firecracker, for one)
-// still match the virtual-machine scopes.
+// still match the virtual-machine scopes. A log that says it has no DMI data
+// describes a known machine without it, not an unknown one.
 func EnvFromLog(recs []Record) Env {
 	env := Env{Kernel: KernelRelease(recs)}
 	var dmi, hv string
 	for _, r := range recs {
 		if rest, ok := strings.CutPrefix(r.Text, "DMI: "); ok && dmi == "" {
 			dmi = rest
+		}
+		if r.Text == noDMI && dmi == "" {
+			dmi = noDMI
 		}
 		if strings.HasPrefix(r.Text, "Hypervisor detected: ") && hv == "" {
 			hv = r.Text
@@ -429,3 +433,6 @@ func EnvFromLog(recs []Record) Env {
 	env.Vendor, env.Product = id, id
 	return env
 }
+
+// noDMI is what the kernel logs when it finds no SMBIOS entry point.
+const noDMI = "DMI not present or invalid."

@@ -173,7 +173,7 @@ func TestDBVirtualMachineEntries(t *testing.T) {
 	// Firecracker has no DMI data; its "Hypervisor detected" line marks it
 	// as a guest. The MTRR entry is for QEMU's emulation only.
 	fc := EnvFromLog(ParseString("[    0.000000] DMI not present or invalid.\n[    0.000000] Hypervisor detected: KVM\n"))
-	assert.Equal(t, "Hypervisor detected: KVM", fc.Vendor)
+	assert.Equal(t, "DMI not present or invalid. Hypervisor detected: KVM", fc.Vendor)
 	m, err := NewMatcher(es, fc)
 	require.NoError(t, err)
 	assert.Equal(t, "VMAMDTSCNotP0", m.Match(cases[2].line).Label)
@@ -181,4 +181,24 @@ func TestDBVirtualMachineEntries(t *testing.T) {
 	m, err = NewMatcher(es, kvm)
 	require.NoError(t, err)
 	assert.Equal(t, "MTRRInconsistentFixed", m.Match(cases[0].line).Label)
+}
+
+// A real machine whose log says it has no DMI data is not an unknown
+// machine: the firmware entry applies, not the virtual-machine one.
+func TestDBNoDMI(t *testing.T) {
+	es := defaultDB(t)
+	for _, c := range []struct {
+		log, want string
+	}{
+		{"DMI not present or invalid.\n", "SMBIOSMissing"},
+		{"DMI not present or invalid.\nHypervisor detected: KVM\n", "VMNoSMBIOS"},
+	} {
+		env := EnvFromLog(ParseString(c.log))
+		m, err := NewMatcher(es, env)
+		require.NoError(t, err)
+		if e := m.Match("DMI not present or invalid."); assert.NotNil(t, e, c.log) {
+			assert.Equal(t, c.want, e.Label, c.log)
+		}
+		assert.Equal(t, "MTRRInconsistentFixed", m.Match("mtrr: your CPUs had inconsistent fixed MTRR settings").Label, c.log)
+	}
 }
