@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -201,4 +202,82 @@ func TestKlogLabelsDoNotClash(t *testing.T) {
 		}
 	}
 	assert.True(t, strings.HasPrefix(klogUnexplained.Name, "Klog"))
+}
+
+// klogGoldenCase is one real kernel log of the shared corpus and the name of
+// its golden file.
+type klogGoldenCase struct {
+	name, path string
+}
+
+// klogGoldenCases lists every real kernel log in the corpus: the boot logs
+// under klog/ (QEMU, Firecracker and linux-hardware.org machines), the QEMU
+// suspend runs and the pm-graph suspend logs.
+func klogGoldenCases(t *testing.T) []klogGoldenCase {
+	root := filepath.Dir(corpus.Dir(t, "klog"))
+	var cs []klogGoldenCase
+	add := func(prefix, pattern string, name func(string) string) {
+		ps, _ := filepath.Glob(filepath.Join(root, pattern))
+		for _, p := range ps {
+			cs = append(cs, klogGoldenCase{prefix + name(p), p})
+		}
+	}
+	trim := func(suffix string) func(string) string {
+		return func(p string) string { return strings.TrimSuffix(filepath.Base(p), suffix) }
+	}
+	add("", "klog/*.dmesg.txt", trim(".dmesg.txt"))
+	add("", "klog/*.serial.txt", trim(".serial.txt"))
+	add("linuxhw-", "klog/linuxhw/*.dmesg.txt", trim(".dmesg.txt"))
+	add("suspend-qemu-", "suspend-qemu/*.serial.txt", trim(".serial.txt"))
+	add("pmgraph-", "suspend-pmgraph/*/*/*_dmesg.txt", trim("_dmesg.txt"))
+	require.NotEmpty(t, cs)
+	return cs
+}
+
+// TestKlogGolden runs the klog and oops checks over every real kernel log in
+// the corpus and compares the findings (label, severity, line) with
+// testdata/klog/golden/NAME.txt. Regenerate after an intended change of the
+// advice database or the checks, then review the diff:
+//
+//	go test ./tests -run KlogGolden -update
+func TestKlogGolden(t *testing.T) {
+	checks := []*Check{Lookup("klog"), Lookup("oops")}
+	require.NotNil(t, checks[0])
+	require.NotNil(t, checks[1])
+	dir := filepath.Join("testdata", "klog", "golden")
+	seen := map[string]bool{}
+	for _, c := range klogGoldenCases(t) {
+		require.False(t, seen[c.name], "two corpus logs map to the golden name %s", c.name)
+		seen[c.name] = true
+		t.Run(c.name, func(t *testing.T) {
+			rs := RunChecks(logMachine(c.path), checks)
+			for _, r := range rs {
+				require.Contains(t, []Status{StatusPassed, StatusFailed}, r.Status, "%s: %s", r.ID, r.Reason)
+			}
+			got := Render(rs)
+			path := filepath.Join(dir, c.name+".txt")
+			if *updateGolden {
+				require.NoError(t, os.MkdirAll(dir, 0o755))
+				require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+				return
+			}
+			want, err := os.ReadFile(path)
+			require.NoError(t, err, "missing golden file; run: go test ./tests -run KlogGolden -update")
+			assert.Equal(t, string(want), got)
+		})
+	}
+}
+
+// TestKlogGoldenHasNoStaleFiles fails when a golden file no longer has a
+// corpus log behind it.
+func TestKlogGoldenHasNoStaleFiles(t *testing.T) {
+	want := map[string]bool{}
+	for _, c := range klogGoldenCases(t) {
+		want[c.name+".txt"] = true
+	}
+	files, _ := filepath.Glob(filepath.Join("testdata", "klog", "golden", "*.txt"))
+	for _, f := range files {
+		assert.True(t, want[filepath.Base(f)], "stale golden file %s", f)
+	}
+	assert.Len(t, files, len(want))
 }
