@@ -77,7 +77,7 @@ func TestKlogLinuxHWCorpus(t *testing.T) {
 		labels []string
 	}{
 		{"074C5C2E091B__57037EB714.dmesg.txt", []string{"DMARBadRMRR", "AMLDivideByZero", "AMLMethodDivideByZero", "MTRRInconsistentVariable"}},
-		{"1979FBF2D488__3955B91269.dmesg.txt", []string{"FADTLengthMismatch"}},
+		{"1979FBF2D488__3955B91269.dmesg.txt", []string{"FADTLengthMismatch", "GHESZeroPollInterval"}},
 		{"02C917C9A536__5229FAFC3E.dmesg.txt", []string{"OpRegionConflict", "OSCMissingConventionalBridge", "MTRRInconsistentVariable"}},
 		{"57ED146F2C3C__4C5837816D.dmesg.txt", []string{"OSCFailedDisablingASPM"}},
 		{"22C25EDFF9A3__DE045A212C.dmesg.txt", []string{"MMCONFIGPartialBridge"}},
