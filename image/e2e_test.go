@@ -114,13 +114,14 @@ type bootResult struct {
 	verdicts float64 // seconds from kernel start, as the guest measured it
 	wall     time.Duration
 	fatJSON  []byte // the results file found on the FWCHECK partition, if any
+	tpm      bool   // a swtpm TPM 2.0 was attached
 }
 
 var verdictRE = regexp.MustCompile(`verdicts ([0-9.]+) s after kernel start`)
 
 // boot boots the live image on m with the given kernel arguments (and
 // fwcheck.after=poweroff) and returns what came out.
-func boot(t *testing.T, m qemu.Machine, args string, withResultsDisk bool) bootResult {
+func boot(t *testing.T, m qemu.Machine, args string, withResultsDisk, withTPM bool) bootResult {
 	t.Helper()
 	kernel, initramfs := liveImage(t, m)
 	cfg := qemu.Config{
@@ -128,6 +129,13 @@ func boot(t *testing.T, m qemu.Machine, args string, withResultsDisk bool) bootR
 		Kernel:    kernel,
 		Initramfs: initramfs,
 		Append:    "fwcheck.after=poweroff " + args,
+	}
+	if withTPM {
+		if err := qemu.SWTPMAvailable(); err != nil {
+			t.Logf("no TPM attached: %v", err)
+		} else {
+			cfg.TPM = true
+		}
 	}
 	var disk string
 	if withResultsDisk {
@@ -145,13 +153,18 @@ func boot(t *testing.T, m qemu.Machine, args string, withResultsDisk bool) bootR
 
 	js, err := image.ExtractResults(console)
 	require.NoError(t, err, "console:\n%s", tail(console))
-	r := bootResult{console: string(console), json: js, wall: wall}
+	r := bootResult{console: string(console), json: js, wall: wall, tpm: cfg.TPM}
 	r.doc = reporttest.Check(t, js)
 	if mt := verdictRE.FindStringSubmatch(r.console); mt != nil {
 		r.verdicts, _ = strconv.ParseFloat(mt[1], 64)
 	}
 	t.Logf("%s (accel %s): verdicts %.2f s after kernel start; QEMU start to poweroff %v",
 		m.Name, qemu.DefaultAccel(), r.verdicts, wall.Round(100*time.Millisecond))
+	for _, l := range strings.Split(r.console, "\n") {
+		if strings.Contains(l, "fwcheck ") && strings.Contains(l, "running") || strings.Contains(l, "tpm_tis") {
+			t.Log(strings.TrimSpace(l))
+		}
+	}
 	if disk != "" {
 		r.fatJSON = readResultsFile(t, disk)
 	}
@@ -320,6 +333,16 @@ func checkBoot(t *testing.T, m qemu.Machine, r bootResult) {
 		}
 	}
 
+	// With a TPM attached, the kernel finds it and TPM checks run.
+	if r.tpm {
+		assert.False(t, strings.Contains(r.console, "No TPM chip found"), "the kernel sees the swtpm TPM")
+		for _, res := range d.Results {
+			if res.Category == tests.TPM {
+				assert.NotEqual(t, tests.StatusSkipped, res.Status, "TPM check %s with a TPM attached: %s", res.ID, res.Reason)
+			}
+		}
+	}
+
 	// The results partition holds the same document.
 	if r.fatJSON != nil {
 		assert.JSONEq(t, string(r.json), string(r.fatJSON), "results on the FWCHECK partition")
@@ -328,13 +351,13 @@ func checkBoot(t *testing.T, m qemu.Machine, r bootResult) {
 
 func TestBootOVMFQ35(t *testing.T) {
 	t.Parallel()
-	r := boot(t, qemu.OVMF, "", true)
+	r := boot(t, qemu.OVMF, "", true, true)
 	checkBoot(t, qemu.OVMF, r)
 }
 
 func TestBootSeaBIOSPC(t *testing.T) {
 	t.Parallel()
-	r := boot(t, qemu.SeaBIOS, "", true)
+	r := boot(t, qemu.SeaBIOS, "", true, false)
 	checkBoot(t, qemu.SeaBIOS, r)
 }
 
@@ -343,7 +366,7 @@ func TestBootSeaBIOSPC(t *testing.T) {
 // wrong with the command line, and still powers off.
 func TestBootRunSelection(t *testing.T) {
 	t.Parallel()
-	r := boot(t, qemu.SeaBIOS, "fwcheck.run=checksum fwcheck.bogus=1", false)
+	r := boot(t, qemu.SeaBIOS, "fwcheck.run=checksum fwcheck.bogus=1", false, false)
 	var ids []string
 	for _, res := range r.doc.Results {
 		ids = append(ids, res.ID)

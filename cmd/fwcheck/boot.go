@@ -59,7 +59,7 @@ func bootMain(cmdlineFile string) int {
 			sel.IDs = ids
 		}
 	}
-	live.Logf("fwcheck %s: running %s", version, describeRun(cfg))
+	live.Logf("fwcheck %s: running %s (%.2f s after kernel start)", version, describeRun(cfg), image.Uptime().Seconds())
 
 	code := exitOK
 	stamp := time.Now()

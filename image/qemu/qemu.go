@@ -139,6 +139,54 @@ type Config struct {
 	Console io.Writer
 	// Input, when set, is typed into the serial console.
 	Input io.Reader
+	// TPM attaches a TPM 2.0 emulated by swtpm (see SWTPMAvailable).
+	TPM bool
+}
+
+// SWTPM is the TPM emulator the harness runs for Config.TPM.
+const SWTPM = "swtpm"
+
+// SWTPMAvailable reports why a TPM cannot be attached, or nil.
+func SWTPMAvailable() error {
+	if _, err := exec.LookPath(SWTPM); err != nil {
+		return errors.New("swtpm not found (apt-get install swtpm)")
+	}
+	return nil
+}
+
+// startTPM runs swtpm with its state and control socket in tmp and returns
+// QEMU's arguments for it and a function that stops it.
+func startTPM(tmp string) ([]string, func(), error) {
+	if err := SWTPMAvailable(); err != nil {
+		return nil, nil, err
+	}
+	state := filepath.Join(tmp, "tpm")
+	if err := os.MkdirAll(state, 0o700); err != nil {
+		return nil, nil, err
+	}
+	sock := filepath.Join(tmp, "swtpm.sock")
+	cmd := exec.Command(SWTPM, "socket", "--tpm2", "--tpmstate", "dir="+state,
+		"--ctrl", "type=unixio,path="+sock, "--flags", "not-need-init,startup-clear")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return nil, nil, err
+	}
+	stop := func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(sock); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			stop()
+			return nil, nil, fmt.Errorf("swtpm did not start: %s", strings.TrimSpace(stderr.String()))
+		}
+	}
+	return []string{
+		"-chardev", "socket,id=chrtpm,path=" + sock,
+		"-tpmdev", "emulator,id=tpm0,chardev=chrtpm",
+		"-device", "tpm-tis,tpmdev=tpm0",
+	}, stop, nil
 }
 
 // args returns QEMU's arguments for c, with files it needs put into tmp.
@@ -196,6 +244,14 @@ func Run(ctx context.Context, c Config) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if c.TPM {
+		tpmArgs, stop, err := startTPM(tmp)
+		if err != nil {
+			return nil, err
+		}
+		defer stop()
+		args = append(args, tpmArgs...)
+	}
 	var console, stderr bytes.Buffer
 	cmd := exec.Command(Binary, args...)
 	cmd.Stdout = &console
@@ -248,6 +304,14 @@ func Interactive(c Config) error {
 	args, err := c.args(tmp, true)
 	if err != nil {
 		return err
+	}
+	if c.TPM {
+		tpmArgs, stop, err := startTPM(tmp)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		args = append(args, tpmArgs...)
 	}
 	cmd := exec.Command(Binary, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
