@@ -123,6 +123,7 @@ func TestDBIgnoresNormalLines(t *testing.T) {
 		"PM: Device 1-1 failed to resume async: error -13",         // a USB device
 		"PM: Device 1-1.4 failed to resume async: error -71",       // a USB device behind a hub
 		"PM: Device usb1 failed to resume async: error -110",       // a USB root hub
+		"PM: Device 2-1.3 failed to suspend async: error -16",      // a USB device
 		"ima: No TPM chip found, activating TPM-bypass!",           // no TPM is not a fault
 		"i8042: PNP: No PS/2 controller found.",                    // most machines have none
 		"i8042: PNP: PS/2 appears to have AUX port disabled, if this is incorrect please boot with i8042.nopnp",
