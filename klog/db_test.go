@@ -134,8 +134,12 @@ func TestDBIgnoresNormalLines(t *testing.T) {
 		"acpi_cpufreq: overriding BIOS provided _PSD data",                     // done for every AMD CPU before family 19h
 		"pci 0000:01:00.0: disabling ASPM on pre-1.1 PCIe device.  You can enable it with 'pcie_aspm=force'",
 		"intel_rapl_common: RAPL package-0 domain dram locked by BIOS",
-		"amd_nb: Cannot enumerate AMD northbridges",                                                                                            // printed on Intel machines by old kernels
-		`ACPI Exception: AE_NOT_FOUND, While evaluating Sleep State [\_S1_] (20131218/hwxface-580)`,                                            // _S1 is optional
+		"amd_nb: Cannot enumerate AMD northbridges",                                                 // printed on Intel machines by old kernels
+		"DMAR: IOMMU disabled",                                                                      // intel_iommu=off on the command line
+		"DMAR: Intel-IOMMU force enabled due to platform opt in",                                    // the firmware asks for DMA protection
+		"ACPI: BIOS _OSI(Darwin) query honored via DMI",                                             // every Mac
+		"ERST: Could not register with persistent store.",                                           // another pstore backend came first
+		`ACPI Exception: AE_NOT_FOUND, While evaluating Sleep State [\_S1_] (20131218/hwxface-580)`, // _S1 is optional
 		`ACPI Warning: \_SB.PCI0.PEG3.VID._DSM: Argument #4 type mismatch - Found [Buffer], ACPI requires [Package] (20200528/nsarguments-59)`, // the OS caller's arguments
 	} {
 		if e := m.Match(line); e != nil {
