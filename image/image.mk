@@ -1,11 +1,12 @@
 # The live image (issue 5): included by the top-level Makefile.
 #
-#   make deps-image   install QEMU, OVMF, SeaBIOS, a kernel, dosfstools and
-#                     mtools with apt-get, only when something is missing
+#   make deps-image   install QEMU, OVMF, SeaBIOS, a kernel, dosfstools,
+#                     mtools, cpio and swtpm with apt-get, only when missing
 #   make image        build out/fwcheck.cpio.gz for KERNEL
 #   make demo         build the image and boot it under QEMU with OVMF on q35;
 #                     the report appears on this terminal, then a shell
 #                     (Ctrl-A X quits QEMU). DEMO_FIRMWARE=seabios boots pc.
+#                     A swtpm TPM 2.0 is attached when swtpm is installed.
 #
 # KERNEL defaults to the newest readable /boot/vmlinuz-*; its modules
 # (/lib/modules/RELEASE) go into the image. APPEND adds kernel arguments,
@@ -17,7 +18,6 @@ APPEND        ?=
 DEMO_FIRMWARE ?= ovmf
 # Debian's kernel package; on Ubuntu use KERNEL_PKG=linux-image-generic.
 KERNEL_PKG    ?= linux-image-amd64
-IMAGE_PKGS    := qemu-system-x86 ovmf seabios $(KERNEL_PKG) dosfstools mtools cpio
 
 # Shell snippet: the kernel to use, or an error naming the fix.
 find_kernel = k="$(KERNEL)"; \
@@ -37,6 +37,7 @@ deps-image:
 	command -v mkfs.vfat >/dev/null || [ -x /sbin/mkfs.vfat ] || [ -x /usr/sbin/mkfs.vfat ] || missing="$$missing dosfstools"; \
 	command -v mcopy >/dev/null || missing="$$missing mtools"; \
 	command -v cpio >/dev/null || missing="$$missing cpio"; \
+	command -v swtpm >/dev/null || missing="$$missing swtpm"; \
 	if [ -z "$$missing" ]; then echo "deps-image: everything is installed"; exit 0; fi; \
 	if ! command -v apt-get >/dev/null; then \
 	  echo "deps-image: missing:$$missing; install them with your package manager" >&2; exit 1; fi; \
@@ -53,4 +54,5 @@ image: build
 demo: deps-image image
 	@$(find_kernel); \
 	echo "Booting $(IMAGE) with $$k under QEMU ($(DEMO_FIRMWARE)); the report follows, then a shell. Quit QEMU with Ctrl-A X."; \
-	./$(BIN) image boot --initramfs $(IMAGE) --kernel "$$k" --firmware $(DEMO_FIRMWARE) --append "$(APPEND)"
+	tpm=""; command -v swtpm >/dev/null && tpm="--tpm"; \
+	./$(BIN) image boot --initramfs $(IMAGE) --kernel "$$k" --firmware $(DEMO_FIRMWARE) --append "$(APPEND)" $$tpm

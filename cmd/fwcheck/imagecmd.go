@@ -15,7 +15,7 @@ import (
 func init() {
 	c := &command{
 		name:  "image",
-		args:  "build -o OUT --kernel VMLINUZ | boot --initramfs FILE --kernel VMLINUZ [--firmware ovmf|seabios] [--append ARGS]",
+		args:  "build -o OUT --kernel VMLINUZ | boot --initramfs FILE --kernel VMLINUZ [--firmware ovmf|seabios] [--append ARGS] [--tpm]",
 		short: "build the live image (u-root initramfs) or boot it under QEMU",
 	}
 	c.run = func(e *env, args []string) int {
@@ -73,7 +73,7 @@ func imageBuild(e *env, args []string) int {
 }
 
 func imageBoot(e *env, args []string) int {
-	c := &command{name: "image boot", args: "--initramfs FILE --kernel VMLINUZ [--firmware ovmf|seabios] [--append ARGS]",
+	c := &command{name: "image boot", args: "--initramfs FILE --kernel VMLINUZ [--firmware ovmf|seabios] [--append ARGS] [--tpm]",
 		short: "boot the live image under QEMU with the serial console on this terminal"}
 	fs := newFlags(e, c)
 	var vm qemu.Config
@@ -81,6 +81,7 @@ func imageBoot(e *env, args []string) int {
 	fs.StringVar(&vm.Initramfs, "initramfs", "out/fwcheck.cpio.gz", "the initramfs `FILE` to boot")
 	fs.StringVar(&vm.Kernel, "kernel", "", "the `VMLINUZ` to boot (required)")
 	fs.StringVar(&vm.Append, "append", "", "extra kernel command line `ARGS`, e.g. fwcheck.after=poweroff")
+	fs.BoolVar(&vm.TPM, "tpm", false, "attach a TPM 2.0 emulated by swtpm")
 	fs.StringVar(&vm.Accel, "accel", "", "QEMU accelerator: kvm or tcg (default: kvm only when it really boots a guest here)")
 	pos, code, ok := parseFlags(e, c, fs, args)
 	if !ok {
