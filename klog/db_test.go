@@ -139,6 +139,12 @@ func TestDBIgnoresNormalLines(t *testing.T) {
 		"DMAR: Intel-IOMMU force enabled due to platform opt in",                                    // the firmware asks for DMA protection
 		"ACPI: BIOS _OSI(Darwin) query honored via DMI",                                             // every Mac
 		"ERST: Could not register with persistent store.",                                           // another pstore backend came first
+		"x2apic: enabled by BIOS, switching to x2apic ops",                                          // normal on servers
+		"x86/tme: not enabled by BIOS",                                                              // a setup option
+		"invalid mtrr_gran_size or mtrr_chunk_size, will find optimal one",                          // boot parameters
+		"EFI capsule is pending, forcing EFI reboot.",                                               // a firmware update in progress
+		"ACPI: PM: Low-power S0 idle used by default for system suspend",                            // S0ix platforms
+		"DMAR: Intel-IOMMU: not forcing on after tboot. This could expose security risk for tboot",  // intel_iommu=tboot_noforce
 		`ACPI Exception: AE_NOT_FOUND, While evaluating Sleep State [\_S1_] (20131218/hwxface-580)`, // _S1 is optional
 		`ACPI Warning: \_SB.PCI0.PEG3.VID._DSM: Argument #4 type mismatch - Found [Buffer], ACPI requires [Package] (20200528/nsarguments-59)`, // the OS caller's arguments
 	} {
