@@ -139,6 +139,8 @@ func TestDBIgnoresNormalLines(t *testing.T) {
 		"DMAR: Intel-IOMMU force enabled due to platform opt in",                                    // the firmware asks for DMA protection
 		"ACPI: BIOS _OSI(Darwin) query honored via DMI",                                             // every Mac
 		"ERST: Could not register with persistent store.",                                           // another pstore backend came first
+		"acpi PNP0A08:00: _OSC: platform does not support [PCIeHotplug LTR]",                        // _OSC negotiation
+		"ipmi_si: Unable to find any System Interface(s)",                                           // no BMC
 		"x2apic: enabled by BIOS, switching to x2apic ops",                                          // normal on servers
 		"x86/tme: not enabled by BIOS",                                                              // a setup option
 		"invalid mtrr_gran_size or mtrr_chunk_size, will find optimal one",                          // boot parameters
