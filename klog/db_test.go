@@ -215,3 +215,18 @@ func TestDBNoDMI(t *testing.T) {
 		assert.Equal(t, "MTRRInconsistentFixed", m.Match("mtrr: your CPUs had inconsistent fixed MTRR settings").Label, c.log)
 	}
 }
+
+// placeholder finds the values a format-string scanner fills in ("foo"
+// for %s, "1f" for %x, a fixed [mem] range for %p) instead of values a
+// real kernel prints.
+var placeholder = regexp.MustCompile(`\bfoo\b|\[mem 0x00001000-0x00001fff\]|\b(?:0x)?1f1f\b|\b0x1f\b|MSR1F=`)
+
+// Examples are real log lines or lines built from the kernel's format
+// string with plausible values, never scanner placeholders.
+func TestDBExamplesAreRealistic(t *testing.T) {
+	for _, e := range defaultDB(t) {
+		for _, ex := range e.Examples {
+			assert.NotRegexp(t, placeholder, ex, "%s: example has a placeholder value", e.Label)
+		}
+	}
+}
