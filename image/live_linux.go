@@ -1,7 +1,6 @@
 package image
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -198,30 +197,6 @@ func (l *Live) openConsoles() {
 		ws = []io.Writer{os.Stdout}
 	}
 	l.out = io.MultiWriter(ws...)
-}
-
-// ParseConsoles returns the device names listed in /proc/consoles.
-func ParseConsoles(procConsoles []byte) []string {
-	var names []string
-	sc := bufio.NewScanner(bytes.NewReader(procConsoles))
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) > 0 && !strings.ContainsAny(f[0], "/.") {
-			names = append(names, f[0])
-		}
-	}
-	return names
-}
-
-// IsSerialConsole reports whether a console device name is a serial port
-// (8250/16550 "ttyS", PL011 "ttyAMA", USB serial, hypervisor console).
-func IsSerialConsole(name string) bool {
-	for _, p := range []string{"ttyS", "ttyAMA", "ttyUSB", "ttyACM", "hvc"} {
-		if strings.HasPrefix(name, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // Logf prints a progress line on every console.

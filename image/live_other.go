@@ -1,0 +1,41 @@
+//go:build !linux
+
+package image
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+// Live stands in for the live image on systems other than Linux, where
+// fwcheck boot cannot run; it prints everything on standard output.
+type Live struct{}
+
+// Setup reports that the live image runs on Linux only.
+func Setup() (*Live, error) { return &Live{}, errors.New("the live image runs on Linux only") }
+
+// Logf prints a line on standard output.
+func (l *Live) Logf(format string, args ...any) { fmt.Fprintf(os.Stdout, format+"\n", args...) }
+
+// Console returns standard output.
+func (l *Live) Console() io.Writer { return os.Stdout }
+
+// Publish prints the report and the framed JSON document on standard output.
+func (l *Live) Publish(text, jsonDoc []byte) error {
+	_, err := fmt.Fprintf(os.Stdout, "%s\n%s\n%s\n%s\n", text, BeginMarker, jsonDoc, EndMarker)
+	return err
+}
+
+// SaveResults finds no results partition.
+func (l *Live) SaveResults(time.Time, []byte, []byte) (string, []string, bool, error) {
+	return "", nil, false, nil
+}
+
+// DoAfter does nothing.
+func (l *Live) DoAfter(After) error { return nil }
+
+// Uptime is unknown here.
+func Uptime() time.Duration { return 0 }
