@@ -209,3 +209,21 @@ func TestParseConsoles(t *testing.T) {
 	assert.Equal(t, []string{"ttyS0", "hvc0"}, serial)
 	assert.Empty(t, ParseConsoles([]byte("../etc x\n\n")))
 }
+
+// BenchmarkExtractResults scans a console transcript the size of a
+// verbose boot (about 100 KiB of kernel messages) for the results block.
+func BenchmarkExtractResults(b *testing.B) {
+	var console bytes.Buffer
+	for i := 0; console.Len() < 100<<10; i++ {
+		console.WriteString("[    1.234567] pci 0000:00:01.0: some kernel message number ")
+		console.WriteString(strings.Repeat("x", i%40) + "\r\n")
+	}
+	console.WriteString(BeginMarker + "\r\n{\"schema\": \"1.0\", \"results\": []}\r\n" + EndMarker + "\r\n")
+	b.SetBytes(int64(console.Len()))
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := ExtractResults(console.Bytes()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
