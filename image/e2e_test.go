@@ -383,62 +383,75 @@ func TestBootRunSelection(t *testing.T) {
 func TestBootShell(t *testing.T) {
 	t.Parallel()
 	kernel, initramfs := liveImage(t, qemu.SeaBIOS)
-	in, typeIn := io.Pipe()
-	defer typeIn.Close()
-	shell, answer := make(chan struct{}), make(chan struct{})
-	seen := &watcher{want: map[string]chan struct{}{"starting the shell": shell, "fwcheck-shell-42": answer}}
-	// typeLine types a command once the line editor is reading again: a
-	// return typed while the terminal is still in cooked mode reaches gosh
-	// as a newline, which its editor inserts instead of running the line.
-	typeLine := func(cmd string) {
-		time.Sleep(2 * time.Second)
-		io.WriteString(typeIn, cmd)
-		time.Sleep(500 * time.Millisecond)
-		io.WriteString(typeIn, "\r")
-	}
-	go func() {
-		<-shell
-		typeLine("echo fwcheck-shell-$((6*7))")
-		<-answer
-		typeLine("poweroff")
-	}()
 	ctx, cancel := context.WithTimeout(context.Background(), bootTimeout*2/3)
 	defer cancel()
-	console, err := qemu.Run(ctx, qemu.Config{
-		Machine: qemu.SeaBIOS, Kernel: kernel, Initramfs: initramfs,
-		Console: seen, Input: in,
-	})
-	require.NoError(t, err, "console:\n%s", tail(console))
-	_, err = image.ExtractResults(console)
-	require.NoError(t, err)
-	assert.Contains(t, seen.String(), "fwcheck-shell-42", "the shell ran a command")
-}
+	in, typeIn := io.Pipe()
+	defer typeIn.Close()
+	console := &syncBuffer{}
 
-// watcher is a console writer that closes a channel when its text first
-// appears.
-type watcher struct {
-	mu   sync.Mutex
-	buf  bytes.Buffer
-	want map[string]chan struct{}
-}
-
-func (w *watcher) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.buf.Write(p)
-	for s, ch := range w.want {
-		if bytes.Contains(w.buf.Bytes(), []byte(s)) {
-			close(ch)
-			delete(w.want, s)
+	// waitFor returns the offset just past the first s in the console at
+	// or after from, or -1 when the boot is over.
+	waitFor := func(s string, from int) int {
+		for ctx.Err() == nil {
+			if i := strings.Index(console.String()[from:], s); i >= 0 {
+				return from + i + len(s)
+			}
+			time.Sleep(50 * time.Millisecond)
 		}
+		return -1
 	}
-	return len(p), nil
+	// typeLine types a command once gosh's line editor shows its key help
+	// (it is reading then, in raw mode: a return typed earlier reaches it
+	// as a newline, which it inserts instead of running the line).
+	typeLine := func(cmd string, from int) int {
+		if from = waitFor("toggle key help", from); from < 0 {
+			return -1
+		}
+		time.Sleep(300 * time.Millisecond)
+		io.WriteString(typeIn, cmd)
+		time.Sleep(300 * time.Millisecond)
+		io.WriteString(typeIn, "\r")
+		return from
+	}
+	go func() {
+		p := waitFor("starting the shell", 0)
+		if p < 0 {
+			return
+		}
+		if p = typeLine("echo fwcheck-shell-$((6*7))", p); p < 0 {
+			return
+		}
+		if p = waitFor("fwcheck-shell-42", p); p < 0 {
+			return
+		}
+		typeLine("poweroff", p)
+	}()
+	out, err := qemu.Run(ctx, qemu.Config{
+		Machine: qemu.SeaBIOS, Kernel: kernel, Initramfs: initramfs,
+		Console: console, Input: in,
+	})
+	require.NoError(t, err, "console:\n%s", tail(out))
+	_, err = image.ExtractResults(out)
+	require.NoError(t, err)
+	assert.Contains(t, console.String(), "fwcheck-shell-42", "the shell ran a command")
 }
 
-func (w *watcher) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.String()
+// syncBuffer is a console writer that the test can read while QEMU writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // TestImageSize keeps the compressed initramfs within its budget.
