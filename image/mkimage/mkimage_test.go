@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/ulikunitz/xz"
+	"golang.org/x/mod/modfile"
 )
 
 // bzImage returns the start of a bzImage whose kernel_version string is v.
@@ -220,4 +221,23 @@ func TestBuildOpts(t *testing.T) {
 	o := buildOpts("v1.2")
 	assert.True(t, o.NoStrip)
 	assert.Equal(t, []string{"-ldflags=-s -w -buildid= -X github.com/fwcheck/fwcheck/image.Version=v1.2"}, o.ExtraArgs)
+}
+
+// TestCommandsAreModuleTools keeps the image's u-root commands in go.mod's
+// tool directives: without one, go mod tidy drops a command's own
+// dependencies (gosh's line editor) and the image stops building.
+func TestCommandsAreModuleTools(t *testing.T) {
+	root, err := FindSource(".")
+	require.NoError(t, err)
+	b, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	require.NoError(t, err)
+	mf, err := modfile.Parse("go.mod", b, nil)
+	require.NoError(t, err)
+	tools := map[string]bool{}
+	for _, tl := range mf.Tool {
+		tools[tl.Path] = true
+	}
+	for _, c := range append([]string{"core/init", "core/gosh"}, Commands...) {
+		assert.True(t, tools["github.com/u-root/u-root/cmds/"+c], "go get -tool github.com/u-root/u-root/cmds/%s", c)
+	}
 }
