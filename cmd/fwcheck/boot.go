@@ -13,9 +13,6 @@ import (
 	"github.com/fwcheck/fwcheck/tests"
 )
 
-// S3CyclesEnv carries fwcheck.s3=N to the suspend/resume check.
-const S3CyclesEnv = "FWCHECK_S3_CYCLES"
-
 func init() {
 	c := &command{
 		name:   "boot",
@@ -51,8 +48,7 @@ func bootMain(cmdlineFile string) int {
 	}
 	sel := tests.Selection{IDs: cfg.Run}
 	if cfg.S3 > 0 {
-		os.Setenv(S3CyclesEnv, strconv.Itoa(cfg.S3))
-		ids, err := withS3(cfg.Run)
+		ids, err := withS3(cfg.Run, cfg.S3)
 		if err != nil {
 			live.Logf("fwcheck: fwcheck.s3=%d: %v", cfg.S3, err)
 		} else {
@@ -70,7 +66,7 @@ func bootMain(cmdlineFile string) int {
 		code = exitUsage
 	} else {
 		var text, js bytes.Buffer
-		if err := report.WriteText(&text, doc, report.TextOptions{}); err != nil {
+		if err := report.WriteText(&text, doc, report.TextOptions{FailOn: defaultFailOn}); err != nil {
 			live.Logf("fwcheck: report: %v", err)
 		}
 		if err := report.WriteJSON(&js, doc); err != nil {
@@ -87,7 +83,7 @@ func bootMain(cmdlineFile string) int {
 		case found:
 			live.Logf("fwcheck: results written to %s: %v", dev, files)
 		}
-		if doc.Failing(tests.Medium) {
+		if doc.Failing(defaultFailOn) {
 			code = exitFailing
 		}
 	}
@@ -101,14 +97,15 @@ func bootMain(cmdlineFile string) int {
 const S3CheckID = "s3"
 
 // withS3 adds the suspend/resume check to a selection (nil: the safe
-// checks), since power-state checks only run when named.
-func withS3(run []string) ([]string, error) {
-	found := false
-	for _, c := range tests.All() {
-		found = found || c.ID == S3CheckID
-	}
-	if !found {
+// checks), since power-state checks only run when named, and sets its
+// "cycles" setting.
+func withS3(run []string, cycles int) ([]string, error) {
+	c := tests.Lookup(S3CheckID)
+	if c == nil {
 		return nil, fmt.Errorf("this fwcheck has no %q check", S3CheckID)
+	}
+	if err := c.Settings.Set("cycles", strconv.Itoa(cycles)); err != nil {
+		return nil, fmt.Errorf("check %s: %w", S3CheckID, err)
 	}
 	if run == nil {
 		safe, err := tests.Select(tests.All(), tests.Selection{})

@@ -50,14 +50,14 @@ func TestWithS3(t *testing.T) {
 	for _, c := range tests.All() {
 		has = has || c.ID == S3CheckID
 	}
-	ids, err := withS3([]string{"checksum"})
+	ids, err := withS3([]string{"checksum"}, 3)
 	if !has {
 		assert.ErrorContains(t, err, "no \"s3\" check")
 		return
 	}
 	assert.NoError(t, err)
 	assert.Equal(t, []string{"checksum", S3CheckID}, ids)
-	ids, err = withS3(nil)
+	ids, err = withS3(nil, 3)
 	assert.NoError(t, err)
 	assert.Contains(t, ids, S3CheckID)
 	assert.Contains(t, ids, "checksum")
