@@ -136,3 +136,10 @@ func splitCmdline(s string) []string {
 	}
 	return words
 }
+
+// KernelArgs are the kernel arguments the live image needs besides its
+// own fwcheck.* options. iomem=relaxed lets fwcheck read the ACPI root
+// tables (RSDP, XSDT, RSDT) through /dev/mem: distribution kernels built
+// with CONFIG_IO_STRICT_DEVMEM refuse reads of the busy "ACPI Tables"
+// ranges otherwise, and sysfs does not expose those tables.
+const KernelArgs = "iomem=relaxed"

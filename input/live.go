@@ -2,9 +2,11 @@ package input
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/fwcheck/fwcheck/klog"
@@ -38,6 +40,9 @@ func init() {
 		defer mem.Close()
 		systab, _ := os.ReadFile(filepath.Join(root, "sys/firmware/efi/systab"))
 		ts, err := acpi.ReadRoots(mem, systab)
+		if errors.Is(err, os.ErrPermission) {
+			return nil, fmt.Errorf("%w (the kernel restricts /dev/mem: boot with iomem=relaxed)", err)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -52,7 +57,11 @@ func init() {
 			}
 			t := ts.First(sig)
 			if t == nil {
-				return nil, fmt.Errorf("no %s reachable from the RSDP", file)
+				why := "the RSDP does not point at one"
+				if len(ts.Warnings) > 0 {
+					why = strings.Join(ts.Warnings, "; ")
+				}
+				return nil, fmt.Errorf("no %s read: %s", file, why)
 			}
 			return t.Raw, nil
 		})

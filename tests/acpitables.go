@@ -122,6 +122,12 @@ func fadtVersion(f *acpi.FADT) specVersion {
 
 func runACPITables(p *Pass) error {
 	ts := p.ACPI()
+	// What the loader tolerated or could not read (stray dump lines, root
+	// tables /dev/mem would not give): the reasons behind later "not
+	// checked" notes.
+	for _, w := range ts.Warnings {
+		p.Info(nil, "loading: %s", w)
+	}
 	for _, t := range ts.List {
 		checkTableHeader(p, t)
 	}

@@ -18,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/fwcheck/fwcheck/image"
 )
 
 // Binary is the QEMU system emulator the harness runs.
@@ -222,7 +224,7 @@ func (c Config) args(tmp string, interactive bool) ([]string, error) {
 	a = append(a,
 		"-kernel", c.Kernel,
 		"-initrd", c.Initramfs,
-		"-append", strings.TrimSpace("console=ttyS0,115200 panic=-1 "+c.Append),
+		"-append", strings.TrimSpace("console=ttyS0,115200 panic=-1 "+image.KernelArgs+" "+c.Append),
 	)
 	for _, d := range c.Disks {
 		a = append(a, "-drive", "if=ide,format=raw,file="+d)
