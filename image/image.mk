@@ -4,8 +4,10 @@
 #                     mtools, cpio and swtpm with apt-get, only when missing
 #   make image        build out/fwcheck.cpio.gz for KERNEL
 #   make demo         build the image and boot it under QEMU with OVMF on q35;
-#                     the report appears on this terminal, then a shell
-#                     (Ctrl-A X quits QEMU). DEMO_FIRMWARE=seabios boots pc.
+#                     the report appears on this terminal and the machine
+#                     powers off. DEMO_AFTER=shell stays at the image's shell
+#                     instead (Ctrl-A X quits QEMU); DEMO_FIRMWARE=seabios
+#                     boots pc.
 #                     A swtpm TPM 2.0 is attached when swtpm is installed.
 #
 # KERNEL defaults to the newest readable /boot/vmlinuz-*; its modules
@@ -16,6 +18,7 @@ IMAGE         ?= out/fwcheck.cpio.gz
 KERNEL        ?=
 APPEND        ?=
 DEMO_FIRMWARE ?= ovmf
+DEMO_AFTER    ?= poweroff
 # Debian's kernel package; on Ubuntu use KERNEL_PKG=linux-image-generic.
 KERNEL_PKG    ?= linux-image-amd64
 
@@ -53,6 +56,6 @@ image: build
 
 demo: deps-image image
 	@$(find_kernel); \
-	echo "Booting $(IMAGE) with $$k under QEMU ($(DEMO_FIRMWARE)); the report follows, then a shell. Quit QEMU with Ctrl-A X."; \
+	echo "Booting $(IMAGE) with $$k under QEMU ($(DEMO_FIRMWARE)); the report follows, then fwcheck.after=$(DEMO_AFTER) (at a shell, Ctrl-A X quits QEMU)."; \
 	tpm=""; command -v swtpm >/dev/null && tpm="--tpm"; \
-	./$(BIN) image boot --initramfs $(IMAGE) --kernel "$$k" --firmware $(DEMO_FIRMWARE) --append "$(APPEND)" $$tpm
+	./$(BIN) image boot --initramfs $(IMAGE) --kernel "$$k" --firmware $(DEMO_FIRMWARE) --append "fwcheck.after=$(DEMO_AFTER) $(APPEND)" $$tpm

@@ -116,25 +116,41 @@ func (t *textWriter) summary(d *Document) {
 
 // verdict prints the one line a person booting new hardware looks for.
 func (t *textWriter) verdict(d *Document) {
-	th := t.o.FailOn
-	if th == tests.None {
-		th = tests.Low
+	v, kind := Verdict(d, t.o.FailOn)
+	color := map[VerdictKind]string{VerdictFail: red + bold, VerdictPass: green + bold, VerdictNothing: yellow + bold}[kind]
+	t.printf(color, "verdict: %s\n", v)
+}
+
+// VerdictKind classifies a run's outcome.
+type VerdictKind int
+
+// Verdict kinds.
+const (
+	VerdictPass    VerdictKind = iota // no failure at or above the threshold
+	VerdictFail                       // a failure at or above it, or an aborted check
+	VerdictNothing                    // every check was skipped
+)
+
+// Verdict sums a run up in one sentence against the failure threshold
+// failOn (zero means low: any failure).
+func Verdict(d *Document, failOn tests.Severity) (string, VerdictKind) {
+	if failOn == tests.None {
+		failOn = tests.Low
 	}
 	at := 0
 	for sev, n := range d.Totals.Failures {
-		if s, err := tests.ParseSeverity(sev); err == nil && s >= th {
+		if s, err := tests.ParseSeverity(sev); err == nil && s >= failOn {
 			at += n
 		}
 	}
 	s := d.Totals.Status
 	switch {
 	case s["aborted"] > 0:
-		t.printf(red+bold, "verdict: FAIL — %d check(s) aborted; the results are incomplete\n", s["aborted"])
+		return fmt.Sprintf("FAIL — %d check(s) aborted; the results are incomplete", s["aborted"]), VerdictFail
 	case at > 0:
-		t.printf(red+bold, "verdict: FAIL — %d failure(s) at or above %s\n", at, th)
+		return fmt.Sprintf("FAIL — %d failure(s) at or above %s", at, failOn), VerdictFail
 	case d.Totals.Checks == 0 || s["skipped"] == d.Totals.Checks:
-		t.printf(yellow+bold, "verdict: NOTHING CHECKED — every check was skipped (see the reasons; as root, or with --from, more inputs are readable)\n")
-	default:
-		t.printf(green+bold, "verdict: PASS — no failure at or above %s\n", th)
+		return "NOTHING CHECKED — every check was skipped (see the reasons; as root, or with --from, more inputs are readable)", VerdictNothing
 	}
+	return fmt.Sprintf("PASS — no failure at or above %s", failOn), VerdictPass
 }

@@ -83,6 +83,9 @@ func bootMain(cmdlineFile string) int {
 		case found:
 			live.Logf("fwcheck: results written to %s: %v", dev, files)
 		}
+		// The report scrolled past above the JSON: end on the verdict.
+		v, _ := report.Verdict(doc, defaultFailOn)
+		live.Logf("fwcheck: verdict: %s", v)
 		if doc.Failing(defaultFailOn) {
 			code = exitFailing
 		}
