@@ -2,7 +2,6 @@ package tests
 
 import (
 	"encoding/binary"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,13 +17,6 @@ import (
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/internal/corpus"
 )
-
-// Regenerate the golden files after an intended change of the ACPI checks:
-//
-//	go test ./tests -run Golden -update
-//
-// then review the diff of tests/testdata/acpi/golden before committing.
-var updateGolden = flag.Bool("update", false, "rewrite the golden files under testdata/ with the current results")
 
 // acpiCheckIDs are the checks of the ACPI static-table suite.
 var acpiCheckIDs = []string{"acpitables", "checksum", "fadt", "hpet", "madt", "mcfg", "mcfg-reserved"}
@@ -93,16 +85,7 @@ func TestACPIGolden(t *testing.T) {
 			for _, r := range rs {
 				assert.NotEqual(t, StatusAborted, r.Status, "%s: %s", r.ID, r.Reason)
 			}
-			got := Render(rs)
-			path := filepath.Join(dir, c.name+".txt")
-			if *updateGolden {
-				require.NoError(t, os.MkdirAll(dir, 0o755))
-				require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-				return
-			}
-			want, err := os.ReadFile(path)
-			require.NoError(t, err, "missing golden file; run: go test ./tests -run Golden -update")
-			assert.Equal(t, string(want), got)
+			checkGolden(t, dir, c.name, Render(rs))
 		})
 	}
 }
@@ -110,15 +93,11 @@ func TestACPIGolden(t *testing.T) {
 // TestACPIGoldenHasNoStaleFiles fails when a golden file no longer has a
 // corpus dump behind it.
 func TestACPIGoldenHasNoStaleFiles(t *testing.T) {
-	want := map[string]bool{}
+	var names []string
 	for _, c := range goldenCases(t) {
-		want[c.name+".txt"] = true
+		names = append(names, c.name)
 	}
-	files, _ := filepath.Glob(filepath.Join("testdata", "acpi", "golden", "*.txt"))
-	for _, f := range files {
-		assert.True(t, want[filepath.Base(f)], "stale golden file %s", f)
-	}
-	assert.Len(t, files, len(want))
+	checkNoStaleGolden(t, filepath.Join("testdata", "acpi", "golden"), names)
 }
 
 // qemuSanitized are the failures QEMU's stored test tables have by

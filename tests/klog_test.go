@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -256,16 +255,7 @@ func TestKlogGolden(t *testing.T) {
 			for _, r := range rs {
 				require.Contains(t, []Status{StatusPassed, StatusFailed}, r.Status, "%s: %s", r.ID, r.Reason)
 			}
-			got := Render(rs)
-			path := filepath.Join(dir, c.name+".txt")
-			if *updateGolden {
-				require.NoError(t, os.MkdirAll(dir, 0o755))
-				require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-				return
-			}
-			want, err := os.ReadFile(path)
-			require.NoError(t, err, "missing golden file; run: go test ./tests -run KlogGolden -update")
-			assert.Equal(t, string(want), got)
+			checkGolden(t, dir, c.name, Render(rs))
 		})
 	}
 }
@@ -273,13 +263,9 @@ func TestKlogGolden(t *testing.T) {
 // TestKlogGoldenHasNoStaleFiles fails when a golden file no longer has a
 // corpus log behind it.
 func TestKlogGoldenHasNoStaleFiles(t *testing.T) {
-	want := map[string]bool{}
+	var names []string
 	for _, c := range klogGoldenCases(t) {
-		want[c.name+".txt"] = true
+		names = append(names, c.name)
 	}
-	files, _ := filepath.Glob(filepath.Join("testdata", "klog", "golden", "*.txt"))
-	for _, f := range files {
-		assert.True(t, want[filepath.Base(f)], "stale golden file %s", f)
-	}
-	assert.Len(t, files, len(want))
+	checkNoStaleGolden(t, filepath.Join("testdata", "klog", "golden"), names)
 }
