@@ -131,3 +131,13 @@ func TestJUnit(t *testing.T) {
 	assert.Equal(t, "FADTResetCF9SingleWrite", s.Suites[0].Cases[0].Failures[0].Type)
 	assert.Equal(t, "0.002", s.Suites[0].Cases[0].Time)
 }
+
+func TestTextKeepsMultiLineMessagesIndented(t *testing.T) {
+	rs := []tests.Result{{ID: "klog", Title: "kernel log", Category: tests.Log, Status: tests.StatusFailed, Findings: []tests.Finding{
+		{Kind: tests.KindFail, Label: "AMDPStateCPPCDisabled", Severity: tests.Low, Message: "[ 0.35] first line\nsecond line", Advice: "Enable CPPC."},
+	}}}
+	d := report.New("test", input.New(input.Empty(), input.Options{}), time.Now(), time.Now(), rs)
+	var b bytes.Buffer
+	require.NoError(t, report.WriteText(&b, d, report.TextOptions{}))
+	assert.Contains(t, b.String(), "first line\n       second line\n       advice: Enable CPPC.")
+}

@@ -74,8 +74,8 @@ func (t *textWriter) result(r Result) {
 		switch f.Kind {
 		case tests.KindFail:
 			t.printf(red, "  FAIL %s [%s]", f.Label, f.Severity)
-			t.printf("", ": %s\n", f.Message)
-			t.printf("", "       advice: %s\n", f.Advice)
+			t.printf("", ": %s\n", indent(f.Message))
+			t.printf("", "       advice: %s\n", indent(f.Advice))
 			if f.Spec != "" {
 				t.printf(dim, "       spec: %s\n", f.Spec)
 			}
@@ -154,3 +154,7 @@ func Verdict(d *Document, failOn tests.Severity) (string, VerdictKind) {
 	}
 	return fmt.Sprintf("PASS — no failure at or above %s", failOn), VerdictPass
 }
+
+// indent keeps a multi-line message (a kernel line with an embedded
+// newline, say) inside its finding's block.
+func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n       ") }
