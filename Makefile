@@ -39,14 +39,17 @@ test-short: lint
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-# Every FuzzXxx in the tree, each for FUZZTIME.
+# Every FuzzXxx in the tree, each for FUZZTIME; runs them all, then names
+# the ones that failed (a crasher is saved under testdata/fuzz/ by go test).
 fuzz:
-	@set -e; for pkg in $$($(GO) list ./...); do \
+	@failed=""; for pkg in $$($(GO) list ./...); do \
 	  dir=$$($(GO) list -f '{{.Dir}}' $$pkg); \
 	  for f in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$dir/*_test.go 2>/dev/null | sed 's/func //'); do \
-	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
+	    echo "== $$pkg $$f"; \
+	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || failed="$$failed $$pkg.$$f"; \
 	  done; \
-	done
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz targets that failed:$$failed"; exit 1; fi; echo "every fuzz target ran clean"
 
 clean:
 	rm -rf $(BIN) out
