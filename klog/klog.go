@@ -166,6 +166,9 @@ func parseLine(raw string) (rec Record, ok, kmsg bool) {
 		rest = rest[n:] // dmesg -T or --time-format=iso: no time since boot
 	}
 	rec.Text = unescape(rest)
+	if rec.Text == "" && rec.Level == Unknown && rec.Time < 0 {
+		return rec, false, false // a bare wall-clock stamp: nothing logged
+	}
 	return rec, true, false
 }
 
@@ -470,6 +473,15 @@ func escape(s string) string {
 	return b.String()
 }
 
+// escapeFirst writes the first byte of an escaped text as "\xNN", unless it
+// already starts an escape.
+func escapeFirst(text string) string {
+	if text == "" || text[0] == '\\' {
+		return text
+	}
+	return fmt.Sprintf(`\x%02x`, text[0]) + text[1:]
+}
+
 // Format writes records as "<N>[sec.usec] text" lines, one per folded
 // occurrence, which Parse reads back to the same records (level, facility,
 // time, text and count; sequence numbers are not kept). The "<N>" and
@@ -509,19 +521,21 @@ func FormatRecord(r Record) string {
 		pre.WriteString("] ")
 	}
 	text := escape(r.Text)
-	line := pre.String() + text
-	if text == "" || roundTrips(line, r) {
-		return line
+	if text == "" {
+		return pre.String()
 	}
-	// The text itself looks like a prefix or a journal line: escape its
-	// first byte, and if need be the space before "kernel:", so that it
-	// reads back as text.
-	text = fmt.Sprintf(`\x%02x`, text[0]) + text[1:]
-	line = pre.String() + text
-	if roundTrips(line, r) {
-		return line
+	// The text itself may look like a prefix or a journal line: then escape
+	// its first byte, or the space before "kernel:", or both, so that it
+	// reads back as text. (A first byte that is already "\" starts an
+	// escape and is left alone.)
+	noJournal := strings.ReplaceAll(text, " kernel:", `\x20kernel:`)
+	candidates := []string{text, escapeFirst(text), noJournal, escapeFirst(noJournal)}
+	for _, c := range candidates {
+		if line := pre.String() + c; roundTrips(line, r) {
+			return line
+		}
 	}
-	return pre.String() + strings.ReplaceAll(text, " kernel:", `\x20kernel:`)
+	return pre.String() + candidates[len(candidates)-1]
 }
 
 func roundTrips(line string, r Record) bool {
