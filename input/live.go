@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +21,9 @@ import (
 var rootFiles = map[string]string{"RSDP": acpi.SigRSDP, "XSDT": acpi.SigXSDT, "RSDT": acpi.SigRSDT}
 
 const acpiRootsDir = "acpi"
+
+// errNoRootTable says the RSDP does not point at this root table at all.
+var errNoRootTable = fmt.Errorf("the RSDP does not point at one: %w", fs.ErrNotExist)
 
 func init() {
 	AddRecorder(KlogFile, recordKlog)
@@ -39,7 +43,7 @@ func init() {
 		}
 		defer mem.Close()
 		systab, _ := os.ReadFile(filepath.Join(root, "sys/firmware/efi/systab"))
-		ts, err := acpi.ReadRoots(mem, systab)
+		ts, err := acpi.ReadRoots(devMem{mem}, systab)
 		if errors.Is(err, os.ErrPermission) {
 			return nil, fmt.Errorf("%w (the kernel restricts /dev/mem: boot with iomem=relaxed)", err)
 		}
@@ -57,11 +61,10 @@ func init() {
 			}
 			t := ts.First(sig)
 			if t == nil {
-				why := "the RSDP does not point at one"
-				if len(ts.Warnings) > 0 {
-					why = strings.Join(ts.Warnings, "; ")
+				if len(ts.Warnings) == 0 {
+					return nil, errNoRootTable // an ACPI 1.0 RSDP has no XSDT
 				}
-				return nil, fmt.Errorf("no %s read: %s", file, why)
+				return nil, fmt.Errorf("no %s read: %s", file, strings.Join(ts.Warnings, "; "))
 			}
 			return t.Raw, nil
 		})

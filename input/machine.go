@@ -261,6 +261,9 @@ func loadACPI(m *Machine) (any, error) {
 	roots := &acpi.Tables{Source: RecordedDir + "/" + acpiRootsDir}
 	for _, file := range []string{"RSDP", "XSDT", "RSDT"} {
 		b, err := fs.ReadFile(m.Src, path.Join(RecordedDir, acpiRootsDir, file))
+		if errors.Is(err, errNoRootTable) {
+			continue
+		}
 		if err != nil {
 			ts.Warnings = append(ts.Warnings, fmt.Sprintf("%s not available: %v", file, err))
 			continue
