@@ -20,7 +20,7 @@ func init() {
 		hidden: true,
 	}
 	c.run = func(e *env, args []string) int {
-		fs := newFlags(e, c)
+		fs := newFlags(c)
 		cmdlineFile := fs.String("cmdline", "/proc/cmdline", "read the fwcheck.* options from `FILE`")
 		if _, code, ok := parseFlags(e, c, fs, args); !ok {
 			return code

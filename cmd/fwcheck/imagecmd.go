@@ -43,7 +43,7 @@ func init() {
 func imageBuild(e *env, args []string) int {
 	c := &command{name: "image build", args: "-o OUT --kernel VMLINUZ [--modules DIR] [--src DIR]",
 		short: "build the live image: a gzip-compressed u-root initramfs with fwcheck as the uinit"}
-	fs := newFlags(e, c)
+	fs := newFlags(c)
 	var o mkimage.Options
 	fs.StringVar(&o.Output, "o", "", "write the compressed initramfs to `OUT` (required)")
 	fs.StringVar(&o.Kernel, "kernel", "", "the `VMLINUZ` the image will boot; its modules (efivarfs, msr, cpuid, disk drivers) go into the image")
@@ -75,7 +75,7 @@ func imageBuild(e *env, args []string) int {
 func imageBoot(e *env, args []string) int {
 	c := &command{name: "image boot", args: "--initramfs FILE --kernel VMLINUZ [--firmware ovmf|seabios] [--append ARGS] [--tpm]",
 		short: "boot the live image under QEMU with the serial console on this terminal"}
-	fs := newFlags(e, c)
+	fs := newFlags(c)
 	var vm qemu.Config
 	fw := fs.String("firmware", "ovmf", "`FIRMWARE`: ovmf (UEFI, q35) or seabios (BIOS, pc)")
 	fs.StringVar(&vm.Initramfs, "initramfs", "out/fwcheck.cpio.gz", "the initramfs `FILE` to boot")

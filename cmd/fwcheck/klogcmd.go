@@ -27,7 +27,7 @@ func init() {
 		short: "read a kernel log (a file, - for standard input, or this machine's) for firmware trouble",
 	}
 	c.run = func(e *env, args []string) int {
-		fs := newFlags(e, c)
+		fs := newFlags(c)
 		var out outputFlags
 		out.register(fs)
 		addKlogDBFlag(fs)

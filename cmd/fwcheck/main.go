@@ -94,9 +94,9 @@ func usage(w io.Writer) {
 	fmt.Fprintf(w, "\nRun 'fwcheck help COMMAND' for a command's flags.\n")
 }
 
-// newFlags returns a flag set for command c that reports errors as one
-// line on e.stderr.
-func newFlags(e *env, c *command) *flag.FlagSet {
+// newFlags returns a silent flag set for command c: parseFlags prints its
+// help and its one-line errors.
+func newFlags(c *command) *flag.FlagSet {
 	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
@@ -146,7 +146,7 @@ func fail(e *env, c *command, err error) int {
 func init() {
 	v := &command{name: "version", short: "print fwcheck's version"}
 	v.run = func(e *env, args []string) int {
-		if _, code, ok := parseFlags(e, v, newFlags(e, v), args); !ok {
+		if _, code, ok := parseFlags(e, v, newFlags(v), args); !ok {
 			return code
 		}
 		fmt.Fprintf(e.stdout, "fwcheck %s\n", version)

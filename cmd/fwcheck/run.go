@@ -184,7 +184,7 @@ func init() {
 		short: "run checks on this machine, a snapshot, or dumps",
 	}
 	c.run = func(e *env, args []string) int {
-		fs := newFlags(e, c)
+		fs := newFlags(c)
 		var cfg runConfig
 		var cats, skip listFlag
 		var out outputFlags
@@ -225,7 +225,7 @@ func init() {
 
 	l := &command{name: "list", args: "[--json]", short: "list the checks"}
 	l.run = func(e *env, args []string) int {
-		fs := newFlags(e, l)
+		fs := newFlags(l)
 		asJSON := fs.Bool("json", false, "list as JSON")
 		labels := fs.Bool("labels", false, "list the failure labels instead of the checks")
 		if _, code, ok := parseFlags(e, l, fs, args); !ok {
@@ -268,7 +268,7 @@ func init() {
 
 	s := &command{name: "snapshot", args: "-o FILE.tar.gz", short: "capture every input the checks read, to analyse elsewhere with --from"}
 	s.run = func(e *env, args []string) int {
-		fs := newFlags(e, s)
+		fs := newFlags(s)
 		outp := fs.String("o", "", "write the snapshot to `FILE` (.tar.gz)")
 		root := fs.String("root", "/", "the live machine's root `DIR` (for testing)")
 		if _, code, ok := parseFlags(e, s, fs, args); !ok {
