@@ -187,3 +187,12 @@ func TestKlogCommand(t *testing.T) {
 	code, _, _ = fwcheck(t, "", "klog", "a", "b")
 	assert.Equal(t, exitUsage, code)
 }
+
+func TestUnwritableResultFileKeepsTheReport(t *testing.T) {
+	code, stdout, stderr := fwcheck(t, "", "run", "checksum", "--acpidump", "testdata/q35.acpidump.txt",
+		"--json", filepath.Join(t.TempDir(), "no", "such", "dir", "r.json"))
+	assert.Equal(t, exitUsage, code)
+	assert.Regexp(t, `PASSED\s+checksum`, stdout, "the report is shown before the file fails")
+	assert.Contains(t, stderr, "r.json")
+	assert.Equal(t, 1, strings.Count(stderr, "\n"), stderr)
+}

@@ -117,24 +117,27 @@ func (o *outputFlags) emit(e *env, c *command, d *report.Document) int {
 	if err != nil {
 		return fail(e, c, err)
 	}
-	if o.junit != "" {
-		if err := writeFile(o.junit, func(w io.Writer) error { return report.WriteJUnit(w, d) }); err != nil {
-			return fail(e, c, err)
-		}
-	}
 	text := e.stdout
 	if o.json == "-" {
 		if err := report.WriteJSON(e.stdout, d); err != nil {
 			return fail(e, c, err)
 		}
 		text = e.stderr // keep stdout pure JSON
-	} else if o.json != "" {
-		if err := writeFile(o.json, func(w io.Writer) error { return report.WriteJSON(w, d) }); err != nil {
-			return fail(e, c, err)
-		}
 	}
 	color := o.color == "always" || o.color == "auto" && isTerminal(text) && os.Getenv("NO_COLOR") == ""
 	if err := report.WriteText(text, d, report.TextOptions{Color: color, Quiet: o.quiet, Verbose: o.verbose, FailOn: threshold}); err != nil {
+		return fail(e, c, err)
+	}
+	// Files last: a file that cannot be written costs the file, not the
+	// report already shown.
+	var errs []error
+	if o.json != "" && o.json != "-" {
+		errs = append(errs, writeFile(o.json, func(w io.Writer) error { return report.WriteJSON(w, d) }))
+	}
+	if o.junit != "" {
+		errs = append(errs, writeFile(o.junit, func(w io.Writer) error { return report.WriteJUnit(w, d) }))
+	}
+	if err := errors.Join(errs...); err != nil {
 		return fail(e, c, err)
 	}
 	if d.Failing(threshold) {
