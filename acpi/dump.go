@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -65,6 +66,19 @@ func ParseDump(r io.Reader) (*Tables, error) {
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("acpidump: %w", err)
+	}
+	// acpidump writes every table whole, so a last table shorter than its
+	// own Length field means the file was cut off: say so and leave the
+	// fragment out rather than let checks judge the firmware by it.
+	if cur != nil && cur.Signature != SigRSDP && !(len(cur.Raw) >= 8 && string(cur.Raw[:8]) == "RSD PTR ") {
+		if len(cur.Raw) < 8 || int(binary.LittleEndian.Uint32(cur.Raw[4:8])) > len(cur.Raw) {
+			want := "its Length field"
+			if len(cur.Raw) >= 8 {
+				want = fmt.Sprintf("%d", binary.LittleEndian.Uint32(cur.Raw[4:8]))
+			}
+			ts.warnf("acpidump ends inside %s after %d of %s bytes: the file is truncated, so %s is left out", cur.Signature, len(cur.Raw), want, cur.Signature)
+			cur = nil
+		}
 	}
 	flush()
 	if len(ts.List) == 0 {

@@ -577,3 +577,28 @@ func FuzzReadMem(f *testing.F) {
 		_, _ = ReadMem(sparseMem{biosAreaStart: b}, nil)
 	})
 }
+
+func TestParseDumpTruncatedFile(t *testing.T) {
+	ts := &Tables{}
+	ts.Add(&Table{Signature: "APIC", Raw: sdt("APIC", 4, make([]byte, 40))})
+	ts.Add(&Table{Signature: "HPET", Raw: sdt("HPET", 1, make([]byte, 20))})
+	var b bytes.Buffer
+	require.NoError(t, WriteDump(&b, ts))
+	text := b.String()
+
+	// Cut the file after the first row of the last table (HPET, 56 bytes).
+	cut := strings.LastIndex(text, "    0010:")
+	require.Positive(t, cut)
+	tr, err := ParseDump(strings.NewReader(text[:cut]))
+	require.NoError(t, err)
+	require.Len(t, tr.List, 1, "the cut-off table is left out")
+	assert.Equal(t, "APIC", tr.List[0].Signature)
+	require.NotEmpty(t, tr.Warnings)
+	assert.Equal(t, "acpidump ends inside HPET after 16 of 56 bytes: the file is truncated, so HPET is left out", tr.Warnings[len(tr.Warnings)-1])
+
+	// The whole file loses nothing.
+	whole, err := ParseDump(strings.NewReader(text))
+	require.NoError(t, err)
+	assert.Len(t, whole.List, 2)
+	assert.Empty(t, whole.Warnings)
+}

@@ -278,6 +278,11 @@ func synthMachine(t *testing.T, memmap []input.MemoryRange, tables ...synthTable
 		}
 		ts.Add(&acpi.Table{Signature: sig, Raw: st.raw, Address: st.addr})
 	}
+	// acpidump writes whole tables, and the loader takes a last table that
+	// is shorter than its Length for a cut-off file. Close the dump with a
+	// well-formed OEM table so that a deliberately malformed table under
+	// test is judged as the firmware's.
+	ts.Add(&acpi.Table{Signature: "OEMT", Raw: sdtRaw("OEMT", 1, nil)})
 	dir := t.TempDir()
 	dump := filepath.Join(dir, "dump.txt")
 	f, err := os.Create(dump)
