@@ -4,9 +4,11 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
+	"testing/fstest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -124,4 +126,17 @@ func TestLiveKernelLogThroughKmsg(t *testing.T) {
 	assert.Equal(t, "[Firmware Bug]: TSC_DEADLINE disabled due to Errata", recs[1].Text)
 	assert.EqualValues(t, 3, recs[1].Level)
 	assert.Equal(t, "2.250000", recs[1].Stamp())
+}
+
+func TestMemFSIsAFileSystem(t *testing.T) {
+	m := memFS{
+		"sys/firmware/acpi/tables/FACP":         {data: []byte("FACP....")},
+		"sys/firmware/acpi/tables/dynamic/SSDT": {data: []byte("SSDT")},
+		"proc/version":                          {data: []byte("Linux\n")},
+	}
+	require.NoError(t, fstest.TestFS(m, "sys/firmware/acpi/tables/FACP", "sys/firmware/acpi/tables/dynamic/SSDT", "proc/version"))
+	_, err := m.Open("sys/nope")
+	assert.ErrorIs(t, err, fs.ErrNotExist)
+	_, err = m.Open("/abs")
+	assert.ErrorIs(t, err, fs.ErrInvalid)
 }

@@ -16,7 +16,6 @@ import (
 	"os"
 	"path"
 	"strings"
-	"testing/fstest"
 	"time"
 )
 
@@ -76,14 +75,14 @@ func (l *liveSource) Open(name string) (fs.File, error) {
 		if err != nil {
 			return nil, &fs.PathError{Op: "record", Path: name, Err: err}
 		}
-		return fstest.MapFS{"f": {Data: b, Mode: 0o444}}.Open("f")
+		return singleFile(b)
 	}
 	return l.fsys.Open(name)
 }
 
 // Empty is a source with no files; inputs given by file (--acpidump,
 // --klog) are the only ones available.
-func Empty() Source { return snapshot{name: "none", fsys: fstest.MapFS{}} }
+func Empty() Source { return snapshot{name: "none", fsys: memFS{}} }
 
 type snapshot struct {
 	name string
@@ -124,13 +123,13 @@ func Open(p string) (Source, error) {
 	return snapshot{name: p, fsys: m}, nil
 }
 
-func readTarGz(r io.Reader) (fstest.MapFS, error) {
+func readTarGz(r io.Reader) (memFS, error) {
 	zr, err := gzip.NewReader(r)
 	if err != nil {
 		return nil, fmt.Errorf("not a .tar.gz: %w", err)
 	}
 	tr := tar.NewReader(zr)
-	m := fstest.MapFS{}
+	m := memFS{}
 	var total int64
 	for {
 		h, err := tr.Next()
@@ -155,7 +154,7 @@ func readTarGz(r io.Reader) (fstest.MapFS, error) {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		total += int64(len(b))
-		m[name] = &fstest.MapFile{Data: b, Mode: 0o444, ModTime: h.ModTime}
+		m[name] = &memFile{data: b, modTime: h.ModTime}
 	}
 	if len(m) == 0 {
 		return nil, errors.New("archive holds no files")
