@@ -1,0 +1,258 @@
+package aml
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/fwcheck/fwcheck/acpi"
+)
+
+// Table is one definition block to load: a DSDT or SSDT.
+type Table struct {
+	// Name identifies the table in problems and in Node.Table ("DSDT",
+	// "SSDT3").
+	Name string
+	// Signature, OEMID and OEMTableID come from the table header.
+	Signature, OEMID, OEMTableID string
+	// Revision is the header's revision; a DSDT revision below 2 means
+	// integers are 32 bits wide (ACPI 6.5 §5.2.11.1).
+	Revision uint8
+	// AML is the definition block: the table's bytes after the 36-byte
+	// header.
+	AML []byte
+	// Code is filled in by Load: the table's top-level TermList (the
+	// declarations and the load-time code outside method bodies).
+	Code []*Term
+}
+
+// HeaderSize is the length of the table header that precedes the AML;
+// offsets in problems and nodes count from the start of the table.
+const HeaderSize = acpi.HeaderSize
+
+// FromACPI turns an acpi.Table into a Table, cutting it to its declared
+// length. A table shorter than its header yields an empty definition
+// block.
+func FromACPI(t *acpi.Table) Table {
+	raw := t.Data()
+	tb := Table{Name: t.Name(), Signature: t.Signature, OEMID: t.Header.OEMID,
+		OEMTableID: t.Header.OEMTableID, Revision: t.Header.Revision}
+	if len(raw) > HeaderSize {
+		tb.AML = raw[HeaderSize:]
+	}
+	return tb
+}
+
+// Definitions returns the DSDT followed by every SSDT of ts in the order
+// found, the order the OS loads them in.
+func Definitions(ts *acpi.Tables) []Table {
+	var out []Table
+	for _, t := range ts.Get(acpi.SigDSDT) {
+		out = append(out, FromACPI(t))
+	}
+	for _, t := range ts.Get(acpi.SigSSDT) {
+		out = append(out, FromACPI(t))
+	}
+	return out
+}
+
+// Kind classifies a Problem.
+type Kind uint8
+
+const (
+	// Malformed: AML that cannot be parsed: an unknown opcode, a package
+	// length or name string running past its end, a string without its
+	// terminator, nesting deeper than the parser follows. The rest of
+	// the enclosing object is skipped.
+	Malformed Kind = iota + 1
+	// BadName: a NameSeg with characters outside A–Z, 0–9 and '_'.
+	BadName
+	// Duplicate: an object declared twice in the same scope outside
+	// conditional code; the first declaration is kept.
+	Duplicate
+	// Unresolved: a reference (or a Scope, Alias or Field operand)
+	// naming an object that no table declares.
+	Unresolved
+	// ExternalOnly: a reference to an object that only External
+	// declarations name; no loaded table defines it. Reported once per
+	// object, at its first use. Often harmless (the use is guarded by
+	// CondRefOf, or the object lives in a table loaded at run time).
+	ExternalOnly
+	// Conflict: an External declaration that disagrees with the object's
+	// definition about being a method or about its argument count, which
+	// changes how calls to it parse.
+	Conflict
+	// ForwardCall: a name at load time (outside any method) that was not
+	// yet declared when parsed as a reference and turned out to be a
+	// method taking arguments, so its arguments were parsed as separate
+	// terms.
+	ForwardCall
+)
+
+var kindNames = map[Kind]string{Malformed: "malformed", BadName: "bad-name", Duplicate: "duplicate",
+	Unresolved: "unresolved", ExternalOnly: "external-only", Conflict: "conflict", ForwardCall: "forward-call"}
+
+func (k Kind) String() string {
+	if s, ok := kindNames[k]; ok {
+		return s
+	}
+	return "kind-" + itoa(int(k))
+}
+
+// Problem is something wrong found while loading: where (table name and
+// offset from the start of the table, header included), what kind, and a
+// message naming the object.
+type Problem struct {
+	Table  string
+	Offset int
+	Kind   Kind
+	Msg    string
+}
+
+func (p Problem) String() string {
+	return fmt.Sprintf("%s+0x%X: %s: %s", p.Table, p.Offset, p.Kind, p.Msg)
+}
+
+// maxProblemsPerTable bounds the problems one table can produce; a table
+// of garbage would otherwise report one per byte.
+const maxProblemsPerTable = 500
+
+// Load parses the definition blocks, in order, into one namespace and
+// returns it with the problems found, sorted by table and offset. It never
+// fails: a table that cannot be parsed leaves what could be parsed of it
+// in the namespace.
+//
+// Loading runs in passes, the way ACPICA defers method bodies: first every
+// table's top level is parsed in load order (declarations, and load-time
+// code such as If blocks outside methods), with method bodies recorded but
+// not parsed; then every method body is parsed, when every table's
+// declarations — and so every method's argument count — are known, which
+// is what a call (a bare NameString followed by its arguments) needs to
+// parse. Last, references that named nothing when parsed (a package
+// element naming a device declared further down, say) are resolved again
+// against the complete namespace, and only those still unresolved are
+// problems.
+func Load(tables ...Table) (*Namespace, []Problem) {
+	l := &loader{ns: newNamespace(), perTable: map[string]int{}, extSeen: map[*Node]bool{}}
+	for i := range tables {
+		t := tables[i]
+		t.Code = nil
+		l.ns.Tables = append(l.ns.Tables, &t)
+	}
+	// Pass 1: the top level of each table.
+	for ti, t := range l.ns.Tables {
+		p := &parser{l: l, tab: t, ti: ti, aml: t.AML, end: len(t.AML), scope: l.ns.Root}
+		root := &Term{Op: OpScope, Name: `\`}
+		p.bounded(root, len(t.AML), func() { p.termList(root) })
+		t.Code = root.Body
+	}
+	// Pass 2: method bodies; the queue grows when a body declares a
+	// method.
+	for i := 0; i < len(l.methods); i++ {
+		m := l.methods[i]
+		p := &parser{l: l, tab: l.ns.Tables[m.table], ti: m.table, aml: l.ns.Tables[m.table].AML,
+			pos: m.start, end: m.end, scope: m.node, inMethod: true}
+		p.bounded(m.term, m.end, func() { p.termList(m.term) })
+		if m.node.Def == m.term && m.node.Method != nil {
+			m.node.Method.Body = m.term.Body
+		}
+	}
+	// Pass 3: late resolution.
+	l.resolvePending()
+	sort.SliceStable(l.problems, func(i, j int) bool {
+		a, b := l.problems[i], l.problems[j]
+		if a.ti != b.ti {
+			return a.ti < b.ti
+		}
+		return a.Offset < b.Offset
+	})
+	out := make([]Problem, len(l.problems))
+	for i, p := range l.problems {
+		out[i] = p.Problem
+	}
+	return l.ns, out
+}
+
+type loader struct {
+	ns       *Namespace
+	problems []tabProblem
+	perTable map[string]int
+	methods  []pendingMethod
+	pending  []pendingRef
+	extRefs  []pendingRef
+	extSeen  map[*Node]bool
+}
+
+type tabProblem struct {
+	Problem
+	ti int
+}
+
+type pendingMethod struct {
+	term       *Term
+	node       *Node
+	table      int
+	start, end int
+}
+
+// pendingRef is a reference whose resolution is checked after loading.
+type pendingRef struct {
+	term  *Term
+	scope *Node
+	table int
+	call  bool // parsed where a method call could stand
+	quiet bool // CondRefOf operand: absence is expected
+}
+
+func (l *loader) problem(ti int, off int, k Kind, format string, args ...any) {
+	name := l.ns.Tables[ti].Name
+	n := l.perTable[name]
+	l.perTable[name] = n + 1
+	switch {
+	case n < maxProblemsPerTable:
+		l.problems = append(l.problems, tabProblem{Problem{name, off, k, fmt.Sprintf(format, args...)}, ti})
+	case n == maxProblemsPerTable:
+		l.problems = append(l.problems, tabProblem{Problem{name, off, Malformed,
+			fmt.Sprintf("more than %d problems; the rest are not reported", maxProblemsPerTable)}, ti})
+	}
+}
+
+func (l *loader) resolvePending() {
+	for _, r := range l.pending {
+		t := r.term
+		n := l.ns.Resolve(r.scope, t.Name)
+		if t.Op == OpAlias {
+			// an Alias whose source was not declared yet
+			if n != nil && t.Node != nil {
+				t.Node.Target = n
+				continue
+			}
+			l.problem(r.table, t.Offset, Unresolved, "Alias %s: source %s not found",
+				displayPath(t.Node.Path()), displayPath(t.Name))
+			continue
+		}
+		t.Node = n
+		switch {
+		case n == nil:
+			if !r.quiet {
+				l.problem(r.table, t.Offset, Unresolved, "%s not found (in scope %s)",
+					displayPath(t.Name), displayPath(r.scope.Path()))
+			}
+		case r.call && n.Resolved() != nil && n.Resolved().Type == TypeMethod &&
+			n.Resolved().Method != nil && n.Resolved().Method.Args > 0:
+			l.problem(r.table, t.Offset, ForwardCall,
+				"%s is called before its declaration, so its %d arguments were parsed as separate terms",
+				displayPath(t.Name), n.Resolved().Method.Args)
+		case n.External && !r.quiet:
+			l.extRefs = append(l.extRefs, r)
+		}
+	}
+	for _, r := range l.extRefs {
+		n := r.term.Node
+		if n == nil || !n.External || l.extSeen[n] {
+			continue
+		}
+		l.extSeen[n] = true
+		l.problem(r.table, r.term.Offset, ExternalOnly, "%s is declared External but no loaded table defines it",
+			displayPath(n.Path()))
+	}
+}

@@ -1,0 +1,728 @@
+package aml
+
+import (
+	"fmt"
+	"strings"
+)
+
+// maxDepth caps the nesting of terms (objects in scopes, operators in
+// operands) the parser follows, so hostile input cannot exhaust the stack.
+// Real tables nest a few dozen levels at most.
+const maxDepth = 256
+
+// parseError aborts the innermost object bounded by a package length; the
+// parser records it as a Malformed problem and goes on after that object.
+type parseError struct {
+	pos int
+	msg string
+}
+
+type parser struct {
+	l     *loader
+	tab   *Table
+	ti    int
+	aml   []byte
+	pos   int // index into aml
+	end   int // end of the innermost bounded object
+	scope *Node
+	depth int
+	// cond counts the If, Else and While bodies being parsed: objects
+	// declared there may legitimately be declared again elsewhere.
+	cond     int
+	inMethod bool
+	// guards holds the names tested by CondRefOf in the predicates of
+	// the If blocks being parsed: uses of them there are guarded.
+	guards []string
+}
+
+// condRefs appends the names pred tests with CondRefOf, directly or
+// under LAnd, to guards.
+func condRefs(pred *Term, guards []string) []string {
+	switch pred.Op {
+	case OpCondRefOf:
+		if len(pred.Args) > 0 && pred.Args[0].Op == OpNamePath {
+			guards = append(guards, pred.Args[0].Name)
+		}
+	case OpLAnd:
+		for _, a := range pred.Args {
+			guards = condRefs(a, guards)
+		}
+	}
+	return guards
+}
+
+func (p *parser) guarded(name string) bool {
+	for _, g := range p.guards {
+		if g == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *parser) off(pos int) int { return pos + HeaderSize }
+
+func (p *parser) fail(pos int, format string, args ...any) {
+	panic(parseError{pos, fmt.Sprintf(format, args...)})
+}
+
+func (p *parser) problem(pos int, k Kind, format string, args ...any) {
+	p.l.problem(p.ti, p.off(pos), k, format, args...)
+}
+
+// bounded parses an object that ends at end (set by its package length)
+// with fn. A parse error inside is recorded and parsing resumes at end;
+// whatever fn had appended to t stays.
+func (p *parser) bounded(t *Term, end int, fn func()) {
+	saveEnd, saveScope, saveDepth, saveCond := p.end, p.scope, p.depth, p.cond
+	defer func() {
+		p.end, p.scope, p.depth, p.cond = saveEnd, saveScope, saveDepth, saveCond
+		if r := recover(); r != nil {
+			pe, ok := r.(parseError)
+			if !ok {
+				panic(r)
+			}
+			what := t.Op.String()
+			if t.Name != "" {
+				what += " " + displayPath(t.Name)
+			}
+			p.problem(pe.pos, Malformed, "%s (in %s at offset 0x%X; skipped to its end at 0x%X)",
+				pe.msg, what, t.Offset, p.off(end))
+			p.pos = end
+		}
+	}()
+	p.end = end
+	fn()
+}
+
+func (p *parser) u8() byte {
+	if p.pos >= p.end {
+		p.fail(p.pos, "unexpected end of %s", p.endWhat())
+	}
+	b := p.aml[p.pos]
+	p.pos++
+	return b
+}
+
+func (p *parser) endWhat() string {
+	if p.end == len(p.aml) {
+		return "table"
+	}
+	return "object (its package length ends it here)"
+}
+
+func (p *parser) u16() uint16 { return uint16(p.u8()) | uint16(p.u8())<<8 }
+func (p *parser) u32() uint32 { return uint32(p.u16()) | uint32(p.u16())<<16 }
+func (p *parser) u64() uint64 { return uint64(p.u32()) | uint64(p.u32())<<32 }
+
+func (p *parser) peek() (byte, bool) {
+	if p.pos >= p.end {
+		return 0, false
+	}
+	return p.aml[p.pos], true
+}
+
+// pkgLength reads a PkgLength and returns the end of the object it
+// bounds. A length reaching past the enclosing object is a problem; the
+// object is cut at the enclosing end and parsing goes on.
+func (p *parser) pkgLength() int {
+	start := p.pos
+	v := p.pkgValue()
+	end := start + v
+	if end < p.pos {
+		p.fail(start, "package length %d is shorter than its own encoding", v)
+	}
+	if end > p.end {
+		p.problem(start, Malformed, "package length %d runs %d bytes past the end of the enclosing %s",
+			v, end-p.end, p.endWhat())
+		end = p.end
+	}
+	return end
+}
+
+// pkgValue decodes a PkgLength encoding (also used for field widths).
+func (p *parser) pkgValue() int {
+	b0 := p.u8()
+	n := int(b0 >> 6)
+	if n == 0 {
+		return int(b0 & 0x3F)
+	}
+	v := int(b0 & 0x0F)
+	for i := 0; i < n; i++ {
+		v |= int(p.u8()) << (4 + 8*i)
+	}
+	return v
+}
+
+func isLeadChar(b byte) bool { return b >= 'A' && b <= 'Z' || b == '_' }
+
+func isNameStart(b byte) bool {
+	return isLeadChar(b) || b == '\\' || b == '^' || b == 0x2E || b == 0x2F
+}
+
+// nameString reads a NameString and returns it as text: `\` or `^`
+// prefixes, then four-character segments joined by '.'. A NullName gives
+// the prefix alone ("" for a bare NullName).
+func (p *parser) nameString() string {
+	start := p.pos
+	var b strings.Builder
+	c := p.u8()
+	if c == '\\' {
+		b.WriteByte('\\')
+		c = p.u8()
+	} else {
+		for c == '^' {
+			b.WriteByte('^')
+			c = p.u8()
+		}
+	}
+	nsegs := 1
+	switch c {
+	case 0x00:
+		return b.String()
+	case 0x2E:
+		nsegs = 2
+	case 0x2F:
+		nsegs = int(p.u8())
+	default:
+		p.pos--
+	}
+	if p.pos+4*nsegs > p.end {
+		p.fail(start, "name string of %d segments runs past the end of the %s", nsegs, p.endWhat())
+	}
+	b.Grow(5 * nsegs)
+	bad := false
+	for i := 0; i < nsegs; i++ {
+		if i > 0 {
+			b.WriteByte('.')
+		}
+		seg := p.aml[p.pos : p.pos+4]
+		for j, ch := range seg {
+			if ch < 0x20 || ch > 0x7E {
+				p.fail(p.pos+j, "byte 0x%02X in a name segment", ch)
+			}
+			if !(isLeadChar(ch) || j > 0 && ch >= '0' && ch <= '9') {
+				bad = true
+			}
+		}
+		b.Write(seg)
+		p.pos += 4
+	}
+	if bad {
+		p.problem(start, BadName, "name %q has characters outside A-Z, 0-9 and '_' (or starts with a digit)", b.String())
+	}
+	return b.String()
+}
+
+func (p *parser) opcode() Op {
+	b := p.u8()
+	if b == 0x5B {
+		return 0x5B00 | Op(p.u8())
+	}
+	return Op(b)
+}
+
+// termList parses terms until p.end, appending them to t.Body.
+func (p *parser) termList(t *Term) {
+	for p.pos < p.end {
+		t.Body = append(t.Body, p.term())
+	}
+}
+
+// term parses one term: a statement, an expression, a declaration or a
+// data object. A NameString here is a method call when it names a
+// method.
+func (p *parser) term() *Term {
+	p.depth++
+	if p.depth > maxDepth {
+		p.fail(p.pos, "terms nested more than %d deep", maxDepth)
+	}
+	t := p.term1()
+	p.depth--
+	return t
+}
+
+func (p *parser) term1() *Term {
+	start := p.pos
+	b, _ := p.peek()
+	if isNameStart(b) {
+		return p.nameRef(true, false)
+	}
+	op := p.opcode()
+	t := &Term{Op: op, Offset: p.off(start)}
+	switch {
+	case op >= OpLocal0 && op <= OpArg6:
+		return t
+	}
+	switch op {
+	case OpZero, OpOne, OpOnes, OpRevision, OpDebug, OpTimer:
+	case OpByteConst:
+		t.Int = uint64(p.u8())
+	case OpWordConst:
+		t.Int = uint64(p.u16())
+	case OpDWordConst:
+		t.Int = uint64(p.u32())
+	case OpQWordConst:
+		t.Int = p.u64()
+	case OpString:
+		i := p.pos
+		for i < p.end && p.aml[i] != 0 {
+			i++
+		}
+		if i >= p.end {
+			p.fail(start, "string has no terminating NUL before the end of the %s", p.endWhat())
+		}
+		t.Str = string(p.aml[p.pos:i])
+		p.pos = i + 1
+	case OpBuffer:
+		end := p.pkgLength()
+		p.bounded(t, end, func() {
+			t.Args = append(t.Args, p.term())
+			t.Data = p.aml[p.pos:end:end]
+			p.pos = end
+		})
+	case OpPackage, OpVarPackage:
+		end := p.pkgLength()
+		p.bounded(t, end, func() {
+			if op == OpPackage {
+				t.Int = uint64(p.u8())
+			} else {
+				t.Args = append(t.Args, p.term())
+			}
+			for p.pos < p.end {
+				t.Body = append(t.Body, p.dataRef())
+			}
+		})
+	case OpName:
+		t.Name = p.nameString()
+		v := p.dataRef()
+		t.Args = []*Term{v}
+		n := p.declare(t, start, t.Name, valueType(v))
+		n.Value = v
+	case OpAlias:
+		src := p.nameString()
+		t.Name = p.nameString()
+		t.Args = []*Term{{Op: OpNamePath, Offset: t.Offset, Name: src}}
+		n := p.declare(t, start, t.Name, TypeAlias)
+		n.Target = p.l.ns.Resolve(p.scope, src)
+		t.Args[0].Node = n.Target
+		if n.Target == nil {
+			// resolved, or reported, once every table is loaded
+			ref := &Term{Op: OpAlias, Offset: t.Offset, Name: src, Node: n}
+			p.l.pending = append(p.l.pending, pendingRef{term: ref, scope: p.scope, table: p.ti})
+		}
+	case OpScope:
+		end := p.pkgLength()
+		p.bounded(t, end, func() {
+			t.Name = p.nameString()
+			n := p.l.ns.Resolve(p.scope, t.Name)
+			if n == nil {
+				p.problem(start, Unresolved, "Scope %s: no such object", displayPath(t.Name))
+				n = p.declare(t, start, t.Name, TypeAny)
+				n.External = true
+			}
+			t.Node = n
+			if r := n.Resolved(); r != nil {
+				n = r
+			}
+			p.scope = n
+			p.termList(t)
+		})
+	case OpDevice, OpThermalZone, OpProcessor, OpPowerRes:
+		end := p.pkgLength()
+		p.bounded(t, end, func() {
+			t.Name = p.nameString()
+			typ := map[Op]Type{OpDevice: TypeDevice, OpThermalZone: TypeThermalZone,
+				OpProcessor: TypeProcessor, OpPowerRes: TypePowerResource}[op]
+			var n *Node
+			switch op {
+			case OpProcessor:
+				id, addr, l := p.u8(), p.u32(), p.u8()
+				t.Args = []*Term{byteTerm(id), {Op: OpDWordConst, Int: uint64(addr)}, byteTerm(l)}
+				n = p.declare(t, start, t.Name, typ)
+				n.Processor = &Processor{ID: id, PblkAddr: addr, PblkLen: l}
+			case OpPowerRes:
+				lvl, order := p.u8(), p.u16()
+				t.Args = []*Term{byteTerm(lvl), {Op: OpWordConst, Int: uint64(order)}}
+				n = p.declare(t, start, t.Name, typ)
+				n.Power = &PowerResource{SystemLevel: lvl, ResourceOrder: order}
+			default:
+				n = p.declare(t, start, t.Name, typ)
+			}
+			p.scope = n
+			p.termList(t)
+		})
+	case OpMethod:
+		end := p.pkgLength()
+		p.bounded(t, end, func() {
+			t.Name = p.nameString()
+			flags := p.u8()
+			t.Args = []*Term{byteTerm(flags)}
+			n := p.declare(t, start, t.Name, TypeMethod)
+			n.Method = &Method{Args: int(flags & 7), Serialized: flags&8 != 0, SyncLevel: flags >> 4}
+			p.l.methods = append(p.l.methods, pendingMethod{term: t, node: n, table: p.ti, start: p.pos, end: end})
+			p.pos = end
+		})
+	case OpExternal:
+		t.Name = p.nameString()
+		typ, argc := p.u8(), p.u8()
+		t.Args = []*Term{byteTerm(typ), byteTerm(argc)}
+		p.external(t, start, Type(typ), int(argc))
+	case OpMutex:
+		t.Name = p.nameString()
+		flags := p.u8()
+		t.Args = []*Term{byteTerm(flags)}
+		p.declare(t, start, t.Name, TypeMutex).SyncLevel = flags & 0xF
+	case OpEvent:
+		t.Name = p.nameString()
+		p.declare(t, start, t.Name, TypeEvent)
+	case OpRegion:
+		t.Name = p.nameString()
+		space := p.u8()
+		o, l := p.term(), p.term()
+		t.Args = []*Term{byteTerm(space), o, l}
+		p.declare(t, start, t.Name, TypeOperationRegion).Region = &Region{Space: space, Offset: o, Length: l}
+	case OpDataRegion:
+		t.Name = p.nameString()
+		s, o, i := p.term(), p.term(), p.term()
+		t.Args = []*Term{s, o, i}
+		p.declare(t, start, t.Name, TypeOperationRegion).Region = &Region{Space: 0xFF,
+			Signature: s, OEMID: o, OEMTableID: i}
+	case OpField, OpIndexField, OpBankField:
+		end := p.pkgLength()
+		p.bounded(t, end, func() { p.field(t) })
+	case OpCreateDWord, OpCreateWord, OpCreateByte, OpCreateBit, OpCreateQWord, OpCreateField:
+		t.Args = append(t.Args, p.term(), p.term())
+		if op == OpCreateField {
+			t.Args = append(t.Args, p.term())
+		}
+		t.Name = p.nameString()
+		p.declare(t, start, t.Name, TypeBufferField)
+	case OpIf, OpWhile:
+		end := p.pkgLength()
+		saveGuards := len(p.guards)
+		p.bounded(t, end, func() {
+			p.cond++
+			t.Args = []*Term{p.term()}
+			if op == OpIf {
+				p.guards = condRefs(t.Args[0], p.guards)
+			}
+			p.termList(t)
+		})
+		p.guards = p.guards[:saveGuards]
+	case OpElse:
+		end := p.pkgLength()
+		p.bounded(t, end, func() {
+			p.cond++
+			p.termList(t)
+		})
+	default:
+		info, ok := exprOps[op]
+		if !ok {
+			p.fail(start, "unknown opcode %s", op)
+		}
+		if len(info.args) > 0 {
+			t.Args = make([]*Term, 0, len(info.args))
+		}
+		for _, k := range info.args {
+			t.Args = append(t.Args, p.operand(k, op == OpCondRefOf))
+		}
+	}
+	return t
+}
+
+func byteTerm(b byte) *Term { return &Term{Op: OpByteConst, Int: uint64(b)} }
+
+// operand parses one operand of the given kind.
+func (p *parser) operand(k argKind, quiet bool) *Term {
+	switch k {
+	case aByte:
+		return byteTerm(p.u8())
+	case aWord:
+		return &Term{Op: OpWordConst, Int: uint64(p.u16())}
+	case aDWord:
+		return &Term{Op: OpDWordConst, Int: uint64(p.u32())}
+	case aTarget, aSuper:
+		b, _ := p.peek()
+		if b == 0 && k == aTarget {
+			p.pos++
+			return &Term{Op: OpNullName, Offset: p.off(p.pos - 1)}
+		}
+		if isNameStart(b) {
+			return p.nameRef(false, quiet)
+		}
+	}
+	return p.term()
+}
+
+// nameRef parses a NameString used as a reference or, where call is true
+// and it names a method, as a call with its arguments.
+func (p *parser) nameRef(call, quiet bool) *Term {
+	start := p.pos
+	t := &Term{Op: OpNamePath, Offset: p.off(start)}
+	t.Name = p.nameString()
+	n := p.l.ns.Resolve(p.scope, t.Name)
+	t.Node = n
+	if len(p.guards) > 0 && p.guarded(t.Name) {
+		quiet = true
+	}
+	if n == nil {
+		p.l.pending = append(p.l.pending, pendingRef{term: t, scope: p.scope, table: p.ti, call: call, quiet: quiet})
+		return t
+	}
+	if n.External && !quiet {
+		p.l.extRefs = append(p.l.extRefs, pendingRef{term: t, scope: p.scope, table: p.ti})
+	}
+	if !call {
+		return t
+	}
+	if m := n.Resolved(); m != nil && m.Type == TypeMethod && m.Method != nil {
+		t.Op = OpCall
+		if m.Method.Args > 0 {
+			t.Args = make([]*Term, 0, m.Method.Args)
+		}
+		for i := 0; i < m.Method.Args; i++ {
+			t.Args = append(t.Args, p.term())
+		}
+	}
+	return t
+}
+
+// dataRef parses a DataRefObject (a Name's value, a package element): a
+// NameString here is a reference, never a call.
+func (p *parser) dataRef() *Term {
+	b, _ := p.peek()
+	if isNameStart(b) {
+		return p.nameRef(false, false)
+	}
+	return p.term()
+}
+
+func valueType(v *Term) Type {
+	switch v.Op {
+	case OpZero, OpOne, OpOnes, OpByteConst, OpWordConst, OpDWordConst, OpQWordConst, OpRevision:
+		return TypeInteger
+	case OpString:
+		return TypeString
+	case OpBuffer:
+		return TypeBuffer
+	case OpPackage, OpVarPackage:
+		return TypePackage
+	}
+	return TypeAny
+}
+
+// field parses the rest of a Field, IndexField or BankField after its
+// package length, declaring its field units in the current scope.
+func (p *parser) field(t *Term) {
+	ref := func() *Term { return p.nameRef(false, false) }
+	tmpl := FieldUnit{Kind: t.Op}
+	switch t.Op {
+	case OpField:
+		tmpl.Region = ref()
+		t.Args = []*Term{tmpl.Region}
+	case OpIndexField:
+		tmpl.Region, tmpl.Data = ref(), ref()
+		t.Args = []*Term{tmpl.Region, tmpl.Data}
+	case OpBankField:
+		tmpl.Region, tmpl.Bank = ref(), ref()
+		tmpl.BankValue = p.term()
+		t.Args = []*Term{tmpl.Region, tmpl.Bank, tmpl.BankValue}
+	}
+	t.Name = tmpl.Region.Name
+	tmpl.Flags = p.u8()
+	t.Args = append(t.Args, byteTerm(tmpl.Flags))
+	tmpl.AccessType = tmpl.Flags & 0x0F
+	bit := 0
+	for p.pos < p.end {
+		epos := p.pos
+		e := &Term{Offset: p.off(epos)}
+		switch c := p.u8(); c {
+		case 0x00:
+			e.Op = OpReservedField
+			e.Int = uint64(p.pkgValue())
+			bit += int(e.Int)
+		case 0x01:
+			e.Op = OpAccessField
+			typ, attr := p.u8(), p.u8()
+			e.Int = uint64(typ) | uint64(attr)<<8
+			tmpl.AccessType, tmpl.AccessAttrib = typ, attr
+		case 0x02:
+			e.Op = OpConnection
+			if b, _ := p.peek(); b == byte(OpBuffer) {
+				e.Args = []*Term{p.term()}
+			} else {
+				e.Args = []*Term{ref()}
+			}
+			tmpl.Connection = e.Args[0]
+		case 0x03:
+			e.Op = OpExtAccessField
+			typ, attr, l := p.u8(), p.u8(), p.u8()
+			e.Int = uint64(typ) | uint64(attr)<<8 | uint64(l)<<16
+			tmpl.AccessType, tmpl.AccessAttrib = typ, attr
+		default:
+			if !isLeadChar(c) {
+				p.fail(epos, "byte 0x%02X starts no field list element", c)
+			}
+			p.pos--
+			if p.pos+4 > p.end {
+				p.fail(epos, "field name runs past the end of the field list")
+			}
+			e.Op = OpNamedField
+			e.Name = p.nameString()
+			e.Int = uint64(p.pkgValue())
+			n := p.declare(e, epos, e.Name, TypeFieldUnit)
+			u := tmpl
+			u.BitOffset, u.BitLength = bit, int(e.Int)
+			n.Field = &u
+			bit += int(e.Int)
+		}
+		t.Body = append(t.Body, e)
+	}
+}
+
+// declare creates the object a declaration names, or finds the External
+// placeholder it defines. A second declaration of the same name gives a
+// node outside the namespace (so its body still parses, and resolves
+// names upward) and, outside conditional code and method bodies, a
+// Duplicate problem.
+func (p *parser) declare(t *Term, pos int, path string, typ Type) *Node {
+	parent, seg := p.parentOf(path)
+	n := &Node{Name: seg, Type: typ, Op: t.Op, Table: p.tab.Name, Offset: t.Offset, Def: t, InMethod: p.inMethod}
+	t.Node = n
+	if seg == "" {
+		p.problem(pos, Malformed, "%s declares an empty name", t.Op)
+		n.Name = "____"
+		n.Parent = p.scope
+		return n
+	}
+	if parent == nil {
+		p.problem(pos, Unresolved, "%s %s: the scope it is declared in does not exist", t.Op, displayPath(path))
+		n.Parent = p.scope
+		return n
+	}
+	old := parent.Child(seg)
+	if old == nil {
+		p.l.ns.add(parent, n)
+		return n
+	}
+	if old.External {
+		p.checkExternal(pos, old, typ, t)
+		old.Type, old.Op, old.Table, old.Offset, old.Def, old.External, old.InMethod = typ, t.Op, n.Table, n.Offset, t, false, p.inMethod
+		old.Method = nil
+		t.Node = old
+		return old
+	}
+	if !p.inMethod && p.cond == 0 && !old.InMethod {
+		where := old.Table + fmt.Sprintf("+0x%X", old.Offset)
+		if old.Predefined {
+			where = "the predefined namespace"
+		}
+		p.problem(pos, Duplicate, "%s %s is already declared (%s, at %s)", t.Op, displayPath(old.Path()), old.Type, where)
+	}
+	n.Parent = parent
+	return n
+}
+
+// checkExternal reports an External placeholder about to be defined
+// whose declared type contradicts the definition on method-ness or
+// argument count (a Method term's Args[0] holds its flags by now).
+func (p *parser) checkExternal(pos int, ext *Node, typ Type, t *Term) {
+	if ext.Type == TypeAny || ext.Op != OpExternal {
+		return
+	}
+	if (ext.Type == TypeMethod) != (typ == TypeMethod) {
+		p.problem(pos, Conflict, "%s is declared External as %s (at %s+0x%X) but defined as %s",
+			displayPath(ext.Path()), ext.Type, ext.Table, ext.Offset, typ)
+	} else if typ == TypeMethod && len(t.Args) > 0 && ext.Method != nil && int(t.Args[0].Int&7) != ext.Method.Args {
+		p.problem(pos, Conflict, "method %s is declared External with %d arguments (at %s+0x%X) but defined with %d",
+			displayPath(ext.Path()), ext.Method.Args, ext.Table, ext.Offset, t.Args[0].Int&7)
+	}
+}
+
+// parentOf splits a declared path into the existing scope it names and
+// its last segment. Declarations never use the search rules: a relative
+// path is taken from the current scope. parent is nil when a scope on the
+// way is missing.
+func (p *parser) parentOf(path string) (parent *Node, seg string) {
+	n := p.scope
+	if strings.HasPrefix(path, `\`) {
+		n = p.l.ns.Root
+		path = path[1:]
+	}
+	for len(path) > 0 && path[0] == '^' {
+		if n.Parent == nil {
+			return nil, strings.TrimLeft(path, "^")
+		}
+		n = n.Parent
+		path = path[1:]
+	}
+	for {
+		dot := strings.IndexByte(path, '.')
+		if dot < 0 {
+			return n, path
+		}
+		n = n.Child(path[:dot]).Resolved()
+		path = path[dot+1:]
+		if n == nil {
+			return nil, path[strings.LastIndexByte(path, '.')+1:]
+		}
+	}
+}
+
+// external handles an External declaration: nothing when the object
+// exists (beyond checking it agrees), otherwise a placeholder, with
+// placeholders for any missing scopes on its path.
+func (p *parser) external(t *Term, pos int, typ Type, argc int) {
+	n := p.l.ns.Resolve(p.scope, t.Name)
+	if n != nil {
+		t.Node = n
+		r := n.Resolved()
+		if r == nil || n.External || typ == TypeAny {
+			return
+		}
+		if (typ == TypeMethod) != (r.Type == TypeMethod) {
+			p.problem(pos, Conflict, "External declares %s as %s, but it is a %s (%s+0x%X)",
+				displayPath(n.Path()), typ, r.Type, r.Table, r.Offset)
+		} else if typ == TypeMethod && r.Method != nil && r.Method.Args != argc {
+			p.problem(pos, Conflict, "External declares method %s with %d arguments, but it takes %d (%s+0x%X)",
+				displayPath(n.Path()), argc, r.Method.Args, r.Table, r.Offset)
+		}
+		return
+	}
+	// create the missing path
+	s := p.scope
+	path := t.Name
+	if strings.HasPrefix(path, `\`) {
+		s = p.l.ns.Root
+		path = path[1:]
+	}
+	for len(path) > 0 && path[0] == '^' {
+		if s.Parent != nil {
+			s = s.Parent
+		}
+		path = path[1:]
+	}
+	if path == "" {
+		return
+	}
+	segs := strings.Split(path, ".")
+	for i, seg := range segs {
+		c := s.Child(seg)
+		if c == nil {
+			c = &Node{Name: seg, Type: TypeAny, Op: OpExternal, Table: p.tab.Name, Offset: t.Offset, Def: t, External: true}
+			if i == len(segs)-1 {
+				c.Type = typ
+				if typ == TypeMethod {
+					c.Method = &Method{Args: argc}
+				}
+			}
+			p.l.ns.add(s, c)
+		}
+		s = c.Resolved()
+		if s == nil {
+			return
+		}
+	}
+	t.Node = s
+}
