@@ -682,7 +682,7 @@ func (p *parser) external(t *Term, pos int, typ Type, argc int) {
 			return
 		}
 		if (typ == TypeMethod) != (r.Type == TypeMethod) {
-			p.problem(pos, Conflict, "External declares %s as %s, but it is a %s (%s+0x%X)",
+			p.problem(pos, Conflict, "External declares %s as %s, but its type is %s (%s+0x%X)",
 				displayPath(n.Path()), typ, r.Type, r.Table, r.Offset)
 		} else if typ == TypeMethod && r.Method != nil && r.Method.Args != argc {
 			p.problem(pos, Conflict, "External declares method %s with %d arguments, but it takes %d (%s+0x%X)",

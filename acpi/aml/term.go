@@ -257,3 +257,26 @@ func EISAID(v uint64) (string, bool) {
 	out[5], out[6] = hexDigits[b3>>4], hexDigits[b3&15]
 	return string(out[:]), true
 }
+
+// WalkTerms visits the terms of list and everything under them (operands
+// before bodies) depth-first. When fn returns false the term's operands and
+// body are skipped. Method bodies are reached through their Method term.
+func WalkTerms(list []*Term, fn func(*Term) bool) {
+	stack := make([]*Term, 0, 64)
+	for i := len(list) - 1; i >= 0; i-- {
+		stack = append(stack, list[i])
+	}
+	for len(stack) > 0 {
+		t := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if t == nil || !fn(t) {
+			continue
+		}
+		for i := len(t.Body) - 1; i >= 0; i-- {
+			stack = append(stack, t.Body[i])
+		}
+		for i := len(t.Args) - 1; i >= 0; i-- {
+			stack = append(stack, t.Args[i])
+		}
+	}
+}
