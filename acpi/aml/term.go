@@ -112,8 +112,14 @@ func writeTerm(b *strings.Builder, t *Term, depth int) {
 	case OpZero, OpOne, OpOnes:
 		b.WriteString(t.Op.String())
 	case OpByteConst, OpWordConst, OpDWordConst, OpQWordConst:
+		// as iasl prints them: the constant's width in digits
+		w := map[Op]int{OpByteConst: 2, OpWordConst: 4, OpDWordConst: 8, OpQWordConst: 16}[t.Op]
+		h := hex(t.Int)
 		b.WriteString("0x")
-		b.WriteString(hex(t.Int))
+		for i := len(h); i < w; i++ {
+			b.WriteByte('0')
+		}
+		b.WriteString(h)
 	case OpString:
 		b.WriteByte('"')
 		for i := 0; i < len(t.Str); i++ {
@@ -155,8 +161,7 @@ func writeTerm(b *strings.Builder, t *Term, depth int) {
 	case OpPackage, OpVarPackage:
 		b.WriteString("Package (")
 		if t.Op == OpPackage {
-			b.WriteString("0x")
-			b.WriteString(hex(t.Int))
+			writeTerm(b, &Term{Op: OpByteConst, Int: t.Int}, depth+1)
 		} else if len(t.Args) > 0 {
 			writeTerm(b, t.Args[0], depth+1)
 		}
@@ -172,6 +177,10 @@ func writeTerm(b *strings.Builder, t *Term, depth int) {
 		}
 		b.WriteByte('}')
 	default:
+		if t.Op != OpCall && t.Name == "" && len(t.Args) == 0 && len(t.Body) == 0 {
+			b.WriteString(t.Op.String()) // Local0, Arg1, Debug, Break, …
+			return
+		}
 		if t.Op == OpCall {
 			b.WriteString(displayPath(t.Name))
 		} else {
