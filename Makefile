@@ -52,6 +52,6 @@ fuzz:
 	if [ -n "$$failed" ]; then echo "fuzz targets that failed:$$failed"; exit 1; fi; echo "every fuzz target ran clean"
 
 clean:
-	rm -rf $(BIN) out
+	rm -rf $(BIN) fwcheck-image out
 
 -include image/image.mk

@@ -73,6 +73,24 @@ func (t *Table) HasHeader() bool {
 	return t.Signature != SigRSDP && t.Signature != SigFACS
 }
 
+// PlausibleHeader reports whether the bytes look like an ACPI table: an
+// RSDP, or a four-character signature of capitals, digits or '_' with a
+// length field that covers at least a header (the FACS: its own 64 bytes).
+// It tells a directory of raw tables from a directory of something else.
+func (t *Table) PlausibleHeader() bool {
+	if len(t.Raw) >= 8 && string(t.Raw[:8]) == "RSD PTR " {
+		return true
+	}
+	if len(t.Raw) < 8 || !isSig(t.Raw[:4]) || t.Raw[0] == ' ' {
+		return false
+	}
+	n := binary.LittleEndian.Uint32(t.Raw[4:8])
+	if string(t.Raw[:4]) == SigFACS {
+		return n >= 64
+	}
+	return n >= HeaderSize && len(t.Raw) >= HeaderSize
+}
+
 // Data returns the table's bytes cut to the length its header (or, for the
 // RSDP and FACS, its length field) declares, or all of Raw when that length
 // is larger than Raw or unknown.
@@ -160,6 +178,15 @@ type Tables struct {
 	// Warnings lists things the loader skipped or tolerated (stray lines
 	// in acpidump text, unreadable pointers in memory).
 	Warnings []string
+	// RootsMissing says, for each root table (RSDP, XSDT, RSDT) the live
+	// loader could not read, why: checks report those parts as not checked.
+	RootsMissing []string
+	// SkippedLines and TableLines count, for acpidump text, the lines that
+	// were not table data and those that were.
+	SkippedLines, TableLines int
+
+	firstOf map[string]*Table // the first table of each signature
+	count   map[string]int    // tables per signature
 }
 
 // Get returns every table with the signature sig, in order.
@@ -189,18 +216,24 @@ func (ts *Tables) Add(t *Table) {
 	if t.HasHeader() && len(t.Raw) >= HeaderSize {
 		t.Header, _ = ParseHeader(t.Raw)
 	}
-	n := 0
-	for _, o := range ts.List {
-		if o.Signature == t.Signature {
-			n++
-			if o.Instance == 0 {
-				o.Instance = 1
+	if ts.count == nil {
+		ts.count, ts.firstOf = map[string]int{}, map[string]*Table{}
+		for _, o := range ts.List { // a set built as a literal
+			ts.count[o.Signature]++
+			if ts.firstOf[o.Signature] == nil {
+				ts.firstOf[o.Signature] = o
 			}
 		}
 	}
-	if n > 0 {
+	if n := ts.count[t.Signature]; n > 0 {
+		if f := ts.firstOf[t.Signature]; f.Instance == 0 {
+			f.Instance = 1
+		}
 		t.Instance = n + 1
+	} else {
+		ts.firstOf[t.Signature] = t
 	}
+	ts.count[t.Signature]++
 	ts.List = append(ts.List, t)
 }
 
@@ -295,4 +328,27 @@ func sdtBody(t *Table, sig string, min int) ([]byte, error) {
 		return nil, fmt.Errorf("%s: length %d, need at least %d: %w", sig, n, min, ErrTruncated)
 	}
 	return t.Raw[:n], nil
+}
+
+// RootAbsence explains why the set holds no root table sig (SigRSDP,
+// SigXSDT, SigRSDT): the reason, and what would let a reader have it.
+func (ts *Tables) RootAbsence(sig string) (reason, remedy string) {
+	name := strings.TrimSpace(strings.TrimSuffix(sig, " PTR"))
+	if sig == SigRSDP {
+		name = "RSDP"
+	}
+	for _, m := range ts.RootsMissing {
+		if strings.HasPrefix(m, name+" ") {
+			remedy = "run as root"
+			if strings.Contains(m, "iomem=relaxed") {
+				remedy = "boot with iomem=relaxed"
+			}
+			return m, remedy
+		}
+	}
+	if len(ts.RootsMissing) > 0 {
+		return strings.Join(ts.RootsMissing, "; "), "run as root, booted with iomem=relaxed"
+	}
+	return name + " is not in this table set (sysfs never exposes it, and acpidump text may leave it out)",
+		"capture with 'fwcheck snapshot' as root, or give an acpidump that includes it"
 }

@@ -56,9 +56,14 @@ func ParseDump(r io.Reader) (*Tables, error) {
 		}
 		off, data, ok := dumpRow(s)
 		if !ok || cur == nil {
-			ts.warnf("acpidump line %d: skipped %q", line, truncate(s, 80))
+			// Keep the first few skipped lines; count the rest, so junk
+			// costs a counter, not memory.
+			if ts.SkippedLines++; ts.SkippedLines <= maxSkippedShown {
+				ts.warnf("acpidump line %d: skipped %q", line, truncate(s, 80))
+			}
 			continue
 		}
+		ts.TableLines++
 		if off != len(cur.Raw) {
 			return nil, fmt.Errorf("acpidump line %d: %s row offset 0x%x, expected 0x%x", line, cur.Signature, off, len(cur.Raw))
 		}
@@ -81,11 +86,17 @@ func ParseDump(r io.Reader) (*Tables, error) {
 		}
 	}
 	flush()
+	if n := ts.SkippedLines - maxSkippedShown; n > 0 {
+		ts.warnf("acpidump: %d more lines skipped", n)
+	}
 	if len(ts.List) == 0 {
 		return nil, fmt.Errorf("acpidump: no tables found")
 	}
 	return ts, nil
 }
+
+// maxSkippedShown is how many skipped acpidump lines get a warning each.
+const maxSkippedShown = 10
 
 // LoadDumpFile reads an acpidump text file (gzip-compressed or not).
 func LoadDumpFile(path string) (*Tables, error) {

@@ -27,7 +27,14 @@ type Config struct {
 	S3 int
 	// After is the after-action; the default is AfterShell.
 	After After
+	// Settings are check settings given as fwcheck.ID.NAME=VALUE
+	// ("s3.sleep" → "10s"), in command-line order; the driver checks them
+	// against the checks it has.
+	Settings []Setting
 }
+
+// Setting is one fwcheck.ID.NAME=VALUE option.
+type Setting struct{ Check, Name, Value string }
 
 // DefaultConfig is the configuration of a boot whose command line names no
 // fwcheck options.
@@ -71,7 +78,12 @@ func ParseCmdline(cmdline string) (Config, error) {
 				errs = append(errs, fmt.Errorf("fwcheck.after=%q: want shell, poweroff or reboot", val))
 			}
 		default:
-			errs = append(errs, fmt.Errorf("unknown option %s (known: fwcheck.run, fwcheck.s3, fwcheck.after)", key))
+			id, name, ok := strings.Cut(strings.TrimPrefix(key, "fwcheck."), ".")
+			if !ok || !validID(id) || name == "" {
+				errs = append(errs, fmt.Errorf("unknown option %s (known: fwcheck.run, fwcheck.s3, fwcheck.after, fwcheck.ID.SETTING)", key))
+				continue
+			}
+			c.Settings = append(c.Settings, Setting{Check: id, Name: name, Value: val})
 		}
 	}
 	return c, errors.Join(errs...)

@@ -34,6 +34,7 @@ import (
 	"github.com/fwcheck/fwcheck/report"
 	"github.com/fwcheck/fwcheck/report/reporttest"
 	"github.com/fwcheck/fwcheck/tests"
+	"github.com/fwcheck/fwcheck/tests/all"
 )
 
 // bootTimeout bounds one boot. A TCG boot to poweroff takes 8-15 s on an
@@ -274,7 +275,7 @@ func mentions(r report.Result, s string) bool {
 }
 
 func safeCheckIDs(t *testing.T) []string {
-	cs, err := tests.Select(tests.All(), tests.Selection{})
+	cs, err := tests.Select(all.Checks(), tests.Selection{})
 	require.NoError(t, err)
 	var ids []string
 	for _, c := range cs {
@@ -381,18 +382,25 @@ func TestBootSeaBIOSPC(t *testing.T) {
 	checkBoot(t, qemu.SeaBIOS, r)
 }
 
-// TestBootRunSelection boots with fwcheck.run naming one check and an
-// option the image does not know: it runs that check only, says what is
-// wrong with the command line, and still powers off.
+// TestBootRunSelection boots with fwcheck.run naming one check, a check
+// this fwcheck does not have, an option the image does not know and a bad
+// setting value: the run is not lost. It runs the valid check, reports what
+// is wrong with the command line in the results, ends on a verdict and
+// still powers off.
 func TestBootRunSelection(t *testing.T) {
 	t.Parallel()
-	r := boot(t, qemu.SeaBIOS, "fwcheck.run=checksum fwcheck.bogus=1", false, false)
+	r := boot(t, qemu.SeaBIOS, "fwcheck.run=checksum,mtrr fwcheck.bogus=1 fwcheck.klog.nosuch=1", false, false)
 	var ids []string
 	for _, res := range r.doc.Results {
 		ids = append(ids, res.ID)
 	}
 	assert.Equal(t, []string{"checksum"}, ids)
 	assert.True(t, strings.Contains(r.console, "unknown option fwcheck.bogus"), "command line error on the console")
+	errs := strings.Join(r.doc.Errors, "\n")
+	assert.Contains(t, errs, `unknown check "mtrr"`, "the unknown check is in the results")
+	assert.Contains(t, errs, "fwcheck.bogus")
+	assert.Contains(t, errs, "klog.nosuch: no such setting")
+	assert.Contains(t, r.console, "fwcheck: verdict: ")
 	assert.True(t, slices.ContainsFunc(strings.Split(r.console, "\n"), func(l string) bool {
 		return strings.Contains(l, "fwcheck: done; poweroff")
 	}))

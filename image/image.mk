@@ -49,13 +49,19 @@ deps-image:
 	$$sudo apt-get update && \
 	DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y --no-install-recommends $$missing
 
-image: build
+# The image builder is its own command, so the fwcheck binary stays small.
+fwcheck-image:
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o fwcheck-image ./cmd/fwcheck-image
+
+.PHONY: fwcheck-image
+
+image: fwcheck-image
 	@$(find_kernel); mkdir -p $(dir $(IMAGE)); \
-	echo "./$(BIN) image build -o $(IMAGE) --kernel $$k"; \
-	./$(BIN) image build -o $(IMAGE) --kernel "$$k"
+	echo "./fwcheck-image build -o $(IMAGE) --kernel $$k"; \
+	./fwcheck-image build -o $(IMAGE) --kernel "$$k" --version $(VERSION)
 
 demo: deps-image image
 	@$(find_kernel); \
 	echo "Booting $(IMAGE) with $$k under QEMU ($(DEMO_FIRMWARE)); the report follows, then fwcheck.after=$(DEMO_AFTER) (at a shell, Ctrl-A X quits QEMU)."; \
 	tpm=""; command -v swtpm >/dev/null && tpm="--tpm"; \
-	./$(BIN) image boot --initramfs $(IMAGE) --kernel "$$k" --firmware $(DEMO_FIRMWARE) --append "fwcheck.after=$(DEMO_AFTER) $(APPEND)" $$tpm
+	./fwcheck-image boot --initramfs $(IMAGE) --kernel "$$k" --firmware $(DEMO_FIRMWARE) --append "fwcheck.after=$(DEMO_AFTER) $(APPEND)" $$tpm

@@ -8,18 +8,13 @@ import (
 	"sort"
 )
 
-// Capture copies every file the named inputs read from src into a
-// snapshot written to w as .tar.gz. Files that cannot be read are listed in
-// the returned notes, not fatal: a snapshot of what could be read beats
-// none.
-func Capture(w io.Writer, src Source, names []Name) (notes []string, err error) {
+// Capture copies every file the inputs read from src into a snapshot
+// written to w as .tar.gz. Files that cannot be read are listed in the
+// returned notes, not fatal: a snapshot of what could be read beats none.
+func Capture(w io.Writer, src Source, inputs []Decl) (notes []string, err error) {
 	files := map[string][]byte{}
-	for _, n := range names {
-		in := Inputs[n]
-		if in == nil {
-			continue
-		}
-		for _, p := range in.Capture {
+	for _, in := range inputs {
+		for _, p := range in.Capture() {
 			notes = append(notes, captureTree(src, p, files)...)
 		}
 	}

@@ -33,25 +33,32 @@ func TestMemoryMapAndDMIFromLiveRoot(t *testing.T) {
 		"sys/class/dmi/id/sys_vendor": "LENOVO\n", "sys/class/dmi/id/bios_date": "03/14/2023\n",
 	})
 	m := New(&liveSource{root: root, fsys: os.DirFS(root)}, Options{})
+	mm, err := MemoryMap.Get(m)
+	if os.Geteuid() != 0 {
+		assert.ErrorContains(t, err, "needs root")
+		m = New(snapshot{name: root, fsys: os.DirFS(root)}, Options{})
+		mm, err = MemoryMap.Get(m)
+	}
+	require.NoError(t, err)
 	assert.Equal(t, []MemoryRange{
 		{0, 0x9fbff, "System RAM"}, {0x100000, 0x7ffdffff, "System RAM"}, {0xb0000000, 0xbfffffff, "Reserved"},
-	}, m.MemoryMap(), "sorted by start address, not by directory name")
-	assert.Equal(t, &DMIInfo{SysVendor: "LENOVO", BIOSDate: "03/14/2023"}, m.DMI())
+	}, mm, "sorted by start address, not by directory name")
+	dmi, err := DMI.Get(m)
+	require.NoError(t, err)
+	assert.Equal(t, &DMIInfo{SysVendor: "LENOVO", BIOSDate: "03/14/2023"}, dmi)
 }
 
 func TestMissingInputsAreUnavailableWithReason(t *testing.T) {
 	src, err := Open(writeTree(t, map[string]string{"proc/version": "Linux\n"}))
 	require.NoError(t, err)
 	m := New(src, Options{})
-	for _, n := range []Name{ACPITables, KernelLog, DMI, MemoryMap} {
-		_, err := m.Load(n)
+	for _, d := range []Decl{ACPITables, KernelLog, DMI, MemoryMap} {
+		err := m.Available(d)
 		var u *Unavailable
-		require.ErrorAs(t, err, &u, n)
-		assert.Equal(t, n, u.Input)
+		require.ErrorAs(t, err, &u, d.Name())
+		assert.Equal(t, d.Name(), u.Input)
 		assert.NotEmpty(t, u.Reason)
 	}
-	_, err = m.Load("nonsense")
-	assert.Error(t, err)
 }
 
 func TestSnapshotArchiveRejectsBadInput(t *testing.T) {
@@ -78,7 +85,7 @@ func TestCaptureAndReopen(t *testing.T) {
 		"proc/version":                  "Linux version 6.1\n",
 	})
 	var buf bytes.Buffer
-	notes, err := Capture(&buf, Live(root), []Name{DMI, MemoryMap})
+	notes, err := Capture(&buf, Live(root), []Decl{DMI, MemoryMap})
 	require.NoError(t, err)
 	assert.NotEmpty(t, notes, "the missing memory map and DMI fields are noted")
 	p := filepath.Join(t.TempDir(), "s.tar.gz")
@@ -87,8 +94,10 @@ func TestCaptureAndReopen(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, src.Live())
 	m := New(src, Options{})
-	assert.Equal(t, "ThinkPad", m.DMI().ProductName)
-	assert.Nil(t, m.MemoryMap())
+	dmi, err := DMI.Get(m)
+	require.NoError(t, err)
+	assert.Equal(t, "ThinkPad", dmi.ProductName)
+	assert.Error(t, m.Available(MemoryMap))
 }
 
 func FuzzOpenSnapshot(f *testing.F) {
@@ -97,7 +106,7 @@ func FuzzOpenSnapshot(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := readTarGz(bytes.NewReader(b))
 		if err == nil {
-			New(snapshot{name: "fuzz", fsys: m}, Options{}).DMI()
+			_, _ = DMI.Get(New(snapshot{name: "fuzz", fsys: m}, Options{}))
 		}
 	})
 }
@@ -121,7 +130,8 @@ func TestLiveKernelLogThroughKmsg(t *testing.T) {
 			"3,2,2250000,-;[Firmware Bug]: TSC_DEADLINE disabled due to Errata\n",
 	})
 	m := New(Live(root), Options{})
-	recs := m.KernelLog()
+	recs, err := KernelLog.Get(m)
+	require.NoError(t, err)
 	require.Len(t, recs, 2)
 	assert.Equal(t, "[Firmware Bug]: TSC_DEADLINE disabled due to Errata", recs[1].Text)
 	assert.EqualValues(t, 3, recs[1].Level)

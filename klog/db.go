@@ -111,18 +111,37 @@ type Scope struct {
 	// inclusive.
 	KernelMin string `json:"kernel_min,omitempty"`
 	KernelMax string `json:"kernel_max,omitempty"`
+	// VM limits the entry to virtual machines, on positive evidence only
+	// (Env.VM): an unknown machine is not a virtual one. A match is then
+	// explained by the environment, not a firmware fault.
+	VM bool `json:"vm,omitempty"`
 }
 
 // Env describes the machine and kernel a log comes from, for scopes. Empty
 // fields are unknown, and an unknown value never excludes an entry.
 type Env struct {
 	Vendor, Product, Kernel string
+	// VM is the evidence that the machine is virtual ("DMI: QEMU Standard
+	// PC …", "Hypervisor detected: KVM"), or empty when there is none.
+	VM string
+}
+
+// Explanation says what in env explains a match of e, or "" when the
+// match is the firmware's to answer for.
+func (e *Entry) Explanation(env Env) string {
+	if e.Scope != nil && e.Scope.VM && env.VM != "" {
+		return "virtual machine (" + env.VM + ")"
+	}
+	return ""
 }
 
 // Applies reports whether the scope includes env.
 func (s *Scope) Applies(env Env) bool {
 	if s == nil {
 		return true
+	}
+	if s.VM && env.VM == "" {
+		return false
 	}
 	if !reMatch(s.Vendor, env.Vendor) || !reMatch(s.Product, env.Product) {
 		return false
@@ -431,8 +450,18 @@ func EnvFromLog(recs []Record) Env {
 	}
 	id := strings.TrimSpace(dmi + " " + hv)
 	env.Vendor, env.Product = id, id
+	switch {
+	case hv != "":
+		env.VM = hv
+	case dmi != noDMI && virtualDMI.MatchString(dmi):
+		env.VM = "DMI: " + dmi
+	}
 	return env
 }
+
+// virtualDMI matches the DMI identities of virtual machines: the system
+// vendors and products that hypervisors report.
+var virtualDMI = regexp.MustCompile(`(?i)\b(?:QEMU|KVM|VMware|VirtualBox|innotek|Xen|Bochs|Parallels|Microsoft Corporation Virtual|Google Compute Engine|Amazon EC2|Firecracker|BHYVE|Cloud Hypervisor)\b`)
 
 // noDMI is what the kernel logs when it finds no SMBIOS entry point.
 const noDMI = "DMI not present or invalid."

@@ -91,7 +91,8 @@ var genericEnv = Env{Vendor: "fwcheck generic test vendor", Product: "fwcheck ge
 // machine outside every vendor/product scope.
 func TestDBExamplesMatchAndAreNotShadowed(t *testing.T) {
 	es := defaultDB(t)
-	scoped, err := NewMatcher(es, Env{})
+	// Every entry applies to a virtual machine of unknown make.
+	scoped, err := NewMatcher(es, Env{VM: "test"})
 	require.NoError(t, err)
 	generic, err := NewMatcher(es, genericEnv)
 	require.NoError(t, err)
@@ -170,7 +171,7 @@ func TestDBVirtualMachineEntries(t *testing.T) {
 		{"acpi PNP0A08:00: _OSC: platform retains control of PCIe features (AE_NOT_FOUND)", "VMOSCNotFound", "OSCPlatformRetainsControl"},
 		{"amd_pstate: the _CPC object is not present in SBIOS or ACPI disabled", "VMAMDPStateNoCPPC", "AMDPStateNoCPC"},
 	}
-	qemu, err := NewMatcher(es, Env{Vendor: "QEMU Standard PC (Q35 + ICH9, 2009), BIOS 1.16.0-1 04/01/2014", Product: "QEMU Standard PC (Q35 + ICH9, 2009), BIOS 1.16.0-1 04/01/2014"})
+	qemu, err := NewMatcher(es, Env{Vendor: "QEMU Standard PC (Q35 + ICH9, 2009), BIOS 1.16.0-1 04/01/2014", Product: "QEMU Standard PC (Q35 + ICH9, 2009), BIOS 1.16.0-1 04/01/2014", VM: "DMI: QEMU"})
 	require.NoError(t, err)
 	real, err := NewMatcher(es, genericEnv)
 	require.NoError(t, err)
@@ -187,6 +188,7 @@ func TestDBVirtualMachineEntries(t *testing.T) {
 	// as a guest. The MTRR entry is for QEMU's emulation only.
 	fc := EnvFromLog(ParseString("[    0.000000] DMI not present or invalid.\n[    0.000000] Hypervisor detected: KVM\n"))
 	assert.Equal(t, "DMI not present or invalid. Hypervisor detected: KVM", fc.Vendor)
+	assert.Equal(t, "Hypervisor detected: KVM", fc.VM)
 	m, err := NewMatcher(es, fc)
 	require.NoError(t, err)
 	assert.Equal(t, "VMAMDTSCNotP0", m.Match(cases[2].line).Label)
@@ -229,4 +231,26 @@ func TestDBExamplesAreRealistic(t *testing.T) {
 			assert.NotRegexp(t, placeholder, ex, "%s: example has a placeholder value", e.Label)
 		}
 	}
+}
+
+// A log with no DMI line and no hypervisor line is not taken for a virtual
+// machine: the real-hardware entry applies.
+func TestDBUnknownMachineIsNotVirtual(t *testing.T) {
+	env := EnvFromLog(ParseString("[    0.000000] Linux version 6.1.0\n[    0.5] mtrr: your CPUs had inconsistent fixed MTRR settings\n"))
+	assert.Empty(t, env.VM)
+	m, err := NewMatcher(defaultDB(t), env)
+	require.NoError(t, err)
+	e := m.Match("mtrr: your CPUs had inconsistent fixed MTRR settings")
+	require.NotNil(t, e)
+	assert.Equal(t, "MTRRInconsistentFixed", e.Label)
+	assert.Empty(t, e.Explanation(env))
+
+	vm := EnvFromLog(ParseString("[    0.000000] DMI: QEMU Standard PC (i440FX + PIIX, 1996), BIOS 1.16.2-debian-1.16.2-1 04/01/2014\n"))
+	assert.Equal(t, "DMI: QEMU Standard PC (i440FX + PIIX, 1996), BIOS 1.16.2-debian-1.16.2-1 04/01/2014", vm.VM)
+	m, err = NewMatcher(defaultDB(t), vm)
+	require.NoError(t, err)
+	e = m.Match("mtrr: your CPUs had inconsistent fixed MTRR settings")
+	require.NotNil(t, e)
+	assert.Equal(t, "VMMTRRInconsistent", e.Label)
+	assert.Contains(t, e.Explanation(vm), "virtual machine (DMI: QEMU")
 }

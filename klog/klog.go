@@ -8,6 +8,7 @@ package klog
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"strconv"
@@ -605,4 +606,42 @@ func Since(recs []Record, m Mark) []Record {
 		skip -= c
 	}
 	return nil
+}
+
+// Recognised reports whether any line of text carries a kernel-log prefix
+// in one of the forms Parse reads (a [seconds] stamp, a <level>, dmesg -x
+// or -T prefixes, a /dev/kmsg record, a journalctl or syslog line). Text
+// with none is not a kernel log, whatever Parse makes of it.
+func Recognised(text []byte) bool {
+	for len(text) > 0 {
+		line := text
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = nil
+		}
+		if len(line) > 4096 {
+			line = line[:4096]
+		}
+		s := clean(string(line))
+		if _, ok := parseKmsgLine(s); ok {
+			return true
+		}
+		if _, ok := parseJournal(s); ok {
+			return true
+		}
+		if _, n := prio(s); n > 0 {
+			return true
+		}
+		if _, _, n := dmesgX(s); n > 0 {
+			return true
+		}
+		if _, n := stamp(s); n > 0 {
+			return true
+		}
+		if wallStamp(s) > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -61,21 +61,26 @@ func WriteJUnit(w io.Writer, d *Document) error {
 		c := junitCase{Name: r.ID, Classname: "fwcheck." + string(r.Category), Time: fmt.Sprintf("%.3f", r.DurationMS/1000)}
 		var out strings.Builder
 		for _, f := range r.Findings {
-			switch f.Kind {
-			case tests.KindFail:
+			switch {
+			case f.Counts():
 				c.Failures = append(c.Failures, junitResult{
 					Message: fmt.Sprintf("%s [%s]: %s", f.Label, f.Severity, f.Message),
 					Type:    f.Label,
 					Body:    fmt.Sprintf("%s\nadvice: %s\nspec: %s", f.Message, f.Advice, f.Spec),
 				})
+			case f.Explained != "":
+				fmt.Fprintf(&out, "explained %s [%s]: %s (explained by: %s)\n", f.Label, f.Severity, f.Message, f.Explained)
 			default:
 				fmt.Fprintf(&out, "%s: %s\n", f.Kind, f.Message)
 			}
 		}
+		for _, u := range r.Unchecked {
+			fmt.Fprintf(&out, "not checked: %s: %s\n", u.What, u.Reason)
+		}
 		c.SystemOut = out.String()
 		switch r.Status {
-		case tests.StatusSkipped:
-			c.Skipped = &junitResult{Message: r.Reason}
+		case tests.StatusSkipped, tests.StatusNotApplicable:
+			c.Skipped = &junitResult{Message: string(r.Status) + ": " + r.Reason}
 			s.Skipped++
 			root.Skipped++
 		case tests.StatusAborted:

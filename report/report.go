@@ -17,7 +17,7 @@ import (
 // SchemaVersion is the results document's schema version. It changes only
 // when a field's meaning changes or a field is removed; added fields keep
 // it.
-const SchemaVersion = "1.0"
+const SchemaVersion = "2.0"
 
 // Document is the results of one run.
 type Document struct {
@@ -26,8 +26,13 @@ type Document struct {
 	Start   time.Time `json:"start"`
 	End     time.Time `json:"end"`
 	Machine Machine   `json:"machine"`
-	Results []Result  `json:"results"`
-	Totals  Totals    `json:"totals"`
+	// Settings are the check settings this run was given ("s3.cycles").
+	Settings map[string]string `json:"settings,omitempty"`
+	// Errors are problems with what the run was asked to do that did not
+	// stop it (an unknown check named on the live image's command line).
+	Errors  []string `json:"errors,omitempty"`
+	Results []Result `json:"results"`
+	Totals  Totals   `json:"totals"`
 }
 
 // Tool names the program that wrote the document.
@@ -36,12 +41,9 @@ type Tool struct {
 	Version string `json:"version"`
 }
 
-// Machine identifies the machine the inputs came from.
-type Machine struct {
-	Source string         `json:"source"`
-	Kernel string         `json:"kernel,omitempty"`
-	DMI    *input.DMIInfo `json:"dmi,omitempty"`
-}
+// Machine identifies the machine the inputs came from; the runner provides
+// it (input.Machine.Identify), the report never reads the machine.
+type Machine = input.Identity
 
 // Result is one check's outcome as documented.
 type Result struct {
@@ -49,29 +51,31 @@ type Result struct {
 	DurationMS float64 `json:"duration_ms"`
 }
 
-// Totals counts checks by status and failures by severity.
+// Totals counts checks by status and failures by severity. Failures the
+// environment explains are counted apart, in Explained.
 type Totals struct {
-	Checks   int            `json:"checks"`
-	Status   map[string]int `json:"status"`
-	Failures map[string]int `json:"failures"`
-	Warnings int            `json:"warnings"`
+	Checks    int            `json:"checks"`
+	Status    map[string]int `json:"status"`
+	Failures  map[string]int `json:"failures"`
+	Explained int            `json:"explained"`
+	Warnings  int            `json:"warnings"`
 }
 
 // New builds a document from results.
-func New(version string, m *input.Machine, start, end time.Time, rs []tests.Result) *Document {
+func New(version string, m Machine, start, end time.Time, rs []tests.Result) *Document {
 	d := &Document{
 		Schema:  SchemaVersion,
 		Tool:    Tool{Name: "fwcheck", Version: version},
 		Start:   start.UTC(),
 		End:     end.UTC(),
-		Machine: Machine{Source: m.Src.String(), Kernel: m.Kernel(), DMI: m.DMI()},
+		Machine: m,
 		Results: []Result{},
 		Totals: Totals{
 			Status:   map[string]int{},
 			Failures: map[string]int{"critical": 0, "high": 0, "medium": 0, "low": 0},
 		},
 	}
-	for _, s := range []tests.Status{tests.StatusPassed, tests.StatusFailed, tests.StatusWarning, tests.StatusSkipped, tests.StatusAborted} {
+	for _, s := range tests.Statuses {
 		d.Totals.Status[string(s)] = 0
 	}
 	for _, r := range rs {
@@ -79,15 +83,28 @@ func New(version string, m *input.Machine, start, end time.Time, rs []tests.Resu
 		d.Totals.Checks++
 		d.Totals.Status[string(r.Status)]++
 		for _, f := range r.Findings {
-			switch f.Kind {
-			case tests.KindFail:
+			switch {
+			case f.Counts():
 				d.Totals.Failures[f.Severity.String()]++
-			case tests.KindWarning:
+			case f.Explained != "":
+				d.Totals.Explained++
+			case f.Kind == tests.KindWarning:
 				d.Totals.Warnings++
 			}
 		}
 	}
 	return d
+}
+
+// Checked reports whether any check evaluated something (passed, failed,
+// warned or checked part of its assertions).
+func (d *Document) Checked() bool {
+	for _, r := range d.Results {
+		if r.Status.Checked() {
+			return true
+		}
+	}
+	return false
 }
 
 // Failing reports whether any failure is at or above threshold, or any
@@ -98,7 +115,7 @@ func (d *Document) Failing(threshold tests.Severity) bool {
 			return true
 		}
 		for _, f := range r.Findings {
-			if f.Kind == tests.KindFail && f.Severity >= threshold {
+			if f.Counts() && f.Severity >= threshold {
 				return true
 			}
 		}

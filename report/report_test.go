@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/report"
 	"github.com/fwcheck/fwcheck/report/reporttest"
 	"github.com/fwcheck/fwcheck/tests"
@@ -28,15 +27,14 @@ func sample() *report.Document {
 		{ID: "klog", Title: "kernel log", Category: tests.Log, Status: tests.StatusAborted, Reason: "panic: boom", Findings: []tests.Finding{}},
 		{ID: "oops", Title: "oopses", Category: tests.Log, Status: tests.StatusPassed, Findings: []tests.Finding{}},
 	}
-	m := input.New(input.Empty(), input.Options{})
 	t0 := time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
-	return report.New("test", m, t0, t0.Add(time.Second), rs)
+	return report.New("test", report.Machine{Source: "none"}, t0, t0.Add(time.Second), rs)
 }
 
 func TestTotalsAndFailing(t *testing.T) {
 	d := sample()
 	assert.Equal(t, 4, d.Totals.Checks)
-	assert.Equal(t, map[string]int{"passed": 1, "failed": 1, "warning": 0, "skipped": 1, "aborted": 1}, d.Totals.Status)
+	assert.Equal(t, map[string]int{"passed": 1, "failed": 1, "warning": 0, "incomplete": 0, "not-applicable": 0, "skipped": 1, "aborted": 1}, d.Totals.Status)
 	assert.Equal(t, map[string]int{"critical": 0, "high": 0, "medium": 1, "low": 0}, d.Totals.Failures)
 	assert.Equal(t, 1, d.Totals.Warnings)
 	assert.True(t, d.Failing(tests.Critical), "an aborted check always fails the run")
@@ -70,21 +68,21 @@ func TestTextReport(t *testing.T) {
 	assert.Contains(t, out, "advice: Write 0x02 then 0x04.")
 	assert.Contains(t, out, "spec: ACPI 6.5 §4.8.4.6")
 	assert.Contains(t, out, "(no HPET table)")
-	assert.Contains(t, out, "4 checks: 1 passed, 1 failed, 0 warning, 1 skipped, 1 aborted")
+	assert.Contains(t, out, "4 checks: 1 passed, 1 failed, 0 warning, 0 incomplete, 0 not applicable, 1 skipped, 1 aborted")
 	assert.Contains(t, out, "critical 0, high 0, medium 1, low 0")
 	assert.NotContains(t, out, "PM1a block length", "passes only with verbose")
 	assert.Contains(t, out, "verdict: FAIL — 1 check(s) aborted")
 
 	d := sample()
 	d.Results = d.Results[:2]
-	d = report.New("test", input.New(input.Empty(), input.Options{}), d.Start, d.End, []tests.Result{d.Results[0].Result, d.Results[1].Result})
+	d = report.New("test", report.Machine{Source: "none"}, d.Start, d.End, []tests.Result{d.Results[0].Result, d.Results[1].Result})
 	b.Reset()
 	require.NoError(t, report.WriteText(&b, d, report.TextOptions{FailOn: tests.High}))
-	assert.Contains(t, b.String(), "verdict: PASS — no failure at or above high")
+	assert.Contains(t, b.String(), "verdict: PASS — no failure at or above high (1 check(s) skipped)")
 	b.Reset()
 	require.NoError(t, report.WriteText(&b, d, report.TextOptions{}))
 	assert.Contains(t, b.String(), "verdict: FAIL — 1 failure(s) at or above low")
-	d = report.New("test", input.New(input.Empty(), input.Options{}), d.Start, d.End, []tests.Result{d.Results[1].Result})
+	d = report.New("test", report.Machine{Source: "none"}, d.Start, d.End, []tests.Result{d.Results[1].Result})
 	b.Reset()
 	require.NoError(t, report.WriteText(&b, d, report.TextOptions{}))
 	assert.Contains(t, b.String(), "verdict: NOTHING CHECKED")
@@ -136,7 +134,7 @@ func TestTextKeepsMultiLineMessagesIndented(t *testing.T) {
 	rs := []tests.Result{{ID: "klog", Title: "kernel log", Category: tests.Log, Status: tests.StatusFailed, Findings: []tests.Finding{
 		{Kind: tests.KindFail, Label: "AMDPStateCPPCDisabled", Severity: tests.Low, Message: "[ 0.35] first line\nsecond line", Advice: "Enable CPPC."},
 	}}}
-	d := report.New("test", input.New(input.Empty(), input.Options{}), time.Now(), time.Now(), rs)
+	d := report.New("test", report.Machine{Source: "none"}, time.Now(), time.Now(), rs)
 	var b bytes.Buffer
 	require.NoError(t, report.WriteText(&b, d, report.TextOptions{}))
 	assert.Contains(t, b.String(), "first line\n       second line\n       advice: Enable CPPC.")

@@ -57,29 +57,48 @@ func (t *textWriter) printf(color, format string, args ...any) {
 
 var statusColor = map[tests.Status]string{
 	tests.StatusPassed: green, tests.StatusFailed: red, tests.StatusWarning: yellow,
+	tests.StatusIncomplete: yellow, tests.StatusNotApplicable: dim,
 	tests.StatusSkipped: dim, tests.StatusAborted: red + bold,
+}
+
+// statusWord is the status as the report's first column shows it.
+func statusWord(s tests.Status) string {
+	if s == tests.StatusNotApplicable {
+		return "N/A"
+	}
+	return strings.ToUpper(string(s))
 }
 
 func (t *textWriter) result(r Result) {
 	if t.o.Quiet && r.Status != tests.StatusFailed && r.Status != tests.StatusAborted {
 		return
 	}
-	t.printf(statusColor[r.Status], "%-8s", strings.ToUpper(string(r.Status)))
+	t.printf(statusColor[r.Status], "%-10s", statusWord(r.Status))
 	t.printf("", " %-14s %s", r.ID, r.Title)
 	if r.Reason != "" {
 		t.printf(dim, " (%s)", r.Reason)
 	}
 	t.printf("", "\n")
 	for _, f := range r.Findings {
-		switch f.Kind {
-		case tests.KindFail:
+		switch {
+		case f.Kind == tests.KindFail && f.Explained != "":
+			if t.o.Quiet {
+				continue
+			}
+			t.printf(dim, "  EXPLAINED %s [%s]", f.Label, f.Severity)
+			t.printf("", ": %s\n", indent(f.Message))
+			t.printf(dim, "       explained by: %s\n", f.Explained)
+			if t.o.Verbose {
+				t.printf("", "       advice: %s\n", indent(f.Advice))
+			}
+		case f.Kind == tests.KindFail:
 			t.printf(red, "  FAIL %s [%s]", f.Label, f.Severity)
 			t.printf("", ": %s\n", indent(f.Message))
 			t.printf("", "       advice: %s\n", indent(f.Advice))
 			if f.Spec != "" {
 				t.printf(dim, "       spec: %s\n", f.Spec)
 			}
-		case tests.KindWarning:
+		case f.Kind == tests.KindWarning:
 			if t.o.Quiet {
 				continue
 			}
@@ -92,32 +111,47 @@ func (t *textWriter) result(r Result) {
 			if f.Advice != "" && t.o.Verbose {
 				t.printf("", "       advice: %s\n", f.Advice)
 			}
-		case tests.KindInfo:
+		case f.Kind == tests.KindInfo:
 			if t.o.Verbose {
 				t.printf(dim, "  info: %s\n", f.Message)
 			}
-		case tests.KindPass:
+		case f.Kind == tests.KindPass:
 			if t.o.Verbose {
 				t.printf(dim, "  ok: %s\n", f.Message)
 			}
 		}
 	}
+	// What could not be checked is part of the verdict: always shown.
+	for _, u := range r.Unchecked {
+		t.printf(yellow, "  NOT CHECKED")
+		t.printf("", " %s: %s", u.What, indent(u.Reason))
+		if u.Remedy != "" {
+			t.printf("", " (to check it: %s)", u.Remedy)
+		}
+		t.printf("", "\n")
+	}
 }
 
 func (t *textWriter) summary(d *Document) {
+	for _, e := range d.Errors {
+		t.printf(red, "\nERROR %s", e)
+	}
 	s := d.Totals.Status
-	t.printf(bold, "\n%d checks: %d passed, %d failed, %d warning, %d skipped, %d aborted\n",
-		d.Totals.Checks, s["passed"], s["failed"], s["warning"], s["skipped"], s["aborted"])
+	t.printf(bold, "\n%d checks: %d passed, %d failed, %d warning, %d incomplete, %d not applicable, %d skipped, %d aborted\n",
+		d.Totals.Checks, s["passed"], s["failed"], s["warning"], s["incomplete"], s["not-applicable"], s["skipped"], s["aborted"])
 	f := d.Totals.Failures
-	t.printf("", "failures by severity: critical %d, high %d, medium %d, low %d\n",
-		f["critical"], f["high"], f["medium"], f["low"])
+	t.printf("", "failures by severity: critical %d, high %d, medium %d, low %d", f["critical"], f["high"], f["medium"], f["low"])
+	if d.Totals.Explained > 0 {
+		t.printf("", "; %d explained by the environment", d.Totals.Explained)
+	}
+	t.printf("", "\n")
 	t.verdict(d)
 }
 
 // verdict prints the one line a person booting new hardware looks for.
 func (t *textWriter) verdict(d *Document) {
 	v, kind := Verdict(d, t.o.FailOn)
-	color := map[VerdictKind]string{VerdictFail: red + bold, VerdictPass: green + bold, VerdictNothing: yellow + bold}[kind]
+	color := map[VerdictKind]string{VerdictFail: red + bold, VerdictPass: green + bold, VerdictIncomplete: yellow + bold, VerdictNothing: yellow + bold}[kind]
 	t.printf(color, "verdict: %s\n", v)
 }
 
@@ -126,13 +160,16 @@ type VerdictKind int
 
 // Verdict kinds.
 const (
-	VerdictPass    VerdictKind = iota // no failure at or above the threshold
-	VerdictFail                       // a failure at or above it, or an aborted check
-	VerdictNothing                    // every check was skipped
+	VerdictPass       VerdictKind = iota // every check that ran evaluated everything, no failure at or above the threshold
+	VerdictFail                          // a failure at or above it, or an aborted check
+	VerdictIncomplete                    // no such failure, but something was not checked
+	VerdictNothing                       // no check evaluated anything
 )
 
 // Verdict sums a run up in one sentence against the failure threshold
-// failOn (zero means low: any failure).
+// failOn (zero means low: any failure). It never overstates: a run with
+// parts not checked is not a plain PASS, and a run that checked nothing
+// says NOTHING CHECKED.
 func Verdict(d *Document, failOn tests.Severity) (string, VerdictKind) {
 	if failOn == tests.None {
 		failOn = tests.Low
@@ -144,15 +181,31 @@ func Verdict(d *Document, failOn tests.Severity) (string, VerdictKind) {
 		}
 	}
 	s := d.Totals.Status
+	var notes []string
+	if n := len(d.Errors); n > 0 {
+		notes = append(notes, fmt.Sprintf("%d request error(s)", n))
+	}
+	if n := s["skipped"]; n > 0 {
+		notes = append(notes, fmt.Sprintf("%d check(s) skipped", n))
+	}
+	if n := d.Totals.Explained; n > 0 {
+		notes = append(notes, fmt.Sprintf("%d finding(s) explained by the environment", n))
+	}
+	tail := ""
+	if len(notes) > 0 {
+		tail = " (" + strings.Join(notes, ", ") + ")"
+	}
 	switch {
 	case s["aborted"] > 0:
-		return fmt.Sprintf("FAIL — %d check(s) aborted; the results are incomplete", s["aborted"]), VerdictFail
+		return fmt.Sprintf("FAIL — %d check(s) aborted; the results are incomplete%s", s["aborted"], tail), VerdictFail
 	case at > 0:
-		return fmt.Sprintf("FAIL — %d failure(s) at or above %s", at, failOn), VerdictFail
-	case d.Totals.Checks == 0 || s["skipped"] == d.Totals.Checks:
-		return "NOTHING CHECKED — every check was skipped (see the reasons; as root, or with --from, more inputs are readable)", VerdictNothing
+		return fmt.Sprintf("FAIL — %d failure(s) at or above %s%s", at, failOn, tail), VerdictFail
+	case !d.Checked():
+		return "NOTHING CHECKED — no check could evaluate anything (see the reasons: as root, or with --from, more inputs are readable)" + tail, VerdictNothing
+	case s["incomplete"] > 0:
+		return fmt.Sprintf("INCOMPLETE — no failure at or above %s, but %d check(s) could not check everything (see NOT CHECKED)%s", failOn, s["incomplete"], tail), VerdictIncomplete
 	}
-	return fmt.Sprintf("PASS — no failure at or above %s", failOn), VerdictPass
+	return fmt.Sprintf("PASS — no failure at or above %s%s", failOn, tail), VerdictPass
 }
 
 // indent keeps a multi-line message (a kernel line with an embedded

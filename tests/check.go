@@ -1,13 +1,18 @@
-// Package tests is fwcheck's check framework and its checks, one file per
-// check. A Check is a declarative value, like an analysis.Analyzer: it says
-// what it is, what it needs and how to run; drivers (the CLI, the live
-// image's init, the suspend loop) decide what runs and how results are
-// reported. A check reads the machine only through its Pass and reports
-// only through it.
+// Package tests is fwcheck's check framework: what a check is (Check, its
+// Labels and Settings), what it sees while it runs (Pass), the statuses a
+// check ends in, selection and the runner. The checks themselves live one
+// package each below it (tests/fadt, tests/hpet, …), as the passes of
+// golang.org/x/tools/go/analysis do, and tests/all lists them.
+//
+// A Check is a declarative value: it says what it is, what it reads and what
+// it may report; drivers (the CLI, the live image's init, the suspend loop)
+// decide what runs and how results are reported. A check reads the machine
+// only through its Pass and reports only through it. Nothing here registers
+// into globals: drivers hand the runner an explicit list of checks.
 package tests
 
 import (
-	"flag"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -35,21 +40,24 @@ const (
 // its checks change the machine's state.
 var Categories = []Category{ACPI, BIOS, CPU, UEFI, TPM, Log, Power}
 
-// Flags describe what running a check involves.
+// Flags describe what running a check involves. Whether a check needs root
+// is not a flag: it follows from its inputs (see Check.NeedsRoot).
 type Flags uint
 
 const (
-	// NeedsRoot: the check reads privileged state on the live machine.
-	NeedsRoot Flags = 1 << iota
 	// Unsafe: the check writes firmware state or reboots.
-	Unsafe
+	Unsafe Flags = 1 << iota
 	// PowerState: the check suspends or hibernates the machine.
 	PowerState
 	// Interactive: the check needs a person at the machine.
 	Interactive
 )
 
-var flagNames = []string{"needs-root", "unsafe", "power-state", "interactive"}
+// Acting are the flags of checks that change the machine or need a
+// person: they run only when named, and only they get a Control.
+const Acting = Unsafe | PowerState | Interactive
+
+var flagNames = []string{"unsafe", "power-state", "interactive"}
 
 // Strings returns the flag names, in a fixed order.
 func (f Flags) Strings() []string {
@@ -71,18 +79,36 @@ type Check struct {
 	Category Category
 	Flags    Flags
 	// Inputs are the machine state the check reads; when one is
-	// unavailable, the check is skipped with the reason and Run is not called.
-	Inputs []input.Name
-	// Spec is the specification section the check enforces.
+	// unavailable, the check is skipped with the reason and Run is not
+	// called. Optional inputs are read when they can be had (Load) and
+	// captured in snapshots, but do not make the check skip.
+	Inputs   []input.Decl
+	Optional []input.Decl
+	// Spec is the specification the check enforces.
 	Spec string
-	// Settings are the check's own options, as analysis.Analyzer.Flags:
-	// drivers expose each as --ID.NAME (the klog check's "db" is
-	// --klog.db). Most checks have none.
-	Settings flag.FlagSet
+	// Labels are every label the check may report; reporting another is a
+	// bug in the check and aborts it.
+	Labels []*Label
+	// DataLabels, for a check whose labels come from data (the kernel-log
+	// advice database), returns them; a finding it reports may carry any
+	// of them, or a label of a database the user supplied in a setting.
+	DataLabels func() ([]*Label, error)
+	// Settings are the check's own options; drivers expose each as
+	// --ID.NAME and a run gives each its value (see Settings).
+	Settings []Setting
 	// Run does the work, reporting through the pass. An error return or a
 	// panic records the check as aborted.
 	Run func(*Pass) error
 }
+
+// NeedsRoot reports whether reading the check's inputs on a live machine
+// needs root: that is decided by the inputs alone.
+func (c *Check) NeedsRoot() bool {
+	return slices.ContainsFunc(c.Inputs, input.Decl.NeedsRoot)
+}
+
+// AllInputs returns the check's required and optional inputs.
+func (c *Check) AllInputs() []input.Decl { return append(slices.Clone(c.Inputs), c.Optional...) }
 
 // Severity ranks a failure's impact.
 type Severity int
@@ -126,84 +152,125 @@ func (s *Severity) UnmarshalText(b []byte) error {
 
 // Label is a stable name for one kind of failure, with its severity, the
 // spec section it breaks and advice for the firmware engineer. Tools and
-// waivers key on the name, so it never changes once released.
+// waivers key on the name, so it never changes once released. A label
+// belongs to the check that lists it in Check.Labels.
 type Label struct {
-	Name     string
-	Severity Severity
-	Spec     string
-	Advice   string
+	Name     string   `json:"name"`
+	Severity Severity `json:"severity"`
+	Spec     string   `json:"spec"`
+	Advice   string   `json:"advice"`
 }
 
 var (
-	labels   = map[string]*Label{}
-	labelRE  = regexp.MustCompile(`^[A-Z][A-Za-z0-9]+$`)
-	idRE     = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
-	registry []*Check
+	labelRE = regexp.MustCompile(`^[A-Z][A-Za-z0-9]+$`)
+	idRE    = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
 )
 
-// NewLabel declares a label. It panics on a malformed or duplicate name,
-// an invalid severity or empty advice: such a program is wrong.
+// NewLabel declares a label. It panics on a malformed name, an invalid
+// severity or empty advice: such a program is wrong. Uniqueness across
+// checks is Validate's to enforce.
 func NewLabel(name string, sev Severity, spec, advice string) *Label {
-	if !labelRE.MatchString(name) {
-		panic(fmt.Sprintf("tests: label %q is not CamelCase", name))
-	}
-	if _, dup := labels[name]; dup {
-		panic(fmt.Sprintf("tests: duplicate label %q", name))
-	}
-	if sev < Low || sev > Critical {
-		panic(fmt.Sprintf("tests: label %q has no valid severity", name))
-	}
-	if strings.TrimSpace(advice) == "" {
-		panic(fmt.Sprintf("tests: label %q has no advice", name))
-	}
 	l := &Label{Name: name, Severity: sev, Spec: spec, Advice: advice}
-	labels[name] = l
+	if err := l.validate(); err != nil {
+		panic("tests: " + err.Error())
+	}
 	return l
 }
 
-// Labels returns every declared label, sorted by name.
-func Labels() []*Label {
-	out := make([]*Label, 0, len(labels))
-	for _, l := range labels {
-		out = append(out, l)
+func (l *Label) validate() error {
+	switch {
+	case !labelRE.MatchString(l.Name):
+		return fmt.Errorf("label %q is not CamelCase", l.Name)
+	case l.Severity < Low || l.Severity > Critical:
+		return fmt.Errorf("label %q has no valid severity", l.Name)
+	case strings.TrimSpace(l.Advice) == "":
+		return fmt.Errorf("label %q has no advice", l.Name)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
+	return nil
 }
 
-// Register adds c to the set of checks. It panics on an invalid check or a
-// duplicate ID; call it from init.
-func Register(c *Check) {
-	switch {
-	case !idRE.MatchString(c.ID):
-		panic(fmt.Sprintf("tests: check ID %q must be lowercase", c.ID))
-	case c.Title == "" || c.Run == nil:
-		panic(fmt.Sprintf("tests: check %q needs a Title and Run", c.ID))
-	case !slices.Contains(Categories, c.Category):
-		panic(fmt.Sprintf("tests: check %q has unknown category %q", c.ID, c.Category))
-	case Lookup(c.ID) != nil:
-		panic(fmt.Sprintf("tests: duplicate check ID %q", c.ID))
-	}
-	for _, n := range c.Inputs {
-		if input.Inputs[n] == nil {
-			panic(fmt.Sprintf("tests: check %q declares unknown input %q", c.ID, n))
+// Validate checks a list of checks as a driver will run them: IDs valid and
+// unique, every check complete, label names unique across all checks.
+func Validate(cs []*Check) error {
+	ids := map[string]bool{}
+	owner := map[string]string{}
+	var errs []error
+	for _, c := range cs {
+		switch {
+		case !idRE.MatchString(c.ID) || c.ID == "all":
+			errs = append(errs, fmt.Errorf("check ID %q must be lowercase and not \"all\"", c.ID))
+		case ids[c.ID]:
+			errs = append(errs, fmt.Errorf("duplicate check ID %q", c.ID))
+		case c.Title == "" || c.Run == nil:
+			errs = append(errs, fmt.Errorf("check %q needs a Title and Run", c.ID))
+		case !slices.Contains(Categories, c.Category):
+			errs = append(errs, fmt.Errorf("check %q has unknown category %q", c.ID, c.Category))
+		}
+		ids[c.ID] = true
+		for _, l := range c.Labels {
+			if err := l.validate(); err != nil {
+				errs = append(errs, fmt.Errorf("check %q: %w", c.ID, err))
+			}
+			if o, dup := owner[l.Name]; dup && o != c.ID {
+				errs = append(errs, fmt.Errorf("label %q declared by both %q and %q", l.Name, o, c.ID))
+			}
+			owner[l.Name] = c.ID
+		}
+		names := map[string]bool{}
+		for _, s := range c.Settings {
+			if names[s.Name()] {
+				errs = append(errs, fmt.Errorf("check %q: duplicate setting %q", c.ID, s.Name()))
+			}
+			names[s.Name()] = true
 		}
 	}
-	registry = append(registry, c)
-	sortChecks(registry)
+	return errors.Join(errs...)
 }
 
-// All returns every registered check in run order.
-func All() []*Check { return slices.Clone(registry) }
+// OwnedLabel is a label with the check that reports it.
+type OwnedLabel struct {
+	*Label
+	Check string `json:"check"`
+}
 
-// Lookup returns the check with the given ID, or nil.
-func Lookup(id string) *Check {
-	for _, c := range registry {
+// Labels returns every label the checks may report, data labels included,
+// sorted by name. A data source that cannot be read is an error.
+func Labels(cs []*Check) ([]OwnedLabel, error) {
+	var out []OwnedLabel
+	for _, c := range cs {
+		for _, l := range c.Labels {
+			out = append(out, OwnedLabel{l, c.ID})
+		}
+		if c.DataLabels != nil {
+			ls, err := c.DataLabels()
+			if err != nil {
+				return nil, fmt.Errorf("check %s: %w", c.ID, err)
+			}
+			for _, l := range ls {
+				out = append(out, OwnedLabel{l, c.ID})
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// Lookup returns the check in cs with the given ID, or nil.
+func Lookup(cs []*Check, id string) *Check {
+	for _, c := range cs {
 		if c.ID == id {
 			return c
 		}
 	}
 	return nil
+}
+
+// Sorted returns cs in run order: by category (Categories order), then
+// by ID.
+func Sorted(cs []*Check) []*Check {
+	out := slices.Clone(cs)
+	sortChecks(out)
+	return out
 }
 
 // sortChecks puts checks in run order: by category (Categories order), then
@@ -221,13 +288,20 @@ func sortChecks(cs []*Check) {
 // Selection says which checks to run.
 type Selection struct {
 	// IDs selects checks by ID. Empty or "all" means every check that is
-	// safe to run unasked (no Unsafe, PowerState or Interactive flag):
-	// those run only when named.
+	// safe to run unasked (none of the Acting flags): those run only when
+	// named.
 	IDs []string
 	// Categories restricts to these categories.
 	Categories []Category
 	// Skip excludes these IDs.
 	Skip []string
+}
+
+// UnknownCheckError is Select's error for an ID no check has.
+type UnknownCheckError struct{ ID string }
+
+func (e *UnknownCheckError) Error() string {
+	return fmt.Sprintf("unknown check %q (see 'fwcheck list')", e.ID)
 }
 
 // Select returns the checks sel names, in run order, from cs. An unknown
@@ -239,7 +313,7 @@ func Select(cs []*Check, sel Selection) ([]*Check, error) {
 	}
 	for _, id := range append(slices.Clone(sel.IDs), sel.Skip...) {
 		if id != "all" && known[id] == nil {
-			return nil, fmt.Errorf("unknown check %q (see 'fwcheck list')", id)
+			return nil, &UnknownCheckError{id}
 		}
 	}
 	for _, cat := range sel.Categories {
@@ -256,7 +330,7 @@ func Select(cs []*Check, sel Selection) ([]*Check, error) {
 		case len(sel.Categories) > 0 && !slices.Contains(sel.Categories, c.Category):
 			continue
 		case slices.Contains(sel.IDs, c.ID):
-		case (all || len(sel.IDs) == 0) && c.Flags&(Unsafe|PowerState|Interactive) == 0:
+		case (all || len(sel.IDs) == 0) && c.Flags&Acting == 0:
 		default:
 			continue
 		}
@@ -264,4 +338,41 @@ func Select(cs []*Check, sel Selection) ([]*Check, error) {
 	}
 	sortChecks(out)
 	return out, nil
+}
+
+// SelectLenient is Select for drivers that must not lose a run over one
+// bad name (the live image): unknown IDs are dropped and returned as
+// errors, and the rest is selected.
+func SelectLenient(cs []*Check, sel Selection) ([]*Check, []error) {
+	var errs []error
+	keep := func(ids []string) []string {
+		var out []string
+		for _, id := range ids {
+			if id != "all" && Lookup(cs, id) == nil {
+				errs = append(errs, &UnknownCheckError{id})
+				continue
+			}
+			out = append(out, id)
+		}
+		return out
+	}
+	named := len(sel.IDs) > 0
+	sel.IDs, sel.Skip = keep(sel.IDs), keep(sel.Skip)
+	var cats []Category
+	for _, c := range sel.Categories {
+		if slices.Contains(Categories, c) {
+			cats = append(cats, c)
+		} else {
+			errs = append(errs, fmt.Errorf("unknown category %q", c))
+		}
+	}
+	sel.Categories = cats
+	if named && len(sel.IDs) == 0 {
+		return nil, errs // every name was wrong: run nothing rather than everything
+	}
+	out, err := Select(cs, sel)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	return out, errs
 }

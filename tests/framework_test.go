@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -13,8 +14,9 @@ import (
 )
 
 var (
-	testLabel = NewLabel("FrameworkTestFailure", Medium, "none", "Fixture label used by the framework's own tests.")
-	testHigh  = NewLabel("FrameworkTestHigh", High, "none", "Fixture label used by the framework's own tests.")
+	testLabel  = NewLabel("FrameworkTestFailure", Medium, "none", "Fixture label used by the framework's own tests.")
+	testHigh   = NewLabel("FrameworkTestHigh", High, "none", "Fixture label used by the framework's own tests.")
+	testLabels = []*Label{testLabel, testHigh}
 )
 
 func fakeChecks() []*Check {
@@ -24,7 +26,7 @@ func fakeChecks() []*Check {
 		{ID: "klogish", Title: "log", Category: Log, Run: run},
 		{ID: "bravo", Title: "b", Category: ACPI, Run: run},
 		{ID: "alpha", Title: "a", Category: ACPI, Run: run},
-		{ID: "mtrrish", Title: "m", Category: CPU, Flags: NeedsRoot, Run: run},
+		{ID: "mtrrish", Title: "m", Category: CPU, Inputs: []input.Decl{input.MemoryMap}, Run: run},
 		{ID: "wipe", Title: "writes", Category: UEFI, Flags: Unsafe, Run: run},
 	}
 }
@@ -35,6 +37,17 @@ func ids(cs []*Check) []string {
 		out = append(out, c.ID)
 	}
 	return out
+}
+
+// run runs one check on an empty machine.
+func run(c *Check) Result {
+	if c.Category == "" {
+		c.Category = ACPI
+	}
+	if c.Title == "" {
+		c.Title = "t"
+	}
+	return RunOne(&Env{Machine: input.New(input.Empty(), input.Options{})}, c)
 }
 
 func TestSelectOrderAndDefaults(t *testing.T) {
@@ -65,8 +78,18 @@ func TestSelectCategoryAndSkip(t *testing.T) {
 	assert.ErrorContains(t, err, `unknown category "gpu"`)
 }
 
+func TestSelectLenientKeepsTheValidPart(t *testing.T) {
+	got, errs := SelectLenient(fakeChecks(), Selection{IDs: []string{"alpha", "mtrr", "zpower"}})
+	assert.Equal(t, []string{"alpha", "zpower"}, ids(got))
+	require.Len(t, errs, 1)
+	assert.ErrorContains(t, errs[0], `unknown check "mtrr"`)
+	// Every named check unknown: nothing runs (rather than everything).
+	got, errs = SelectLenient(fakeChecks(), Selection{IDs: []string{"mtrr"}})
+	assert.Empty(t, got)
+	assert.Len(t, errs, 1)
+}
+
 func TestRunAbortsOnPanicAndErrorAndGoesOn(t *testing.T) {
-	m := input.New(input.Empty(), input.Options{})
 	checks := []*Check{
 		{ID: "panics", Title: "p", Category: ACPI, Run: func(p *Pass) error {
 			p.Passed("before the panic")
@@ -75,9 +98,9 @@ func TestRunAbortsOnPanicAndErrorAndGoesOn(t *testing.T) {
 			return nil
 		}},
 		{ID: "errs", Title: "e", Category: ACPI, Run: func(p *Pass) error { return errors.New("table vanished") }},
-		{ID: "fine", Title: "f", Category: ACPI, Run: func(p *Pass) error { p.Fail(testLabel, "value %d", 7); return nil }},
+		{ID: "fine", Title: "f", Category: ACPI, Labels: testLabels, Run: func(p *Pass) error { p.Fail(testLabel, "value %d", 7); return nil }},
 	}
-	rs := RunChecks(m, checks)
+	rs := Run(&Env{Machine: input.New(input.Empty(), input.Options{})}, checks)
 	require.Len(t, rs, 3)
 	assert.Equal(t, StatusAborted, rs[0].Status)
 	assert.Contains(t, rs[0].Reason, "panic: assignment to entry in nil map")
@@ -92,7 +115,7 @@ func TestRunAbortsOnPanicAndErrorAndGoesOn(t *testing.T) {
 
 func TestSkipOnMissingInput(t *testing.T) {
 	ran := false
-	c := &Check{ID: "tables", Title: "t", Category: ACPI, Inputs: []input.Name{input.ACPITables},
+	c := &Check{ID: "tables", Title: "t", Category: ACPI, Inputs: []input.Decl{input.ACPITables},
 		Run: func(p *Pass) error { ran = true; return nil }}
 	// A snapshot with no ACPI tables in it.
 	dir := t.TempDir()
@@ -100,68 +123,168 @@ func TestSkipOnMissingInput(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "proc/version"), []byte("Linux 6.1\n"), 0o644))
 	src, err := input.Open(dir)
 	require.NoError(t, err)
-	r := RunCheck(input.New(src, input.Options{}), c)
+	r := RunOne(&Env{Machine: input.New(src, input.Options{})}, c)
 	assert.False(t, ran)
 	assert.Equal(t, StatusSkipped, r.Status)
 	assert.Contains(t, r.Reason, "acpi-tables unavailable")
 
 	// A missing file given on the command line also skips, naming the file.
-	r = RunCheck(input.New(input.Empty(), input.Options{ACPIDump: filepath.Join(dir, "nope.txt")}), c)
+	m := input.New(input.Empty(), input.Options{Files: map[input.Decl]string{input.ACPITables: filepath.Join(dir, "nope.txt")}})
+	r = RunOne(&Env{Machine: m}, c)
 	assert.Equal(t, StatusSkipped, r.Status)
 	assert.Contains(t, r.Reason, "nope.txt")
 }
 
-func TestStatusFromFindings(t *testing.T) {
-	m := input.New(input.Empty(), input.Options{})
-	mk := func(run func(p *Pass)) Result {
-		return RunCheck(m, &Check{ID: "x", Title: "x", Category: ACPI, Run: func(p *Pass) error { run(p); return nil }})
+// Every status, from what a check recorded.
+func TestStatuses(t *testing.T) {
+	mk := func(f func(p *Pass)) Result {
+		return run(&Check{ID: "x", Labels: testLabels, Run: func(p *Pass) error { f(p); return nil }})
 	}
 	assert.Equal(t, StatusPassed, mk(func(p *Pass) { p.Passed("a"); p.Info(nil, "b") }).Status)
-	assert.Equal(t, StatusWarning, mk(func(p *Pass) { p.Warn(nil, "w") }).Status)
+	assert.Equal(t, StatusWarning, mk(func(p *Pass) { p.Passed("a"); p.Warn(nil, "w") }).Status)
 	r := mk(func(p *Pass) { p.Warn(nil, "w"); p.Fail(testLabel, "f"); p.Fail(testHigh, "g") })
 	assert.Equal(t, StatusFailed, r.Status)
 	assert.Equal(t, High, r.Worst())
-	assert.Equal(t, StatusSkipped, mk(func(p *Pass) { p.Skip("no %s", "HPET") }).Status)
-	// A failure without a label is a bug in the check: it aborts.
+	assert.Equal(t, StatusSkipped, mk(func(p *Pass) { p.Skip("no %s", "log") }).Status)
+
+	// Nothing checked is not a pass.
+	r = mk(func(p *Pass) { p.Info(nil, "only an info") })
+	assert.Equal(t, StatusIncomplete, r.Status)
+	require.Len(t, r.Unchecked, 1)
+	assert.Equal(t, "the check evaluated nothing", r.Unchecked[0].Reason)
+
+	// Part not checked: incomplete, with the reason and the remedy.
+	r = mk(func(p *Pass) {
+		p.Passed("tables sum to zero")
+		p.NotChecked("RSDP checksums", "RSDP not read: the kernel restricts /dev/mem", "boot with iomem=relaxed")
+	})
+	assert.Equal(t, StatusIncomplete, r.Status)
+	assert.Equal(t, []Unchecked{{"RSDP checksums", "RSDP not read: the kernel restricts /dev/mem", "boot with iomem=relaxed"}}, r.Unchecked)
+	// What could be checked failed: failed, and the unchecked part is still listed.
+	r = mk(func(p *Pass) { p.Fail(testLabel, "bad"); p.NotChecked("RSDP", "absent", "") })
+	assert.Equal(t, StatusFailed, r.Status)
+	assert.Len(t, r.Unchecked, 1)
+
+	r = mk(func(p *Pass) { p.NotApplicable("no HPET table") })
+	assert.Equal(t, StatusNotApplicable, r.Status)
+	assert.Equal(t, "no HPET table", r.Reason)
+
+	// An explained failure is shown but does not fail the check.
+	r = mk(func(p *Pass) { p.Explained(testLabel, "virtual machine (DMI: QEMU)", "TSC unstable") })
+	assert.Equal(t, StatusPassed, r.Status)
+	assert.Equal(t, "virtual machine (DMI: QEMU)", r.Findings[0].Explained)
+	assert.False(t, r.Findings[0].Counts())
+	assert.Equal(t, None, r.Worst())
+
+	// A failure without a label, or with one the check did not declare, is
+	// a bug in the check: it aborts.
 	r = mk(func(p *Pass) { p.Report(Finding{Kind: KindFail, Message: "m"}) })
 	assert.Equal(t, StatusAborted, r.Status)
+	other := NewLabel("FrameworkTestUndeclared", Low, "none", "Fixture.")
+	r = mk(func(p *Pass) { p.Fail(other, "m") })
+	assert.Equal(t, StatusAborted, r.Status)
+	assert.Contains(t, r.Reason, "does not declare")
+}
+
+func TestFindingsPerLabelAreCapped(t *testing.T) {
+	r := run(&Check{ID: "flood", Labels: testLabels, Run: func(p *Pass) error {
+		for i := 0; i < 2000; i++ {
+			p.Fail(testLabel, "overlap %d", i)
+		}
+		p.Fail(testHigh, "one other")
+		return nil
+	}})
+	require.Len(t, r.Findings, MaxPerLabel+2)
+	last := r.Findings[len(r.Findings)-1]
+	assert.Equal(t, "FrameworkTestFailure", last.Label)
+	assert.Equal(t, "… and 1900 more FrameworkTestFailure findings not listed (2000 in all)", last.Message)
 }
 
 func TestUndeclaredInputAborts(t *testing.T) {
-	m := input.New(input.Empty(), input.Options{})
-	r := RunCheck(m, &Check{ID: "sneaky", Title: "s", Category: ACPI, Run: func(p *Pass) error { p.ACPI(); return nil }})
+	r := run(&Check{ID: "sneaky", Run: func(p *Pass) error { Input(p, input.ACPITables); return nil }})
 	assert.Equal(t, StatusAborted, r.Status)
 	assert.Contains(t, r.Reason, "without declaring it")
 }
 
-func TestNeedsRootSkipsOnlyLiveUnprivileged(t *testing.T) {
-	c := &Check{ID: "r", Title: "r", Category: CPU, Flags: NeedsRoot, Inputs: []input.Name{input.ACPITables},
-		Run: func(p *Pass) error { return nil }}
-	live := input.New(input.Live(t.TempDir()), input.Options{})
-	r := RunCheck(live, c)
+func TestNeedsRootFollowsInputs(t *testing.T) {
+	c := &Check{ID: "r", Title: "r", Category: CPU, Inputs: []input.Decl{input.ACPITables},
+		Run: func(p *Pass) error { p.Passed("ok"); return nil }}
+	assert.True(t, c.NeedsRoot())
+	assert.False(t, (&Check{Inputs: []input.Decl{input.KernelLog}}).NeedsRoot())
+	r := RunOne(&Env{Machine: input.New(input.Live(t.TempDir()), input.Options{})}, c)
 	if os.Geteuid() == 0 {
-		assert.NotEqual(t, "needs root", r.Reason)
+		assert.NotContains(t, r.Reason, "needs root")
 	} else {
-		assert.Equal(t, "needs root", r.Reason)
+		assert.Equal(t, "acpi-tables unavailable: needs root", r.Reason)
 	}
 }
 
-func TestLabelsAndRegistry(t *testing.T) {
-	assert.Panics(t, func() { NewLabel("FrameworkTestFailure", Low, "", "again") }, "duplicate")
+// fakeControl records what a check asked of the machine.
+type fakeControl struct{ marks []string }
+
+func (f *fakeControl) Mark(m string) error { f.marks = append(f.marks, m); return nil }
+func (f *fakeControl) Suspend(input.SuspendRequest) (input.SuspendResult, error) {
+	return input.SuspendResult{Asleep: 5 * time.Second}, nil
+}
+func (f *fakeControl) Reboot(string) error { return errors.New("fake") }
+
+func TestControlOnlyForActingChecks(t *testing.T) {
+	acting := &Check{ID: "sleepy", Title: "s", Category: Power, Flags: PowerState, Run: func(p *Pass) error {
+		r, err := p.Control().Suspend(input.SuspendRequest{State: "mem"})
+		if err != nil {
+			return err
+		}
+		p.Passed("slept %v", r.Asleep)
+		return p.Control().Mark("done")
+	}}
+	// Without a live machine to act on, the check is skipped saying why.
+	r := run(acting)
+	assert.Equal(t, StatusSkipped, r.Status)
+	assert.Contains(t, r.Reason, "no live machine")
+
+	fc := &fakeControl{}
+	r = RunOne(&Env{Machine: input.New(input.Empty(), input.Options{}), Control: fc}, acting)
+	assert.Equal(t, StatusPassed, r.Status, r.Reason)
+	assert.Equal(t, "slept 5s", r.Findings[0].Message)
+	assert.Equal(t, []string{"done"}, fc.marks)
+
+	// A check without the flag gets no control, even when the run has one.
+	quiet := &Check{ID: "quiet", Title: "q", Category: ACPI, Run: func(p *Pass) error { p.Control(); return nil }}
+	r = RunOne(&Env{Machine: input.New(input.Empty(), input.Options{}), Control: fc}, quiet)
+	assert.Equal(t, StatusAborted, r.Status)
+}
+
+func TestSettingsBelongToOneRun(t *testing.T) {
+	cycles := IntOpt("cycles", "how many", 3, 1, 1000)
+	var seen []int
+	c := &Check{ID: "cyc", Title: "c", Category: Power, Settings: []Setting{cycles}, Run: func(p *Pass) error {
+		seen = append(seen, cycles.Get(p))
+		p.Passed("ok")
+		return nil
+	}}
+	var set Settings
+	require.NoError(t, set.Set(c, "cycles", "300"))
+	assert.ErrorContains(t, set.Set(c, "cycles", "0"), "outside 1…1000")
+	assert.ErrorContains(t, set.Set(c, "cycles", "many"), "not a whole number")
+	assert.ErrorContains(t, set.Set(c, "sleep", "1s"), "cyc.sleep: no such setting")
+	m := input.New(input.Empty(), input.Options{})
+	RunOne(&Env{Machine: m, Settings: &set}, c)
+	RunOne(&Env{Machine: m}, c)
+	assert.Equal(t, []int{300, 3}, seen, "a second run does not inherit the first one's value")
+	assert.Equal(t, map[string]string{"cyc.cycles": "300"}, set.Raw())
+}
+
+func TestValidate(t *testing.T) {
 	assert.Panics(t, func() { NewLabel("not-camel", Low, "", "x") })
 	assert.Panics(t, func() { NewLabel("NoAdvice", Low, "", " ") })
-	assert.Panics(t, func() {
-		Register(&Check{ID: "Upper", Title: "t", Category: ACPI, Run: func(*Pass) error { return nil }})
-	})
-	assert.Panics(t, func() {
-		Register(&Check{ID: "cat", Title: "t", Category: "gpu", Run: func(*Pass) error { return nil }})
-	})
-
-	// Every registered check is well-formed and every label carries advice and a spec.
-	for _, c := range All() {
-		assert.NotEmpty(t, c.Spec, "check %s has no spec reference", c.ID)
-	}
-	for _, l := range Labels() {
-		assert.NotEmpty(t, l.Spec, "label %s has no spec section", l.Name)
-	}
+	ok := func(*Pass) error { return nil }
+	assert.NoError(t, Validate(fakeChecks()))
+	assert.ErrorContains(t, Validate([]*Check{{ID: "Upper", Title: "t", Category: ACPI, Run: ok}}), "lowercase")
+	assert.ErrorContains(t, Validate([]*Check{{ID: "all", Title: "t", Category: ACPI, Run: ok}}), "lowercase")
+	assert.ErrorContains(t, Validate([]*Check{{ID: "cat", Title: "t", Category: "gpu", Run: ok}}), "unknown category")
+	assert.ErrorContains(t, Validate([]*Check{
+		{ID: "a", Title: "t", Category: ACPI, Run: ok, Labels: []*Label{testLabel}},
+		{ID: "b", Title: "t", Category: ACPI, Run: ok, Labels: []*Label{testLabel}},
+	}), `label "FrameworkTestFailure" declared by both "a" and "b"`)
+	assert.ErrorContains(t, Validate([]*Check{{ID: "a", Title: "t", Category: ACPI, Run: ok}, {ID: "a", Title: "t", Category: ACPI, Run: ok}}), "duplicate check ID")
 }

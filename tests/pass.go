@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/fwcheck/fwcheck/acpi"
 	"github.com/fwcheck/fwcheck/input"
-	"github.com/fwcheck/fwcheck/klog"
 )
 
 // Kind is what a finding says.
@@ -28,78 +26,211 @@ type Finding struct {
 	Message  string   `json:"message"`
 	Advice   string   `json:"advice,omitempty"`
 	Spec     string   `json:"spec,omitempty"`
+	// Explained, on a failure or warning, says what in the environment
+	// explains it (a virtual machine, a boot parameter the user chose): it
+	// is shown and counted apart, and never fails the run.
+	Explained string `json:"explained,omitempty"`
+}
+
+// Counts reports whether f is a failure that fails the check: a failure not
+// explained by the environment.
+func (f Finding) Counts() bool { return f.Kind == KindFail && f.Explained == "" }
+
+// Unchecked is one part of a check's assertions that could not be
+// evaluated, with the reason and what would let it be.
+type Unchecked struct {
+	What   string `json:"what"`
+	Reason string `json:"reason"`
+	Remedy string `json:"remedy,omitempty"`
+}
+
+// Env is what one run gives its checks: the machine, the settings' values,
+// and the control of the machine, which only checks with an Acting flag
+// receive (nil when the driver allows no action, e.g. on a snapshot).
+type Env struct {
+	Machine  *input.Machine
+	Settings *Settings
+	Control  input.Control
 }
 
 // Pass is a check's view of one run: the machine to read and the place to
 // report. A Pass is used by one check, from one goroutine.
 type Pass struct {
-	Check   *Check
-	machine *input.Machine
+	Check *Check
+	env   *Env
 
-	findings []Finding
-	skipped  string
+	findings      []Finding
+	unchecked     []Unchecked
+	skipped       string
+	notApplicable string
+
+	allowed  map[string]bool // labels the check declared
+	data     bool            // the check reports data labels
+	perLabel map[string]int  // findings reported per label
+	dropped  []string        // labels over the cap, in order of first drop
 }
 
-// declared panics unless the check declared input n: an undeclared input
-// would be missing from snapshots and would not skip cleanly.
-func (p *Pass) declared(n input.Name) {
-	if !slices.Contains(p.Check.Inputs, n) {
-		panic(fmt.Sprintf("check %s reads input %s without declaring it", p.Check.ID, n))
+// MaxPerLabel caps the findings one check reports under one label; beyond
+// it the pass counts them and adds a single "and N more" finding, so that a
+// hostile table (2,000 identical MCFG entries) cannot flood the results.
+const MaxPerLabel = 100
+
+func newPass(c *Check, env *Env) *Pass {
+	p := &Pass{Check: c, env: env, allowed: map[string]bool{}, perLabel: map[string]int{}, data: c.DataLabels != nil}
+	for _, l := range c.Labels {
+		p.allowed[l.Name] = true
 	}
+	return p
 }
 
-// ACPI returns the machine's ACPI tables.
-func (p *Pass) ACPI() *acpi.Tables { p.declared(input.ACPITables); return p.machine.ACPI() }
-
-// KernelLog returns the kernel log.
-func (p *Pass) KernelLog() []klog.Record {
-	p.declared(input.KernelLog)
-	return p.machine.KernelLog()
+// Input returns input k, which the check must declare in Inputs: the
+// runner loaded it before Run, so it is available. Reading an undeclared
+// input panics (it would be missing from snapshots and would not skip
+// cleanly).
+func Input[T any](p *Pass, k *input.Key[T]) T {
+	if !slices.Contains(p.Check.Inputs, input.Decl(k)) {
+		panic(fmt.Sprintf("check %s reads input %s without declaring it in Inputs", p.Check.ID, k.Name()))
+	}
+	v, err := k.Get(p.env.Machine)
+	if err != nil {
+		// Only after a new phase (see Control) can a declared input fail.
+		panic(fmt.Sprintf("input %s: %v", k.Name(), err))
+	}
+	return v
 }
 
-// DMI returns the machine's DMI identity.
-func (p *Pass) DMI() *input.DMIInfo { p.declared(input.DMI); return p.machine.DMI() }
+// Load returns input k, declared in Inputs or Optional, or why it cannot
+// be had.
+func Load[T any](p *Pass, k *input.Key[T]) (T, error) {
+	if !slices.Contains(p.Check.AllInputs(), input.Decl(k)) {
+		panic(fmt.Sprintf("check %s reads input %s without declaring it", p.Check.ID, k.Name()))
+	}
+	return k.Get(p.env.Machine)
+}
 
-// MemoryMap returns the firmware memory map.
-func (p *Pass) MemoryMap() []input.MemoryRange {
-	p.declared(input.MemoryMap)
-	return p.machine.MemoryMap()
+// Machine describes where the inputs come from, for messages.
+func (p *Pass) Machine() *input.Machine { return p.env.Machine }
+
+// Control returns the seam to actions on the machine. Only checks flagged
+// Unsafe, PowerState or Interactive get one (the runner skips them where
+// the driver gave none); asking without the flag panics. After each action
+// inputs are read afresh: the machine has changed.
+func (p *Pass) Control() input.Control {
+	if p.Check.Flags&Acting == 0 {
+		panic(fmt.Sprintf("check %s asks for machine control without an Unsafe, PowerState or Interactive flag", p.Check.ID))
+	}
+	return input.Phased(p.env.Control, p.env.Machine)
 }
 
 // Fail reports a failure of kind l.
-func (p *Pass) Fail(l *Label, format string, args ...any) { p.add(KindFail, l, format, args) }
+func (p *Pass) Fail(l *Label, format string, args ...any) { p.add(KindFail, l, "", format, args) }
+
+// Explained reports a failure of kind l that the environment explains
+// (why says how: "virtual machine (DMI: QEMU)", "boot parameter
+// efi=noruntime"): shown, counted apart, never failing the run.
+func (p *Pass) Explained(l *Label, why, format string, args ...any) {
+	p.add(KindFail, l, why, format, args)
+}
 
 // Warn reports a warning; l may be nil.
-func (p *Pass) Warn(l *Label, format string, args ...any) { p.add(KindWarning, l, format, args) }
+func (p *Pass) Warn(l *Label, format string, args ...any) { p.add(KindWarning, l, "", format, args) }
 
 // Info reports something worth knowing that is not wrong; l may be nil.
-func (p *Pass) Info(l *Label, format string, args ...any) { p.add(KindInfo, l, format, args) }
+func (p *Pass) Info(l *Label, format string, args ...any) { p.add(KindInfo, l, "", format, args) }
 
-// Passed records that something was verified and is right.
-func (p *Pass) Passed(format string, args ...any) { p.add(KindPass, nil, format, args) }
+// Passed records that an assertion was evaluated and holds.
+func (p *Pass) Passed(format string, args ...any) { p.add(KindPass, nil, "", format, args) }
 
-// Skip marks the check skipped with the reason; Run should return after it.
+// NotChecked records that part of the check's assertions could not be
+// evaluated: what, why, and what would let it be (the remedy may be
+// empty). The check then cannot pass: it ends incomplete, or failed when
+// what it could check failed.
+func (p *Pass) NotChecked(what, reason, remedy string) {
+	p.unchecked = append(p.unchecked, Unchecked{What: what, Reason: reason, Remedy: remedy})
+}
+
+// NotApplicable ends the check as not applicable: the thing it checks is
+// absent, and its absence is legal (no HPET table). Run should return
+// after it.
+func (p *Pass) NotApplicable(format string, args ...any) {
+	p.notApplicable = fmt.Sprintf(format, args...)
+}
+
+// Skip marks the check skipped with the reason (an input it needs is
+// empty or unusable); Run should return after it.
 func (p *Pass) Skip(format string, args ...any) { p.skipped = fmt.Sprintf(format, args...) }
 
 // Report records f as it is: for findings whose label and advice come from
-// data, such as the kernel-log advice database.
+// data, such as the kernel-log advice database. A failure needs a label,
+// a severity and advice.
 func (p *Pass) Report(f Finding) {
-	if f.Kind == KindFail && (f.Label == "" || f.Severity == None) {
-		panic(fmt.Sprintf("check %s: failure without label or severity: %q", p.Check.ID, f.Message))
+	if f.Kind == KindFail && (f.Label == "" || f.Severity == None || f.Advice == "") {
+		panic(fmt.Sprintf("check %s: failure without label, severity or advice: %q", p.Check.ID, f.Message))
 	}
-	p.findings = append(p.findings, f)
+	if f.Label != "" && !p.allowed[f.Label] && !p.data {
+		panic(fmt.Sprintf("check %s reports label %s it does not declare", p.Check.ID, f.Label))
+	}
+	p.record(f)
 }
 
-func (p *Pass) add(k Kind, l *Label, format string, args []any) {
+func (p *Pass) add(k Kind, l *Label, why, format string, args []any) {
 	if k == KindFail && l == nil {
 		panic(fmt.Sprintf("check %s: failure without a label", p.Check.ID))
 	}
-	f := Finding{Kind: k, Message: fmt.Sprintf(format, args...)}
+	if l != nil && !p.allowed[l.Name] {
+		panic(fmt.Sprintf("check %s reports label %s it does not declare", p.Check.ID, l.Name))
+	}
+	f := Finding{Kind: k, Message: fmt.Sprintf(format, args...), Explained: why}
 	if l != nil {
 		f.Label, f.Severity, f.Advice, f.Spec = l.Name, l.Severity, l.Advice, l.Spec
 		if k == KindInfo {
 			f.Severity = None
 		}
 	}
+	p.record(f)
+}
+
+func (p *Pass) record(f Finding) {
+	if f.Label != "" && f.Kind != KindPass {
+		p.perLabel[f.Label]++
+		if n := p.perLabel[f.Label]; n > MaxPerLabel {
+			if n == MaxPerLabel+1 {
+				p.dropped = append(p.dropped, f.Label)
+			}
+			return
+		}
+	}
 	p.findings = append(p.findings, f)
+}
+
+// finish appends one "and N more" finding per label over the cap, a copy
+// of that label's last listed finding with a count instead of a message.
+func (p *Pass) finish() {
+	for _, l := range p.dropped {
+		more := p.perLabel[l] - MaxPerLabel
+		for i := len(p.findings) - 1; i >= 0; i-- {
+			if p.findings[i].Label == l {
+				f := p.findings[i]
+				f.Message = fmt.Sprintf("… and %d more %s findings not listed (%d in all)", more, l, p.perLabel[l])
+				p.findings = append(p.findings, f)
+				break
+			}
+		}
+	}
+}
+
+// Failures returns how many failures the pass has reported so far: a check
+// compares it before and after a group of assertions to tell whether the
+// group held.
+func (p *Pass) Failures() int {
+	n := 0
+	for _, f := range p.findings {
+		if f.Kind == KindFail {
+			n++
+		}
+	}
+	for _, l := range p.dropped {
+		n += p.perLabel[l] - MaxPerLabel
+	}
+	return n
 }

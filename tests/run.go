@@ -13,100 +13,137 @@ import (
 // Status is a check's overall outcome.
 type Status string
 
-// Statuses. A check with a failure has failed; with warnings and no
-// failure, warned; with neither, passed.
+// Statuses. A verdict never overstates: passed means every assertion the
+// check makes was evaluated and held.
 const (
-	StatusPassed  Status = "passed"
-	StatusFailed  Status = "failed"
+	// StatusPassed: every assertion was evaluated, and held.
+	StatusPassed Status = "passed"
+	// StatusFailed: a failure not explained by the environment. Parts not
+	// checked are still listed.
+	StatusFailed Status = "failed"
+	// StatusWarning: warnings and no failure.
 	StatusWarning Status = "warning"
+	// StatusIncomplete: part of the assertions could not be evaluated (see
+	// Result.Unchecked), and what could be held.
+	StatusIncomplete Status = "incomplete"
+	// StatusNotApplicable: what the check checks is absent, legally.
+	StatusNotApplicable Status = "not-applicable"
+	// StatusSkipped: an input is unavailable; nothing was checked.
 	StatusSkipped Status = "skipped"
+	// StatusAborted: the check broke (an error or a panic).
 	StatusAborted Status = "aborted"
 )
 
-// Result is one check's outcome.
-type Result struct {
-	ID       string        `json:"id"`
-	Title    string        `json:"title"`
-	Category Category      `json:"category"`
-	Status   Status        `json:"status"`
-	Reason   string        `json:"reason,omitempty"` // why skipped or aborted
-	Findings []Finding     `json:"findings"`
-	Duration time.Duration `json:"-"`
+// Statuses lists every status, in the order reports count them.
+var Statuses = []Status{StatusPassed, StatusFailed, StatusWarning, StatusIncomplete, StatusNotApplicable, StatusSkipped, StatusAborted}
+
+// Checked reports whether a check in status s evaluated something.
+func (s Status) Checked() bool {
+	switch s {
+	case StatusPassed, StatusFailed, StatusWarning, StatusIncomplete:
+		return true
+	}
+	return false
 }
 
-// Worst returns the highest severity among the result's failures, or None.
+// Result is one check's outcome.
+type Result struct {
+	ID       string   `json:"id"`
+	Title    string   `json:"title"`
+	Category Category `json:"category"`
+	Status   Status   `json:"status"`
+	// Reason says why the check was skipped, aborted or not applicable.
+	Reason string `json:"reason,omitempty"`
+	// Unchecked lists what the check could not evaluate.
+	Unchecked []Unchecked   `json:"unchecked,omitempty"`
+	Findings  []Finding     `json:"findings"`
+	Duration  time.Duration `json:"-"`
+}
+
+// Worst returns the highest severity among the result's counting failures,
+// or None.
 func (r *Result) Worst() Severity {
 	w := None
 	for _, f := range r.Findings {
-		if f.Kind == KindFail && (w == None || f.Severity > w) {
+		if f.Counts() && (w == None || f.Severity > w) {
 			w = f.Severity
 		}
 	}
 	return w
 }
 
-// RunChecks runs checks against m in the order given and returns one result
-// each. A check that panics or returns an error is recorded as aborted and
-// the run goes on.
-func RunChecks(m *input.Machine, checks []*Check) []Result {
+// Run runs checks in the order given and returns one result each. A check
+// that panics or returns an error is recorded as aborted and the run goes
+// on.
+func Run(env *Env, checks []*Check) []Result {
 	out := make([]Result, 0, len(checks))
 	for _, c := range checks {
-		out = append(out, RunCheck(m, c))
+		out = append(out, RunOne(env, c))
 	}
 	return out
 }
 
-// RunCheck runs one check against m.
-func RunCheck(m *input.Machine, c *Check) (r Result) {
+// RunOne runs one check.
+func RunOne(env *Env, c *Check) (r Result) {
 	r = Result{ID: c.ID, Title: c.Title, Category: c.Category, Findings: []Finding{}}
 	start := time.Now()
 	defer func() { r.Duration = time.Since(start) }()
 
-	if c.Flags&NeedsRoot != 0 && m.Src.Live() && !m.Src.Privileged() && !allFromFiles(m, c.Inputs) {
-		r.Status, r.Reason = StatusSkipped, "needs root"
+	if c.Flags&Acting != 0 && env.Control == nil {
+		r.Status, r.Reason = StatusSkipped, fmt.Sprintf("it acts on the machine (%s), and this run has no live machine to act on", strings.Join(c.Flags.Strings(), ", "))
 		return r
 	}
-	for _, n := range c.Inputs {
-		if _, err := m.Load(n); err != nil {
+	for _, in := range c.Inputs {
+		if err := env.Machine.Available(in); err != nil {
+			r.Status, r.Reason = StatusSkipped, err.Error()
 			var u *input.Unavailable
 			if errors.As(err, &u) {
-				r.Status, r.Reason = StatusSkipped, u.Error()
-			} else {
-				r.Status, r.Reason = StatusSkipped, err.Error()
+				r.Reason = u.Error()
 			}
 			return r
 		}
 	}
-	p := &Pass{Check: c, machine: m}
+	p := newPass(c, env)
 	err := runProtected(p)
+	p.finish()
+	r.Status, r.Reason = status(p, err)
 	r.Findings = append(r.Findings, p.findings...)
-	switch {
-	case err != nil:
-		r.Status, r.Reason = StatusAborted, err.Error()
-	case p.skipped != "":
-		r.Status, r.Reason = StatusSkipped, p.skipped
-	default:
-		r.Status = StatusPassed
-		for _, f := range r.Findings {
-			if f.Kind == KindFail {
-				r.Status = StatusFailed
-				break
-			}
-			if f.Kind == KindWarning {
-				r.Status = StatusWarning
-			}
-		}
-	}
+	r.Unchecked = p.unchecked
 	return r
 }
 
-func allFromFiles(m *input.Machine, ns []input.Name) bool {
-	for _, n := range ns {
-		if !m.FromFile(n) {
-			return false
+// status decides a check's status from what its pass recorded.
+func status(p *Pass, err error) (Status, string) {
+	if err != nil {
+		return StatusAborted, err.Error()
+	}
+	if p.skipped != "" {
+		return StatusSkipped, p.skipped
+	}
+	evaluated, warned := false, false
+	for _, f := range p.findings {
+		switch {
+		case f.Counts():
+			return StatusFailed, ""
+		case f.Kind == KindPass || f.Kind == KindFail:
+			evaluated = true
+		case f.Kind == KindWarning:
+			evaluated, warned = true, true
 		}
 	}
-	return len(ns) > 0
+	switch {
+	case len(p.unchecked) > 0:
+		return StatusIncomplete, ""
+	case p.notApplicable != "":
+		return StatusNotApplicable, p.notApplicable
+	case warned:
+		return StatusWarning, ""
+	case !evaluated:
+		// Nothing checked is not a pass.
+		p.unchecked = append(p.unchecked, Unchecked{What: "every assertion", Reason: "the check evaluated nothing"})
+		return StatusIncomplete, ""
+	}
+	return StatusPassed, ""
 }
 
 func runProtected(p *Pass) (err error) {
@@ -140,9 +177,10 @@ func panicSite(stack []byte) string {
 
 // Render returns results in a stable compact text form: per check its ID
 // and status (with the reason), then one indented line per finding with
-// kind, label, severity and message. It leaves out what changes from run to
-// run (times, advice text), so two renders diff cleanly: golden files use
-// it, and so can a comparison of two firmware versions.
+// kind, label, severity and message, and one per part not checked. It
+// leaves out what changes from run to run (times, advice text), so two
+// renders diff cleanly: golden files use it, and so can a comparison of two
+// firmware versions.
 func Render(rs []Result) string {
 	var b strings.Builder
 	for _, r := range rs {
@@ -159,7 +197,17 @@ func Render(rs []Result) string {
 			if f.Severity != None {
 				fmt.Fprintf(&b, " [%s]", f.Severity)
 			}
+			if f.Explained != "" {
+				fmt.Fprintf(&b, " (explained: %s)", f.Explained)
+			}
 			fmt.Fprintf(&b, ": %s\n", f.Message)
+		}
+		for _, u := range r.Unchecked {
+			fmt.Fprintf(&b, "  not checked: %s: %s", u.What, u.Reason)
+			if u.Remedy != "" {
+				fmt.Fprintf(&b, " (%s)", u.Remedy)
+			}
+			b.WriteByte('\n')
 		}
 	}
 	return b.String()

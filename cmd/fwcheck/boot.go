@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/fwcheck/fwcheck/image"
 	"github.com/fwcheck/fwcheck/report"
 	"github.com/fwcheck/fwcheck/tests"
+	"github.com/fwcheck/fwcheck/tests/all"
 )
 
 func init() {
@@ -31,40 +32,39 @@ func init() {
 }
 
 // bootMain is fwcheck as the live image's uinit. Nothing here may stop the
-// boot: every problem is shown on the console and the after-action still
-// runs, so a user always ends at a shell (or a powered-off machine).
+// boot or lose the run: a bad option or an unknown check is reported in the
+// results and the valid part runs; every problem is shown on the console
+// and the after-action still runs, so a user always ends at a shell (or a
+// powered-off machine).
 func bootMain(cmdlineFile string) int {
 	if image.Version != "" {
 		version = image.Version
 	}
 	live, _ := image.Setup() // problems are already on the console
+	var reqErrs []string
 	cmdline, err := os.ReadFile(cmdlineFile)
 	if err != nil {
-		live.Logf("fwcheck: %v", err)
+		reqErrs = append(reqErrs, err.Error())
 	}
 	cfg, err := image.ParseCmdline(string(cmdline))
-	if err != nil {
-		live.Logf("fwcheck: kernel command line: %v", err)
-	}
-	sel := tests.Selection{IDs: cfg.Run}
-	if cfg.S3 > 0 {
-		ids, err := withS3(cfg.Run, cfg.S3)
-		if err != nil {
-			live.Logf("fwcheck: fwcheck.s3=%d: %v", cfg.S3, err)
-		} else {
-			sel.IDs = ids
-		}
+	reqErrs = append(reqErrs, errorLines("kernel command line: ", err)...)
+	run := bootRun(cfg)
+	reqErrs = append(reqErrs, run.errs...)
+	for _, e := range reqErrs {
+		live.Logf("fwcheck: %s", e)
 	}
 	live.Logf("fwcheck %s: running %s (%.2f s after kernel start)", version, describeRun(cfg), image.Uptime().Seconds())
 
 	code := exitOK
 	stamp := time.Now()
-	doc, err := execute(runConfig{Selection: sel, Root: "/"})
+	rc := &runConfig{Selection: tests.Selection{IDs: run.ids}, Root: "/", Settings: run.settings, Lenient: true}
+	doc, err := execute(rc)
 	verdicts := image.Uptime()
 	if err != nil {
 		live.Logf("fwcheck: %v", err)
 		code = exitUsage
 	} else {
+		doc.Errors = append(reqErrs, doc.Errors...)
 		var text, js bytes.Buffer
 		if err := report.WriteText(&text, doc, report.TextOptions{FailOn: defaultFailOn}); err != nil {
 			live.Logf("fwcheck: report: %v", err)
@@ -86,8 +86,11 @@ func bootMain(cmdlineFile string) int {
 		// The report scrolled past above the JSON: end on the verdict.
 		v, _ := report.Verdict(doc, defaultFailOn)
 		live.Logf("fwcheck: verdict: %s", v)
-		if doc.Failing(defaultFailOn) {
+		switch {
+		case doc.Failing(defaultFailOn):
 			code = exitFailing
+		case !doc.Checked():
+			code = exitNothing
 		}
 	}
 	if err := live.DoAfter(cfg.After); err != nil {
@@ -96,33 +99,63 @@ func bootMain(cmdlineFile string) int {
 	return code
 }
 
+// errorLines splits a joined error into one line per error, prefixed.
+func errorLines(prefix string, err error) []string {
+	if err == nil {
+		return nil
+	}
+	var out []string
+	for _, l := range strings.Split(err.Error(), "\n") {
+		out = append(out, prefix+l)
+	}
+	return out
+}
+
 // S3CheckID is the suspend/resume check fwcheck.s3=N asks for.
 const S3CheckID = "s3"
 
-// withS3 adds the suspend/resume check to a selection (nil: the safe
-// checks), since power-state checks only run when named, and sets its
-// "cycles" setting.
-func withS3(run []string, cycles int) ([]string, error) {
-	c := tests.Lookup(S3CheckID)
-	if c == nil {
-		return nil, fmt.Errorf("this fwcheck has no %q check", S3CheckID)
-	}
-	if err := c.Settings.Set("cycles", strconv.Itoa(cycles)); err != nil {
-		return nil, fmt.Errorf("check %s: %w", S3CheckID, err)
-	}
-	if run == nil {
-		safe, err := tests.Select(tests.All(), tests.Selection{})
-		if err != nil {
-			return nil, err
+// bootPlan is what the live image runs: the check IDs (nil: every safe
+// check), the settings' values, and the problems with the request.
+type bootPlan struct {
+	ids      []string
+	settings tests.Settings
+	errs     []string
+}
+
+// bootRun turns the command line's request into a plan. fwcheck.s3=N adds
+// the suspend/resume check (power-state checks run only when named) with N
+// cycles; fwcheck.ID.NAME=V sets a check's setting. A setting for an
+// unknown check or with a bad value is an error in the plan, and the rest
+// runs.
+func bootRun(cfg image.Config) bootPlan {
+	var p bootPlan
+	checks := all.Checks()
+	p.ids = cfg.Run
+	sets := cfg.Settings
+	if cfg.S3 > 0 {
+		sets = append([]image.Setting{{Check: S3CheckID, Name: "cycles", Value: strconv.Itoa(cfg.S3)}}, sets...)
+		if tests.Lookup(checks, S3CheckID) == nil {
+			p.errs = append(p.errs, fmt.Sprintf("fwcheck.s3=%d: this fwcheck has no %q check", cfg.S3, S3CheckID))
+		} else {
+			if p.ids == nil {
+				p.ids = []string{"all"}
+			}
+			p.ids = append(p.ids, S3CheckID)
 		}
-		for _, c := range safe {
-			run = append(run, c.ID)
+	}
+	for _, s := range sets {
+		c := tests.Lookup(checks, s.Check)
+		if c == nil {
+			if s.Check != S3CheckID || cfg.S3 == 0 {
+				p.errs = append(p.errs, fmt.Sprintf("fwcheck.%s.%s: %v", s.Check, s.Name, &tests.UnknownCheckError{ID: s.Check}))
+			}
+			continue
+		}
+		if err := p.settings.Set(c, s.Name, s.Value); err != nil {
+			p.errs = append(p.errs, "fwcheck."+err.Error())
 		}
 	}
-	if !slices.Contains(run, S3CheckID) {
-		run = append(slices.Clone(run), S3CheckID)
-	}
-	return run, nil
+	return p
 }
 
 func describeRun(cfg image.Config) string {

@@ -15,7 +15,7 @@ import (
 )
 
 // goldenDir holds the ACPI checks' golden results (see tests/acpitables_test.go).
-var goldenDir = filepath.Join("..", "..", "tests", "testdata", "acpi", "golden")
+var goldenDir = filepath.Join("..", "..", "tests", "all", "testdata", "acpi", "golden")
 
 // goldenSection returns check id's block of a golden file: its status line
 // and the finding lines under it.

@@ -1,24 +1,11 @@
 package main
 
 import (
-	"flag"
-	"io"
-
 	"github.com/fwcheck/fwcheck/tests"
 )
 
 // klogChecks are the checks `fwcheck klog` runs.
 var klogChecks = []string{"klog", "oops"}
-
-// addKlogDBFlag exposes the klog check's "db" setting as --klog-db, the
-// name fwts users know.
-func addKlogDBFlag(fs *flag.FlagSet) {
-	if c := tests.Lookup("klog"); c != nil {
-		if f := c.Settings.Lookup("db"); f != nil {
-			fs.Var(f.Value, "klog-db", f.Usage)
-		}
-	}
-}
 
 func init() {
 	c := &command{
@@ -30,8 +17,8 @@ func init() {
 		fs := newFlags(c)
 		var out outputFlags
 		out.register(fs)
-		addKlogDBFlag(fs)
-		addCheckSettings(fs)
+		var cfg runConfig
+		addCheckSettings(fs, &cfg.Settings)
 		pos, code, ok := parseFlags(e, c, fs, args)
 		if !ok {
 			return code
@@ -39,22 +26,17 @@ func init() {
 		if err := out.validate(); err != nil {
 			return fail(e, c, err)
 		}
-		cfg := runConfig{Root: "/", Selection: tests.Selection{IDs: klogChecks}}
+		cfg.Root, cfg.Selection = "/", tests.Selection{IDs: klogChecks}
 		switch len(pos) {
 		case 0:
 		case 1:
-			cfg.Files.KernelLog = pos[0]
-			if pos[0] == "-" {
-				b, err := io.ReadAll(e.stdin)
-				if err != nil {
-					return fail(e, c, err)
-				}
-				cfg.Files.Stdin = b
+			if err := cfg.fileInputs(e, "", pos[0]); err != nil {
+				return fail(e, c, err)
 			}
 		default:
 			return fail(e, c, errTooManyArgs)
 		}
-		d, err := execute(cfg)
+		d, err := execute(&cfg)
 		if err != nil {
 			return fail(e, c, err)
 		}

@@ -10,7 +10,8 @@
 //	fwcheck version              print the version
 //
 // Exit status: 0 when no failure is at or above --fail-on, 1 when one is
-// (or a check aborted), 2 for usage and internal errors.
+// (or a check aborted), 2 for usage errors, input that is not what its flag
+// expects, and internal errors, 3 when no check evaluated anything.
 package main
 
 import (
@@ -31,6 +32,9 @@ const (
 	exitOK      = 0
 	exitFailing = 1
 	exitUsage   = 2
+	// exitNothing: no check evaluated anything (all skipped, not
+	// applicable or filtered out). CI must not read it as success.
+	exitNothing = 3
 )
 
 // command is one subcommand. Files add theirs to commands from init.

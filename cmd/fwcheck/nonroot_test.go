@@ -41,13 +41,25 @@ func TestLiveRunWithoutRoot(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()
+	code := 0
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
-		require.NotEqual(t, exitUsage, exit.ExitCode(), "%s", stderr.String())
+		code = exit.ExitCode()
+		require.NotEqual(t, exitUsage, code, "%s", stderr.String())
 	} else {
 		require.NoError(t, err)
 	}
 	d := reporttest.Check(t, stdout.Bytes())
+	// Where nobody can read neither the tables nor the kernel log
+	// (kernel.dmesg_restrict=1), nothing is checked, and the run says so
+	// with its own exit status instead of passing.
+	if !d.Checked() {
+		assert.Equal(t, exitNothing, code)
+		assert.Contains(t, stderr.String(), "verdict: NOTHING CHECKED")
+	}
+	if b, err := os.ReadFile("/proc/sys/kernel/dmesg_restrict"); err == nil && strings.TrimSpace(string(b)) == "1" {
+		assert.Equal(t, exitNothing, code, "as nobody, with dmesg_restrict=1, nothing is readable")
+	}
 	require.NotEmpty(t, d.Results)
 	for _, r := range d.Results {
 		assert.NotEqual(t, tests.StatusAborted, r.Status, "%s: %s", r.ID, r.Reason)

@@ -7,12 +7,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/report"
 	"github.com/fwcheck/fwcheck/tests"
+	"github.com/fwcheck/fwcheck/tests/all"
+	klogcheck "github.com/fwcheck/fwcheck/tests/klog"
 )
 
 // runConfig is everything a driver decides about one run.
@@ -24,55 +27,74 @@ type runConfig struct {
 	Root string
 	// Files are inputs given as files.
 	Files input.Options
+	// Settings are the check settings' values for this run.
+	Settings tests.Settings
+	// Lenient drops unknown check IDs into the document's errors instead
+	// of failing the run (the live image must not lose a run to a typo).
+	Lenient bool
 }
 
-// machine opens the source cfg names.
-func (cfg runConfig) machine() (*input.Machine, error) {
-	var src input.Source
+// machine opens the source cfg names, and the control of the machine when
+// it is the live one.
+func (cfg *runConfig) machine() (*input.Machine, input.Control, error) {
 	switch {
 	case cfg.From != "":
 		s, err := input.Open(cfg.From)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		src = s
-	case cfg.Files.ACPIDump != "" || cfg.Files.KernelLog != "":
+		return input.New(s, cfg.Files), nil, nil
+	case len(cfg.Files.Files) > 0:
 		// Inputs from files describe another machine: do not mix in this one's.
-		src = input.Empty()
-	default:
-		src = input.Live(cfg.Root)
+		return input.New(input.Empty(), cfg.Files), nil, nil
 	}
-	return input.New(src, cfg.Files), nil
+	return input.New(input.Live(cfg.Root), cfg.Files), input.LiveControl(cfg.Root), nil
 }
 
 // execute runs the selected checks and returns the results document. It is
 // the one way every driver (run, klog, the live image) runs checks.
-func execute(cfg runConfig) (*report.Document, error) {
-	checks, err := tests.Select(tests.All(), cfg.Selection)
-	if err != nil {
-		return nil, err
-	}
-	m, err := cfg.machine()
-	if err != nil {
-		return nil, err
-	}
-	// Files the user named must load: a typo or a corrupt dump is a one-line
-	// error, not a quiet skip.
-	for n, p := range map[input.Name]string{input.ACPITables: cfg.Files.ACPIDump, input.KernelLog: cfg.Files.KernelLog} {
-		if p == "" {
-			continue
+func execute(cfg *runConfig) (*report.Document, error) {
+	var (
+		checks  []*tests.Check
+		reqErrs []string
+	)
+	if cfg.Lenient {
+		var errs []error
+		checks, errs = tests.SelectLenient(all.Checks(), cfg.Selection)
+		for _, e := range errs {
+			reqErrs = append(reqErrs, e.Error())
 		}
-		if _, err := m.Load(n); err != nil {
+	} else {
+		var err error
+		if checks, err = tests.Select(all.Checks(), cfg.Selection); err != nil {
+			return nil, err
+		}
+	}
+	m, ctl, err := cfg.machine()
+	if err != nil {
+		return nil, err
+	}
+	// Files the user named must load: a typo, a corrupt dump or a file
+	// that is not what the flag expects is a one-line error, not a quiet
+	// skip or a finding against the firmware.
+	for d, p := range cfg.Files.Files {
+		if err := m.Available(d); err != nil {
 			var u *input.Unavailable
 			if errors.As(err, &u) {
 				err = errors.New(u.Reason)
+			}
+			if strings.Contains(err.Error(), p) {
+				return nil, err
 			}
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
 	}
 	start := time.Now()
-	rs := tests.RunChecks(m, checks)
-	return report.New(version, m, start, time.Now(), rs), nil
+	rs := tests.Run(&tests.Env{Machine: m, Settings: &cfg.Settings, Control: ctl}, checks)
+	d := report.New(version, m.Identify(), start, time.Now(), rs)
+	d.Settings = cfg.Settings.Raw()
+	d.Errors = reqErrs
+	return d, nil
 }
 
 // defaultFailOn is the severity at which a run fails unless --fail-on says
@@ -140,8 +162,11 @@ func (o *outputFlags) emit(e *env, c *command, d *report.Document) int {
 	if err := errors.Join(errs...); err != nil {
 		return fail(e, c, err)
 	}
-	if d.Failing(threshold) {
+	switch {
+	case d.Failing(threshold):
 		return exitFailing
+	case !d.Checked():
+		return exitNothing
 	}
 	return exitOK
 }
@@ -195,11 +220,11 @@ func init() {
 		fs.Var(&cats, "category", "run only checks of these `categories` (acpi, bios, cpu, uefi, tpm, log, power)")
 		fs.Var(&skip, "skip", "skip these check `IDs` (comma-separated)")
 		fs.StringVar(&cfg.From, "from", "", "read inputs from a `SNAPSHOT` (.tar.gz or directory) made by 'fwcheck snapshot'")
-		fs.StringVar(&cfg.Files.ACPIDump, "acpidump", "", "read ACPI tables from an acpidump text `FILE` or a directory of raw tables")
-		fs.StringVar(&cfg.Files.KernelLog, "klog", "", "read the kernel log from a dmesg/journalctl text `FILE` (- for standard input)")
+		var acpidump, klogFile string
+		fs.StringVar(&acpidump, "acpidump", "", "read ACPI tables from an acpidump text `FILE` or a directory of raw tables")
+		fs.StringVar(&klogFile, "klog", "", "read the kernel log from a dmesg/journalctl text `FILE` (- for standard input)")
 		fs.StringVar(&cfg.Root, "root", "/", "the live machine's root `DIR` (for testing)")
-		addKlogDBFlag(fs)
-		addCheckSettings(fs)
+		addCheckSettings(fs, &cfg.Settings)
 		ids, code, ok := parseFlags(e, c, fs, args)
 		if !ok {
 			return code
@@ -207,18 +232,14 @@ func init() {
 		if err := out.validate(); err != nil {
 			return fail(e, c, err)
 		}
-		if cfg.Files.KernelLog == "-" {
-			b, err := io.ReadAll(e.stdin)
-			if err != nil {
-				return fail(e, c, err)
-			}
-			cfg.Files.Stdin = b
+		if err := cfg.fileInputs(e, acpidump, klogFile); err != nil {
+			return fail(e, c, err)
 		}
 		cfg.Selection = tests.Selection{IDs: ids, Skip: skip}
 		for _, cat := range cats {
 			cfg.Selection.Categories = append(cfg.Selection.Categories, tests.Category(cat))
 		}
-		d, err := execute(cfg)
+		d, err := execute(&cfg)
 		if err != nil {
 			return fail(e, c, err)
 		}
@@ -234,12 +255,17 @@ func init() {
 		if _, code, ok := parseFlags(e, l, fs, args); !ok {
 			return code
 		}
+		checks := all.Checks()
 		if *labels {
-			if *asJSON {
-				return encodeJSON(e, l, tests.Labels())
+			ls, err := tests.Labels(checks)
+			if err != nil {
+				return fail(e, l, err)
 			}
-			for _, lb := range tests.Labels() {
-				fmt.Fprintf(e.stdout, "%-32s %-8s %s\n", lb.Name, lb.Severity, lb.Spec)
+			if *asJSON {
+				return encodeJSON(e, l, ls)
+			}
+			for _, lb := range ls {
+				fmt.Fprintf(e.stdout, "%-36s %-8s %-14s %s\n", lb.Name, lb.Severity, lb.Check, lb.Spec)
 			}
 			return exitOK
 		}
@@ -248,12 +274,29 @@ func init() {
 			Title    string         `json:"title"`
 			Category tests.Category `json:"category"`
 			Flags    []string       `json:"flags"`
-			Inputs   []input.Name   `json:"inputs"`
+			Inputs   []string       `json:"inputs"`
 			Spec     string         `json:"spec"`
+			Labels   int            `json:"labels"`
+			Settings []string       `json:"settings,omitempty"`
 		}
 		list := []entry{}
-		for _, ch := range tests.All() {
-			list = append(list, entry{ch.ID, ch.Title, ch.Category, ch.Flags.Strings(), ch.Inputs, ch.Spec})
+		for _, ch := range checks {
+			en := entry{ID: ch.ID, Title: ch.Title, Category: ch.Category, Flags: ch.Flags.Strings(), Spec: ch.Spec, Labels: len(ch.Labels), Inputs: []string{}}
+			if ch.NeedsRoot() {
+				en.Flags = append([]string{"needs-root"}, en.Flags...)
+			}
+			for _, in := range ch.Inputs {
+				en.Inputs = append(en.Inputs, in.Name())
+			}
+			if ch.DataLabels != nil {
+				if ls, err := ch.DataLabels(); err == nil {
+					en.Labels += len(ls)
+				}
+			}
+			for _, st := range ch.Settings {
+				en.Settings = append(en.Settings, ch.ID+"."+st.Name())
+			}
+			list = append(list, en)
 		}
 		if *asJSON {
 			return encodeJSON(e, l, list)
@@ -262,6 +305,9 @@ func init() {
 			fmt.Fprintf(e.stdout, "%-14s %-6s %s", en.ID, en.Category, en.Title)
 			if len(en.Flags) > 0 {
 				fmt.Fprintf(e.stdout, " [%s]", strings.Join(en.Flags, ","))
+			}
+			if slices.Contains(en.Flags, "unsafe") || slices.Contains(en.Flags, "power-state") || slices.Contains(en.Flags, "interactive") {
+				fmt.Fprint(e.stdout, " (runs only when named)")
 			}
 			fmt.Fprintln(e.stdout)
 		}
@@ -280,19 +326,17 @@ func init() {
 		if *outp == "" {
 			return fail(e, s, fmt.Errorf("-o FILE is required"))
 		}
-		names := map[input.Name]bool{}
-		var order []input.Name
-		for _, ch := range tests.All() {
-			for _, n := range ch.Inputs {
-				if !names[n] {
-					names[n] = true
-					order = append(order, n)
-				}
-			}
+		seen := map[input.Decl]bool{}
+		var order []input.Decl
+		// The report's machine identity, then every input of every check.
+		ins := []input.Decl{input.DMI, input.Kernel}
+		for _, ch := range all.Checks() {
+			ins = append(ins, ch.AllInputs()...)
 		}
-		for _, n := range []input.Name{input.DMI, input.Kernel} {
-			if !names[n] {
-				order = append(order, n) // the report's machine identity
+		for _, in := range ins {
+			if !seen[in] {
+				seen[in] = true
+				order = append(order, in)
 			}
 		}
 		var notes []string
@@ -314,14 +358,42 @@ func init() {
 	addCommand(s)
 }
 
-// addCheckSettings exposes every check's own settings as --ID.NAME.
-func addCheckSettings(fs *flag.FlagSet) {
-	for _, ch := range tests.All() {
-		ch.Settings.VisitAll(func(f *flag.Flag) {
-			fs.Var(f.Value, ch.ID+"."+f.Name, f.Usage)
-		})
+// addCheckSettings exposes every check's own settings as --ID.NAME, and
+// the klog check's database also as --klog-db (the name fwts users know),
+// writing their values into set.
+func addCheckSettings(fs *flag.FlagSet, set *tests.Settings) {
+	for _, ch := range all.Checks() {
+		for _, st := range ch.Settings {
+			fs.Var(set.Flag(ch, st), ch.ID+"."+st.Name(), st.Usage())
+		}
 	}
+	fs.Var(set.Flag(klogcheck.Check, klogcheck.DB), "klog-db", klogcheck.DB.Usage())
 }
+
+// fileInputs records the inputs the user gave as files; "-" for the
+// kernel log reads standard input.
+func (cfg *runConfig) fileInputs(e *env, acpidump, klogFile string) error {
+	if cfg.Files.Files == nil {
+		cfg.Files.Files = map[input.Decl]string{}
+	}
+	if acpidump != "" {
+		cfg.Files.Files[input.ACPITables] = acpidump
+	}
+	if klogFile != "" {
+		cfg.Files.Files[input.KernelLog] = klogFile
+		if klogFile == "-" {
+			b, err := io.ReadAll(io.LimitReader(e.stdin, maxStdin))
+			if err != nil {
+				return err
+			}
+			cfg.Files.Stdin = b
+		}
+	}
+	return nil
+}
+
+// maxStdin bounds what standard input may bring (a kernel log).
+const maxStdin = 256 << 20
 
 func encodeJSON(e *env, c *command, v any) int {
 	enc := json.NewEncoder(e.stdout)

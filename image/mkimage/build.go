@@ -29,10 +29,6 @@ import (
 // FwcheckPkg is the import path of the fwcheck command.
 const FwcheckPkg = "github.com/fwcheck/fwcheck/cmd/fwcheck"
 
-// LiveTag is the build tag the image's busybox is compiled with; the
-// fwcheck command leaves the image builder out of the binary under it.
-const LiveTag = "fwcheck_live"
-
 // Commands are the u-root commands in the image besides init and gosh.
 var Commands = []string{
 	"core/ls", "core/cat", "core/cp", "core/mkdir", "core/rm", "core/echo", "core/grep", "core/more",
@@ -136,7 +132,7 @@ func Build(o Options) (*Result, error) {
 	logf("image: compiling u-root init, gosh, %d commands and fwcheck into one busybox binary", len(Commands))
 	l := llog.New(slog.LevelWarn, func(format string, args ...any) { logf("image: "+format, args...) })
 	err = uimage.Create(l,
-		uimage.WithEnv(golang.WithGOROOT(goroot), golang.WithWorkingDir(src), golang.DisableCGO(), golang.WithGOOS("linux"), golang.WithGOARCH("amd64"), golang.WithBuildTag(LiveTag)),
+		uimage.WithEnv(golang.WithGOROOT(goroot), golang.WithWorkingDir(src), golang.DisableCGO(), golang.WithGOOS("linux"), golang.WithGOARCH("amd64")),
 		uimage.WithTempDir(buildTmp),
 		uimage.WithBaseArchive(uimage.DefaultRamfs()),
 		uimage.WithBusyboxCommands(cmds...),

@@ -1,0 +1,140 @@
+// Command fwcheck-image builds fwcheck's live image (a u-root initramfs
+// with fwcheck as the init's payload) and boots it under QEMU. It is kept
+// apart from the fwcheck command, as u-root keeps mkuimage apart from its
+// commands, so that the binary that runs on the machine under test does
+// not carry a Go toolchain driver, a shell interpreter and compressors.
+//
+// Usage:
+//
+//	fwcheck-image build -o OUT --kernel VMLINUZ [--modules DIR] [--src DIR] [--version V]
+//	fwcheck-image boot --initramfs FILE --kernel VMLINUZ [--firmware ovmf|seabios] [--append ARGS] [--tpm]
+//
+// Exit status: 0 on success, 2 for usage errors and failures (one line).
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/fwcheck/fwcheck/image/mkimage"
+	"github.com/fwcheck/fwcheck/image/qemu"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+const (
+	exitOK    = 0
+	exitUsage = 2
+)
+
+const synopsis = "build -o OUT --kernel VMLINUZ | boot --initramfs FILE --kernel VMLINUZ [--firmware ovmf|seabios] [--append ARGS] [--tpm]"
+
+func main() { os.Exit(run(os.Stdout, os.Stderr, os.Args[1:])) }
+
+func run(stdout, stderr io.Writer, args []string) int {
+	if len(args) == 0 {
+		fmt.Fprintf(stderr, "fwcheck-image: want a subcommand: build or boot (run 'fwcheck-image -h')\n")
+		return exitUsage
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		fmt.Fprintf(stdout, "Usage: fwcheck-image %s\n\n", synopsis)
+		fmt.Fprintf(stdout, "  build  compile the live image's initramfs in-process (needs Go and the fwcheck source tree)\n")
+		fmt.Fprintf(stdout, "  boot   boot an initramfs under QEMU on this terminal (serial console on stdio; Ctrl-A X quits)\n")
+		return exitOK
+	case "build":
+		return build(stdout, stderr, args[1:])
+	case "boot":
+		return boot(stdout, stderr, args[1:])
+	}
+	fmt.Fprintf(stderr, "fwcheck-image: unknown subcommand %q (want build or boot)\n", args[0])
+	return exitUsage
+}
+
+// parse parses args into fs and prints help or a one-line error; ok is
+// false when the command should exit with code.
+func parse(stdout, stderr io.Writer, name, usage string, fs *flag.FlagSet, args []string) (code int, ok bool) {
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		var b strings.Builder
+		fs.SetOutput(&b)
+		fs.PrintDefaults()
+		fmt.Fprintf(stdout, "Usage: fwcheck-image %s %s\n\nFlags:\n%s", name, usage, b.String())
+		return exitOK, false
+	case err != nil:
+		fmt.Fprintf(stderr, "fwcheck-image %s: %v (run 'fwcheck-image %s -h')\n", name, err, name)
+		return exitUsage, false
+	case fs.NArg() > 0:
+		fmt.Fprintf(stderr, "fwcheck-image %s: unexpected argument %q\n", name, fs.Arg(0))
+		return exitUsage, false
+	}
+	return 0, true
+}
+
+func fail(stderr io.Writer, name string, err error) int {
+	fmt.Fprintf(stderr, "fwcheck-image %s: %v\n", name, err)
+	return exitUsage
+}
+
+func build(stdout, stderr io.Writer, args []string) int {
+	fs := flag.NewFlagSet("build", flag.ContinueOnError)
+	var o mkimage.Options
+	fs.StringVar(&o.Output, "o", "", "write the compressed initramfs to `OUT` (required)")
+	fs.StringVar(&o.Kernel, "kernel", "", "the `VMLINUZ` the image will boot; its modules (efivarfs, msr, cpuid, disk drivers) go into the image")
+	fs.StringVar(&o.ModulesDir, "modules", "", "take kernel modules from `DIR` instead of /lib/modules/RELEASE")
+	fs.StringVar(&o.Source, "src", "", "the fwcheck source tree `DIR` (default: found from the working directory)")
+	fs.StringVar(&o.Version, "version", version, "the `VERSION` the image's fwcheck reports")
+	if code, ok := parse(stdout, stderr, "build", "-o OUT --kernel VMLINUZ [--modules DIR] [--src DIR]", fs, args); !ok {
+		return code
+	}
+	switch {
+	case o.Output == "":
+		return fail(stderr, "build", fmt.Errorf("-o OUT is required"))
+	case o.Kernel == "" && o.ModulesDir == "":
+		return fail(stderr, "build", fmt.Errorf("--kernel VMLINUZ is required (e.g. /boot/vmlinuz-$(uname -r))"))
+	}
+	o.Logf = func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
+	res, err := mkimage.Build(o)
+	if err != nil {
+		return fail(stderr, "build", err)
+	}
+	fmt.Fprintf(stdout, "%s: %d bytes (%.2f MiB) compressed, %.2f MiB uncompressed, kernel %s, %d modules\n",
+		res.Output, res.Size, float64(res.Size)/(1<<20), float64(res.Uncompressed)/(1<<20), res.KernelRelease, len(res.Modules))
+	return exitOK
+}
+
+func boot(stdout, stderr io.Writer, args []string) int {
+	fs := flag.NewFlagSet("boot", flag.ContinueOnError)
+	var vm qemu.Config
+	fw := fs.String("firmware", "ovmf", "`FIRMWARE`: ovmf (UEFI, q35) or seabios (BIOS, pc)")
+	fs.StringVar(&vm.Initramfs, "initramfs", "out/fwcheck.cpio.gz", "the initramfs `FILE` to boot")
+	fs.StringVar(&vm.Kernel, "kernel", "", "the `VMLINUZ` to boot (required)")
+	fs.StringVar(&vm.Append, "append", "", "extra kernel command line `ARGS`, e.g. fwcheck.after=poweroff")
+	fs.BoolVar(&vm.TPM, "tpm", false, "attach a TPM 2.0 emulated by swtpm")
+	fs.StringVar(&vm.Accel, "accel", "", "QEMU accelerator: kvm or tcg (default: kvm only when it really boots a guest here)")
+	if code, ok := parse(stdout, stderr, "boot", "--initramfs FILE --kernel VMLINUZ [--firmware ovmf|seabios] [--append ARGS] [--tpm]", fs, args); !ok {
+		return code
+	}
+	if vm.Kernel == "" {
+		return fail(stderr, "boot", fmt.Errorf("--kernel VMLINUZ is required"))
+	}
+	switch *fw {
+	case "ovmf":
+		vm.Machine = qemu.OVMF
+	case "seabios":
+		vm.Machine = qemu.SeaBIOS
+	default:
+		return fail(stderr, "boot", fmt.Errorf("--firmware: want ovmf or seabios, not %q", *fw))
+	}
+	if err := qemu.Interactive(vm); err != nil {
+		return fail(stderr, "boot", err)
+	}
+	return exitOK
+}

@@ -1,0 +1,227 @@
+package input
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/fwcheck/fwcheck/acpi"
+	"github.com/fwcheck/fwcheck/klog"
+)
+
+// The inputs checks can declare. Each is one declaration here, beside the
+// call into the library that parses it.
+var (
+	// ACPITables are the ACPI tables: sysfs, plus the RSDP, XSDT and RSDT
+	// recorded from /dev/mem; or an acpidump file or raw-table directory.
+	ACPITables = Declare(Spec[*acpi.Tables]{
+		Name: "acpi-tables", Doc: "ACPI tables (sysfs, plus RSDP/XSDT/RSDT recorded from /dev/mem)", Root: true,
+		Capture: []string{acpi.SysfsDir, RecordedDir + "/acpi/RSDP", RecordedDir + "/acpi/XSDT", RecordedDir + "/acpi/RSDT"},
+		Load:    loadACPI,
+		File:    loadACPIFile,
+	})
+	// KernelLog is the kernel log: /dev/kmsg live, or a dmesg/journalctl
+	// text file.
+	KernelLog = Declare(Spec[[]klog.Record]{
+		Name: "kernel-log", Doc: "the kernel log (/dev/kmsg)",
+		Capture: []string{RecordedDir + "/" + KlogFile},
+		Load:    loadKlog,
+		File:    loadKlogFile,
+	})
+	// DMI is the machine's DMI (SMBIOS) identity.
+	DMI = Declare(Spec[*DMIInfo]{
+		Name: "dmi", Doc: "DMI identity (/sys/class/dmi/id)",
+		Capture: dmiPaths(),
+		Load:    loadDMI,
+	})
+	// Kernel is the running kernel's version string.
+	Kernel = Declare(Spec[string]{
+		Name: "kernel", Doc: "the running kernel's version (/proc/version)",
+		Capture: []string{"proc/version"},
+		Load:    loadKernel,
+	})
+	// MemoryMap is the firmware memory map (the map the firmware handed
+	// the kernel), sorted by start address.
+	MemoryMap = Declare(Spec[[]MemoryRange]{
+		Name: "memory-map", Doc: "the firmware memory map (/sys/firmware/memmap)", Root: true,
+		Capture: []string{"sys/firmware/memmap", "proc/iomem"},
+		Load:    loadMemoryMap,
+	})
+)
+
+// KlogFile is the recorded kernel log's name below RecordedDir.
+const KlogFile = "klog.txt"
+
+// DMIInfo is the machine's identity from DMI (SMBIOS).
+type DMIInfo struct {
+	SysVendor   string `json:"sys_vendor,omitempty"`
+	ProductName string `json:"product_name,omitempty"`
+	BoardVendor string `json:"board_vendor,omitempty"`
+	BoardName   string `json:"board_name,omitempty"`
+	BIOSVendor  string `json:"bios_vendor,omitempty"`
+	BIOSVersion string `json:"bios_version,omitempty"`
+	BIOSDate    string `json:"bios_date,omitempty"`
+}
+
+var dmiFields = []string{"sys_vendor", "product_name", "board_vendor", "board_name", "bios_vendor", "bios_version", "bios_date"}
+
+const dmiDir = "sys/class/dmi/id"
+
+func dmiPaths() []string {
+	var p []string
+	for _, f := range dmiFields {
+		p = append(p, path.Join(dmiDir, f))
+	}
+	return p
+}
+
+// MemoryRange is one entry of the firmware memory map.
+type MemoryRange struct {
+	Start, End uint64 // inclusive
+	Type       string // "System RAM", "Reserved", "ACPI Tables", …
+}
+
+func loadKernel(src Source) (string, error) {
+	b, err := fs.ReadFile(src, "proc/version")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+// loadACPIFile reads tables the user named: acpidump text, or a directory
+// of raw tables. Input that is neither is an error naming the file, not a
+// table the checks would then blame the firmware for.
+func loadACPIFile(p string, _ []byte) (*acpi.Tables, error) {
+	st, err := os.Stat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		ts, err := acpi.LoadDumpFile(p)
+		if err != nil {
+			return nil, err
+		}
+		if ts.SkippedLines > ts.TableLines {
+			return nil, fmt.Errorf("%s: not acpidump text: %d of its %d lines are not table data", p, ts.SkippedLines, ts.SkippedLines+ts.TableLines)
+		}
+		return ts, nil
+	}
+	ts, err := acpi.LoadFS(os.DirFS(p), ".")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	for _, t := range ts.List {
+		if !t.PlausibleHeader() {
+			return nil, fmt.Errorf("%s: %s is not an ACPI table (no valid table header): give a directory of raw tables or an acpidump file", p, t.Origin)
+		}
+	}
+	return ts, nil
+}
+
+func loadACPI(src Source) (*acpi.Tables, error) {
+	ts, err := acpi.LoadFS(src, acpi.SysfsDir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, &Unavailable{"acpi-tables", "no /" + acpi.SysfsDir + " on " + src.String()}
+		}
+		return nil, err
+	}
+	// The root tables, recorded in a snapshot or read live through /dev/mem;
+	// where they cannot be had, the checks that need them say so.
+	roots := &acpi.Tables{Source: RecordedDir + "/" + acpiRootsDir}
+	for _, file := range []string{"RSDP", "XSDT", "RSDT"} {
+		b, err := fs.ReadFile(src, path.Join(RecordedDir, acpiRootsDir, file))
+		if errors.Is(err, errNoRootTable) {
+			continue
+		}
+		if err != nil {
+			ts.RootsMissing = append(ts.RootsMissing, fmt.Sprintf("%s not available: %v", file, err))
+			continue
+		}
+		roots.Add(&acpi.Table{Signature: rootFiles[file], Raw: b, Origin: "recorded " + file})
+	}
+	ts.MergeRoots(roots)
+	return ts, nil
+}
+
+func loadKlog(src Source) ([]klog.Record, error) {
+	b, err := fs.ReadFile(src, RecordedDir+"/"+KlogFile)
+	if err != nil {
+		return nil, err
+	}
+	return klog.Parse(bytes.NewReader(b))
+}
+
+// loadKlogFile reads a kernel log the user named ("-": standard input). A
+// file in which no line is a kernel-log record is an error.
+func loadKlogFile(p string, stdin []byte) ([]klog.Record, error) {
+	b := stdin
+	if p != "-" {
+		var err error
+		if b, err = os.ReadFile(p); err != nil {
+			return nil, err
+		}
+	}
+	recs, err := klog.Parse(bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(b)) > 0 && !klog.Recognised(b) {
+		return nil, errors.New("not a kernel log: no line carries a kernel-log prefix (a [seconds] stamp, a <level>, a /dev/kmsg or journalctl form)")
+	}
+	return recs, nil
+}
+
+func loadDMI(src Source) (*DMIInfo, error) {
+	d := &DMIInfo{}
+	vals := map[string]*string{
+		"sys_vendor": &d.SysVendor, "product_name": &d.ProductName, "board_vendor": &d.BoardVendor,
+		"board_name": &d.BoardName, "bios_vendor": &d.BIOSVendor, "bios_version": &d.BIOSVersion, "bios_date": &d.BIOSDate,
+	}
+	found := false
+	for _, f := range dmiFields {
+		b, err := fs.ReadFile(src, path.Join(dmiDir, f))
+		if err == nil {
+			*vals[f] = strings.TrimSpace(string(b))
+			found = true
+		}
+	}
+	if !found {
+		return nil, &Unavailable{"dmi", "no /" + dmiDir}
+	}
+	return d, nil
+}
+
+func loadMemoryMap(src Source) ([]MemoryRange, error) {
+	ents, err := fs.ReadDir(src, "sys/firmware/memmap")
+	if err != nil {
+		return nil, err
+	}
+	var out []MemoryRange
+	for _, e := range ents {
+		dir := path.Join("sys/firmware/memmap", e.Name())
+		var r MemoryRange
+		s, err1 := fs.ReadFile(src, dir+"/start")
+		en, err2 := fs.ReadFile(src, dir+"/end")
+		t, err3 := fs.ReadFile(src, dir+"/type")
+		if err := errors.Join(err1, err2, err3); err != nil {
+			return nil, err
+		}
+		if _, err := fmt.Sscanf(strings.TrimSpace(string(s)), "0x%x", &r.Start); err != nil {
+			return nil, fmt.Errorf("memmap %s start: %w", e.Name(), err)
+		}
+		if _, err := fmt.Sscanf(strings.TrimSpace(string(en)), "0x%x", &r.End); err != nil {
+			return nil, fmt.Errorf("memmap %s end: %w", e.Name(), err)
+		}
+		r.Type = strings.TrimSpace(string(t))
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Start < out[j].Start })
+	return out, nil
+}

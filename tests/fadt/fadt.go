@@ -1,0 +1,379 @@
+// Package fadt checks the Fixed ACPI Description Table: its length for its
+// revision, the FACS and DSDT pointers, the PM register blocks, the fields
+// OSes rely on, and the reset register, whose chipset-specific hazards
+// (the single 0xCF9 write) it names.
+package fadt
+
+import (
+	"fmt"
+
+	"github.com/fwcheck/fwcheck/acpi"
+	"github.com/fwcheck/fwcheck/input"
+	"github.com/fwcheck/fwcheck/tests"
+)
+
+const fadtSpec = "ACPI 6.5 §5.2.9"
+
+var (
+	labelFADTMissing = tests.NewLabel("FADTMissing", tests.Critical, fadtSpec,
+		"There is no FADT (signature FACP). Without it an OS cannot find the DSDT or any fixed "+
+			"hardware, and will not run in ACPI mode. Publish a FADT through the XSDT.")
+	labelFADTMalformed = tests.NewLabel("FADTMalformed", tests.Critical, fadtSpec,
+		"The FADT is too short or its header length does not match its bytes, so its fields cannot "+
+			"be read. Publish a FADT of the size its revision defines.")
+	labelFADTLength = tests.NewLabel("FADTLengthRevision", tests.Medium, fadtSpec,
+		"The FADT is shorter than its revision requires (116 bytes for revision 1, 244 for 3 and 4, "+
+			"268 for 5, 276 for 6), so fields the revision promises are missing and read as zero. "+
+			"Either lower the revision or publish the full table.")
+	labelFACSMismatch = tests.NewLabel("FADTFACSAddressMismatch", tests.Medium, fadtSpec,
+		"FIRMWARE_CTRL and X_FIRMWARE_CTRL are both set and point to different places. OSes prefer "+
+			"X_FIRMWARE_CTRL, others the 32-bit field, so they can use different FACS copies (and "+
+			"different waking vectors and global locks). Make them equal, or set only X_FIRMWARE_CTRL.")
+	labelFACSNone = tests.NewLabel("FADTFACSMissing", tests.High, fadtSpec,
+		"Both FACS pointers are zero on a system that is not hardware-reduced, so the OS has no "+
+			"waking vector or global lock and cannot resume from sleep. Point X_FIRMWARE_CTRL at the FACS.")
+	labelFACSAlign = tests.NewLabel("FADTFACSAlignment", tests.Medium, "ACPI 6.5 §5.2.10",
+		"The FACS address is not a multiple of 64. The specification requires the FACS to be 64-byte "+
+			"aligned (its global lock is updated with locked atomic operations). Place the FACS on a "+
+			"64-byte boundary.")
+	labelFACSInvalid = tests.NewLabel("FACSInvalid", tests.Medium, "ACPI 6.5 §5.2.10",
+		"The FACS is shorter than its 64-byte layout or lacks its signature, so the OS reads the "+
+			"waking vector and global lock from the wrong bytes. Publish a complete FACS.")
+	labelSleepPair = tests.NewLabel("FADTSleepRegisterPair", tests.Medium, "ACPI 6.5 §4.8.3.7, §5.2.9",
+		"Only one of SLEEP_CONTROL_REG and SLEEP_STATUS_REG is set. A hardware-reduced OS needs both "+
+			"to enter and leave sleep states; give both registers or neither.")
+	labelDSDTMismatch = tests.NewLabel("FADTDSDTAddressMismatch", tests.Medium, fadtSpec,
+		"DSDT and X_DSDT are both set and differ. ACPI 2.0+ OSes use X_DSDT and older ones DSDT, so "+
+			"they may run different AML. Make them equal, or leave the 32-bit field zero.")
+	labelDSDTNone = tests.NewLabel("FADTDSDTMissing", tests.Critical, fadtSpec,
+		"Both DSDT pointers are zero: the OS has no AML namespace at all. Point X_DSDT (and DSDT "+
+			"when it fits in 32 bits) at the DSDT.")
+	labelPMBlockMissing = tests.NewLabel("FADTPMBlockMissing", tests.High, fadtSpec,
+		"A PM1a event or control block is missing on a system that is not hardware-reduced. These "+
+			"blocks are required: without them the OS cannot handle power-button events or enter "+
+			"sleep states. Describe them, or set HW_REDUCED_ACPI if the hardware really has none.")
+	labelPMBlockLen = tests.NewLabel("FADTPMBlockLength", tests.Medium, fadtSpec,
+		"A fixed-hardware block length is outside what the specification allows (PM1_EVT_LEN >= 4, "+
+			"PM1_CNT_LEN >= 2, PM2_CNT_LEN >= 1 when PM2 exists, PM_TMR_LEN = 4, GPE block lengths even). "+
+			"Set the length to the size of the block the chipset implements.")
+	labelXBlockMismatch = tests.NewLabel("FADTXBlockAddressMismatch", tests.Medium, fadtSpec,
+		"A 32-bit block address and its X_ Generic Address Structure are both set and disagree. OSes "+
+			"pick one by their own rules (Linux warns and may use either), so make both describe the "+
+			"same register block, or set only the X_ field.")
+	labelXBlockWidth = tests.NewLabel("FADTXBlockWidthMismatch", tests.Low, fadtSpec,
+		"A PM block's X_ bit width does not match its 32-bit _LEN field. Make the widths agree.")
+	labelReserved = tests.NewLabel("FADTReservedNonZero", tests.Low, fadtSpec,
+		"A reserved FADT field or flag bit is set. Reserved bits may gain a meaning in a later "+
+			"revision, when the stale value will be misread. Write zero to reserved fields.")
+	labelPMProfile = tests.NewLabel("FADTPMProfileInvalid", tests.Low, "ACPI 6.5 §5.2.9 Table 5.9",
+		"Preferred_PM_Profile is above 8, a value the specification does not define. OSes use it to "+
+			"pick power policy; set it to the platform's class (1 desktop, 2 mobile, 4 enterprise server, 8 tablet, …).")
+	labelHWReducedRev = tests.NewLabel("FADTHWReducedRevision", tests.Medium, fadtSpec,
+		"HW_REDUCED_ACPI is set in a FADT older than revision 5, where the flag did not exist; "+
+			"older OSes read it as reserved and expect fixed hardware. Publish a revision 5+ FADT.")
+	labelSCIInt = tests.NewLabel("FADTSCIInterruptZero", tests.Medium, fadtSpec,
+		"SCI_INT is 0 on a system with fixed ACPI hardware. Interrupt 0 is the system timer on a PC, "+
+			"so the SCI cannot be delivered. Give the SCI's real interrupt (usually 9).")
+	labelSMICmd = tests.NewLabel("FADTSMICommandValues", tests.Medium, fadtSpec,
+		"SMI_CMD is set but ACPI_ENABLE and ACPI_DISABLE are the same non-zero value, so the OS cannot tell firmware to "+
+			"hand over or take back the hardware. Give the two distinct command values the SMI handler implements.")
+	labelResetNoAddr = tests.NewLabel("FADTResetSupportedNoAddress", tests.High, fadtSpec,
+		"RESET_REG_SUP (flag bit 10) says the reset register works, but RESET_REG's address is zero. "+
+			"An OS that trusts the flag writes to address 0 and the machine does not reboot. Fill in "+
+			"RESET_REG or clear the flag.")
+	labelResetUnflagged = tests.NewLabel("FADTResetRegisterUnflagged", tests.Low, fadtSpec,
+		"RESET_REG holds a register but RESET_REG_SUP (flag bit 10) is clear, so OSes that honour "+
+			"the flag never use it and fall back to slower or less reliable reset methods. Set the "+
+			"flag if the register works, otherwise clear RESET_REG.")
+	labelResetSpace = tests.NewLabel("FADTResetRegSpace", tests.High, fadtSpec,
+		"RESET_REG must be in System I/O, System Memory or PCI Configuration space (bus 0); any "+
+			"other address space cannot be written by an OS at reset time. Move the reset register.")
+	labelResetWidth = tests.NewLabel("FADTResetRegWidth", tests.Medium, fadtSpec,
+		"RESET_REG's Register Bit Width must be 8: the reset register is one byte. OSes may refuse "+
+			"the register or write the wrong size. Set the bit width to 8.")
+	labelResetOffset = tests.NewLabel("FADTResetRegOffset", tests.Medium, fadtSpec,
+		"RESET_REG's Register Bit Offset must be 0. Set it to 0 and put the register's address in "+
+			"the Address field.")
+	labelResetAccess = tests.NewLabel("FADTResetRegAccessSize", tests.Low, "ACPI 6.5 §5.2.3.2, §5.2.9",
+		"RESET_REG's Access Size asks for wider than byte access to an 8-bit register, so the OS "+
+			"writes neighbouring registers too. Use 1 (byte) or 0 (undefined, legacy).")
+	labelResetValueZero = tests.NewLabel("FADTResetValueZero", tests.Medium, fadtSpec,
+		"RESET_REG has an address but RESET_VALUE is 0; writing 0 resets nothing on any known reset "+
+			"register. Set RESET_VALUE to the value that triggers the reset.")
+	labelResetCF9 = tests.NewLabel("FADTResetCF9SingleWrite", tests.Low, fadtSpec,
+		"RESET_REG is I/O port 0xCF9 and RESET_VALUE sets the reset-type bits and RST_CPU (bit 2) in "+
+			"one write (0x06, 0x0E, 0x0F). The reset control register latches the type on the same "+
+			"write that starts the reset, which on real chipsets fails a few percent of the time and "+
+			"leaves the machine hung at reboot. A reliable sequence writes the type first (0x02, or "+
+			"0x0A for a full reset), waits briefly, then writes it again with bit 2 set (0x06/0x0E): "+
+			"OSes do that in their own fallback, but RESET_REG allows one write only. Prefer a reset "+
+			"register that needs a single write, or trap the 0xCF9 write in firmware and sequence it there.")
+	labelResetSMI = tests.NewLabel("FADTResetViaSMI", tests.Low, fadtSpec,
+		"RESET_REG is the SMI command port: reset is done by an SMI handler.")
+	labelResetKBC = tests.NewLabel("FADTResetViaKBC", tests.Low, fadtSpec,
+		"RESET_REG is the 8042 keyboard controller.")
+)
+
+// Check is the fadt check.
+var Check = &tests.Check{
+	ID:       "fadt",
+	Title:    "FADT fields, pointers, register blocks and the RESET register",
+	Category: tests.ACPI,
+	Inputs:   []input.Decl{input.ACPITables},
+	Spec:     fadtSpec,
+	Labels:   []*tests.Label{labelFADTMissing, labelFADTMalformed, labelFADTLength, labelFACSMismatch, labelFACSNone, labelFACSAlign, labelFACSInvalid, labelSleepPair, labelDSDTMismatch, labelDSDTNone, labelPMBlockMissing, labelPMBlockLen, labelXBlockMismatch, labelXBlockWidth, labelReserved, labelPMProfile, labelHWReducedRev, labelSCIInt, labelSMICmd, labelResetNoAddr, labelResetUnflagged, labelResetSpace, labelResetWidth, labelResetOffset, labelResetAccess, labelResetValueZero, labelResetCF9, labelResetSMI, labelResetKBC},
+	Run:      run,
+}
+
+func run(p *tests.Pass) error {
+	ts := tests.Input(p, input.ACPITables)
+	t := ts.First(acpi.SigFADT)
+	if t == nil {
+		p.Fail(labelFADTMissing, "no FACP table")
+		return nil
+	}
+	f, err := acpi.ParseFADT(t)
+	if err != nil {
+		p.Fail(labelFADTMalformed, "%v", err)
+		return nil
+	}
+	maj, min := f.SpecVersion()
+	p.Info(nil, "FADT revision %d (ACPI %d.%d), %d bytes, hardware-reduced %v", f.Header.Revision, maj, min, f.Length, f.HWReduced())
+	checkFADTLength(p, f)
+	checkFADTPointers(p, f)
+	checkFADTBlocks(p, f)
+	checkFADTFields(p, f)
+	checkFADTReset(p, f)
+	checkFACS(p, ts, f)
+	return nil
+}
+
+// checkFACS checks the FACS the FADT points to: its alignment and, when
+// the table set holds it, its layout. A FACS missing from the set is no
+// failure: sysfs and acpidump usually carry it, but memory reads may not.
+func checkFACS(p *tests.Pass, ts *acpi.Tables, f *acpi.FADT) {
+	if a := f.FACSAddress(); a != 0 && a%64 != 0 {
+		p.Fail(labelFACSAlign, "FACS address 0x%x is not 64-byte aligned", a)
+	}
+	for _, t := range ts.Get(acpi.SigFACS) {
+		if fc, err := acpi.ParseFACS(t.Raw); err != nil {
+			p.Fail(labelFACSInvalid, "%s: %v", t.Name(), err)
+		} else {
+			p.Passed("%s: %d bytes, version %d", t.Name(), fc.Length, fc.Version)
+		}
+	}
+}
+
+func checkFADTLength(p *tests.Pass, f *acpi.FADT) {
+	want := 0
+	switch r := f.Header.Revision; {
+	case r >= 6:
+		want = acpi.FADTLenRev6
+	case r == 5:
+		want = acpi.FADTLenRev5
+	case r >= 3:
+		want = acpi.FADTLenRev3
+	default:
+		want = acpi.FADTLenRev1
+	}
+	if f.Length < want {
+		p.Fail(labelFADTLength, "revision %d needs %d bytes, the FADT has %d", f.Header.Revision, want, f.Length)
+	}
+}
+
+// checkFADTPointers checks the FACS and DSDT pointers. Since ACPI 6.0 both
+// forms of a pointer may be set, the X_ one taking precedence; they must
+// then agree.
+func checkFADTPointers(p *tests.Pass, f *acpi.FADT) {
+	switch {
+	case f.FirmwareCtrl != 0 && f.XFirmwareCtrl != 0 && uint64(f.FirmwareCtrl) != f.XFirmwareCtrl:
+		p.Fail(labelFACSMismatch, "FIRMWARE_CTRL 0x%x, X_FIRMWARE_CTRL 0x%x", f.FirmwareCtrl, f.XFirmwareCtrl)
+	case f.FACSAddress() == 0 && !f.HWReduced():
+		p.Fail(labelFACSNone, "FIRMWARE_CTRL and X_FIRMWARE_CTRL are zero")
+	}
+	switch {
+	case f.DSDT != 0 && f.XDSDT != 0 && uint64(f.DSDT) != f.XDSDT:
+		p.Fail(labelDSDTMismatch, "DSDT 0x%x, X_DSDT 0x%x", f.DSDT, f.XDSDT)
+	case f.DSDTAddress() == 0:
+		p.Fail(labelDSDTNone, "DSDT and X_DSDT are zero")
+	default:
+		p.Passed("DSDT at 0x%x", f.DSDTAddress())
+	}
+}
+
+func checkFADTBlocks(p *tests.Pass, f *acpi.FADT) {
+	if f.HWReduced() {
+		return // these fields are ignored on hardware-reduced systems
+	}
+	for _, b := range []acpi.Block{acpi.PM1aEvt, acpi.PM1aCnt} {
+		if f.Effective(b).Address == 0 {
+			p.Fail(labelPMBlockMissing, "%s is zero (and X_%s too)", b, b)
+		}
+	}
+	if f.PM1EvtLen < 4 && f.Effective(acpi.PM1aEvt).Address != 0 {
+		p.Fail(labelPMBlockLen, "PM1_EVT_LEN is %d, at least 4 required", f.PM1EvtLen)
+	}
+	if f.PM1CntLen < 2 && f.Effective(acpi.PM1aCnt).Address != 0 {
+		p.Fail(labelPMBlockLen, "PM1_CNT_LEN is %d, at least 2 required", f.PM1CntLen)
+	}
+	if f.Effective(acpi.PM2Cnt).Address != 0 && f.PM2CntLen < 1 {
+		p.Fail(labelPMBlockLen, "PM2_CNT_BLK is set but PM2_CNT_LEN is 0")
+	}
+	if f.Effective(acpi.PMTmr).Address != 0 && f.PMTmrLen != 4 {
+		p.Fail(labelPMBlockLen, "PM_TMR_LEN is %d, must be 4", f.PMTmrLen)
+	}
+	if f.Effective(acpi.PMTmr).Address == 0 && f.PMTmrLen != 0 {
+		p.Fail(labelPMBlockLen, "PM_TMR_LEN is %d without a PM timer block", f.PMTmrLen)
+	}
+	for _, g := range []struct {
+		b acpi.Block
+		n uint8
+	}{{acpi.GPE0, f.GPE0BlkLen}, {acpi.GPE1, f.GPE1BlkLen}} {
+		if g.n%2 != 0 {
+			p.Fail(labelPMBlockLen, "%s_LEN is %d, must be a multiple of 2", g.b, g.n)
+		}
+	}
+	for _, b := range acpi.Blocks {
+		addr, n := f.Legacy(b)
+		x := f.Extended(b)
+		if !x.Present || x.Address == 0 || addr == 0 {
+			continue
+		}
+		if uint64(addr) != x.Address {
+			p.Fail(labelXBlockMismatch, "%s is 0x%x, X_%s is 0x%x", b, addr, b, x.Address)
+		}
+		// The GPE blocks' X_ widths are notoriously unreliable and OSes
+		// use the _LEN fields for them; compare the PM blocks only.
+		if b != acpi.GPE0 && b != acpi.GPE1 && int(x.BitWidth) != int(n)*8 {
+			p.Fail(labelXBlockWidth, "%s length %d bytes, X_%s bit width %d", b, n, b, x.BitWidth)
+		}
+	}
+}
+
+func checkFADTFields(p *tests.Pass, f *acpi.FADT) {
+	if f.Header.Revision >= 2 && f.Reserved44 > 1 {
+		// ACPI 1.0's INT_MODEL lived here; 0 or 1 are both allowed.
+		p.Fail(labelReserved, "byte 44 (former INT_MODEL) is %d, must be 0 or 1", f.Reserved44)
+	}
+	if f.Reserved111 != 0 {
+		p.Fail(labelReserved, "byte 111 is 0x%02x", f.Reserved111)
+	}
+	if r := f.Flags & acpi.FADTFlagsReservedMask; r != 0 {
+		p.Fail(labelReserved, "reserved flag bits 0x%08x are set (Flags 0x%08x)", r, f.Flags)
+	}
+	if f.Header.Revision >= 3 {
+		if r := f.IAPCBootArch &^ 0x3F; r != 0 {
+			p.Fail(labelReserved, "reserved IAPC_BOOT_ARCH bits 0x%04x are set", r)
+		}
+	}
+	if f.Has(acpi.FADTOffARMBootArch, 2) && f.Header.Revision >= 5 {
+		if r := f.ARMBootArch &^ 0x3; r != 0 {
+			p.Fail(labelReserved, "reserved ARM_BOOT_ARCH bits 0x%04x are set", r)
+		}
+	}
+	if f.PreferredPM > 8 {
+		p.Fail(labelPMProfile, "Preferred_PM_Profile is %d", f.PreferredPM)
+	}
+	if f.Has(acpi.FADTOffSleepControl, 2*acpi.GASSize) && f.SleepControl.IsZero() != f.SleepStatus.IsZero() {
+		p.Fail(labelSleepPair, "SLEEP_CONTROL_REG %s, SLEEP_STATUS_REG %s", f.SleepControl, f.SleepStatus)
+	}
+	if f.HWReduced() && f.Header.Revision < 5 {
+		p.Fail(labelHWReducedRev, "HW_REDUCED_ACPI set in a revision %d FADT", f.Header.Revision)
+	}
+	if !f.HWReduced() {
+		if f.SCIInt == 0 {
+			p.Fail(labelSCIInt, "SCI_INT is 0")
+		}
+		switch {
+		case f.SMICmd != 0 && f.ACPIEnable == 0 && f.ACPIDisable == 0:
+			// Both zero is how firmware says the hardware is always
+			// in ACPI mode; OSes then never write SMI_CMD.
+			p.Info(nil, "SMI_CMD is 0x%x but ACPI_ENABLE and ACPI_DISABLE are 0: the platform stays in ACPI mode", f.SMICmd)
+		case f.SMICmd != 0 && f.ACPIEnable == f.ACPIDisable:
+			p.Fail(labelSMICmd, "SMI_CMD 0x%x with ACPI_ENABLE = ACPI_DISABLE = 0x%02x", f.SMICmd, f.ACPIEnable)
+		}
+	}
+}
+
+// resetTypeBits are the 0xCF9 bits that select the reset type: SYS_RST
+// (bit 1) and FULL_RST (bit 3); RST_CPU (bit 2) starts the reset.
+const (
+	cf9SysRst  = 1 << 1
+	cf9RstCPU  = 1 << 2
+	cf9FullRst = 1 << 3
+)
+
+func checkFADTReset(p *tests.Pass, f *acpi.FADT) {
+	if !f.HasResetReg() {
+		p.Info(nil, "FADT revision %d (%d bytes) has no RESET_REG: the OS resets by other means", f.Header.Revision, f.Length)
+		return
+	}
+	r, v, sup := f.ResetReg, f.ResetValue, f.ResetSupported()
+	desc := fmt.Sprintf("RESET_REG %s 0x%x, RESET_VALUE 0x%02x", r.Space, r.Address, v)
+	switch {
+	case sup && r.Address == 0:
+		p.Fail(labelResetNoAddr, "RESET_REG_SUP is set; %s", desc)
+		return
+	case !sup && r.Address == 0:
+		p.Info(nil, "no reset register (RESET_REG_SUP clear, RESET_REG empty)")
+		return
+	case !sup:
+		p.Fail(labelResetUnflagged, "RESET_REG_SUP is clear; %s", desc)
+	}
+	switch r.Space {
+	case acpi.SpaceSystemIO, acpi.SpaceSystemMemory, acpi.SpacePCIConfig:
+	default:
+		p.Fail(labelResetSpace, "%s", desc)
+	}
+	if r.BitWidth != 8 {
+		p.Fail(labelResetWidth, "RESET_REG bit width is %d", r.BitWidth)
+	}
+	if r.BitOffset != 0 {
+		p.Fail(labelResetOffset, "RESET_REG bit offset is %d", r.BitOffset)
+	}
+	if r.AccessSize > 1 {
+		p.Fail(labelResetAccess, "RESET_REG access size is %d (%s)", r.AccessSize, accessSizeName(r.AccessSize))
+	}
+	if v == 0 {
+		p.Fail(labelResetValueZero, "%s", desc)
+	}
+	if !sup || r.Space != acpi.SpaceSystemIO {
+		return
+	}
+	switch {
+	case r.Address == 0xCF9 && v&cf9RstCPU != 0 && v&(cf9SysRst|cf9FullRst) != 0:
+		p.Fail(labelResetCF9, "%s asks for the reset type and the reset in one write", desc)
+	case r.Address == 0xCF9:
+		p.Passed("%s", desc)
+	case r.Address == uint64(f.SMICmd) || r.Address == 0xB2:
+		smi := "the FADT's SMI_CMD port"
+		if r.Address != uint64(f.SMICmd) {
+			smi = fmt.Sprintf("the conventional SMI command port (the FADT's SMI_CMD is 0x%x)", f.SMICmd)
+		}
+		p.Info(labelResetSMI, "%s: %s; writing 0x%02x raises an SMI and the firmware's handler does the reset, so it works only as long as that handler does", desc, smi, v)
+	case r.Address == 0x64:
+		kbc := "the FADT says an 8042 is present"
+		if f.IAPCBootArch&acpi.BootArch8042 == 0 {
+			kbc = "the FADT does not declare an 8042 (IAPC_BOOT_ARCH bit 1 clear)"
+		}
+		p.Info(labelResetKBC, "%s: the 8042 keyboard controller's pulse-reset command (0x%02x), a legacy path that depends on the controller being emulated; %s", desc, v, kbc)
+	default:
+		p.Info(nil, "%s: a chipset-specific reset port", desc)
+	}
+}
+
+func accessSizeName(a uint8) string {
+	switch a {
+	case 0:
+		return "undefined"
+	case 1:
+		return "byte"
+	case 2:
+		return "word"
+	case 3:
+		return "dword"
+	case 4:
+		return "qword"
+	}
+	return "reserved"
+}

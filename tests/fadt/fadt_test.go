@@ -1,0 +1,121 @@
+package fadt
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"github.com/fwcheck/fwcheck/tests"
+	"github.com/fwcheck/fwcheck/tests/checktest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fwcheck/fwcheck/acpi"
+)
+
+func TestFADTClean(t *testing.T) {
+	r := checktest.RunTables(t, Check, checktest.FADT(nil))
+	assert.Equal(t, tests.StatusPassed, r.Status, "%+v", r.Findings)
+	assert.Empty(t, checktest.FailLabels(r))
+}
+
+func TestFADTFindings(t *testing.T) {
+	le32 := func(b []byte, off int, v uint32) { binary.LittleEndian.PutUint32(b[off:], v) }
+	setFlag := func(b []byte, set, clear uint32) {
+		f := binary.LittleEndian.Uint32(b[112:])
+		le32(b, 112, (f|set)&^clear)
+	}
+	cases := []struct {
+		name string
+		mod  func(b []byte)
+		want []string
+	}{
+		{"short for revision", func(b []byte) { le32(b, 4, 268) }, []string{"FADTLengthRevision"}},
+		{"FACS pointers differ", func(b []byte) { binary.LittleEndian.PutUint64(b[132:], 0x1_0000_0000) }, []string{"FADTFACSAddressMismatch"}},
+		{"FACS both equal is fine since 6.0", func(b []byte) { binary.LittleEndian.PutUint64(b[132:], 0x7FF00000) }, nil},
+		{"no FACS", func(b []byte) { le32(b, 36, 0) }, []string{"FADTFACSMissing"}},
+		{"no FACS but hardware-reduced", func(b []byte) { le32(b, 36, 0); setFlag(b, acpi.FADTFlagHWReduced, 0) }, nil},
+		{"DSDT pointers differ", func(b []byte) { le32(b, 40, 0x1234000) }, []string{"FADTDSDTAddressMismatch"}},
+		{"no DSDT", func(b []byte) { le32(b, 40, 0); binary.LittleEndian.PutUint64(b[140:], 0) }, []string{"FADTDSDTMissing"}},
+		{"no PM1a event block", func(b []byte) { le32(b, 56, 0); b[148+4], b[148+5] = 0, 0 }, []string{"FADTPMBlockMissing"}},
+		{"PM timer length", func(b []byte) { b[91] = 3 }, []string{"FADTPMBlockLength", "FADTXBlockWidthMismatch"}},
+		{"odd GPE0 length", func(b []byte) { b[92] = 15 }, []string{"FADTPMBlockLength"}},
+		{"X_ block address differs", func(b []byte) { b[208+4] = 0x10 }, []string{"FADTXBlockAddressMismatch"}},
+		{"reserved byte 111", func(b []byte) { b[111] = 1 }, []string{"FADTReservedNonZero"}},
+		{"reserved flags", func(b []byte) { setFlag(b, 1<<30, 0) }, []string{"FADTReservedNonZero"}},
+		{"former INT_MODEL 1 is allowed", func(b []byte) { b[44] = 1 }, nil},
+		{"former INT_MODEL 2", func(b []byte) { b[44] = 2 }, []string{"FADTReservedNonZero"}},
+		{"PM profile", func(b []byte) { b[45] = 9 }, []string{"FADTPMProfileInvalid"}},
+		{"SCI 0", func(b []byte) { binary.LittleEndian.PutUint16(b[46:], 0) }, []string{"FADTSCIInterruptZero"}},
+		{"SMI enable = disable", func(b []byte) { b[53] = 0xA0 }, []string{"FADTSMICommandValues"}},
+		{"SMI enable = disable = 0: fixed ACPI mode", func(b []byte) { b[52], b[53] = 0, 0 }, nil},
+		{"reset supported, no address", func(b []byte) { b[116+4], b[116+5] = 0, 0 }, []string{"FADTResetSupportedNoAddress"}},
+		{"reset register unflagged", func(b []byte) { setFlag(b, 0, acpi.FADTFlagResetRegSup) }, []string{"FADTResetRegisterUnflagged"}},
+		{"reset space", func(b []byte) { b[116] = 3 }, []string{"FADTResetRegSpace"}},
+		{"reset width", func(b []byte) { b[117] = 16 }, []string{"FADTResetRegWidth"}},
+		{"reset offset", func(b []byte) { b[118] = 1 }, []string{"FADTResetRegOffset"}},
+		{"reset access size", func(b []byte) { b[119] = 2 }, []string{"FADTResetRegAccessSize"}},
+		{"reset value zero", func(b []byte) { b[128] = 0 }, []string{"FADTResetValueZero"}},
+		{"0xCF9 0x06", func(b []byte) { b[128] = 0x06 }, []string{"FADTResetCF9SingleWrite"}},
+		{"0xCF9 0x0E", func(b []byte) { b[128] = 0x0E }, []string{"FADTResetCF9SingleWrite"}},
+		{"0xCF9 0x02 alone", func(b []byte) { b[128] = 0x02 }, nil},
+		{"FACS misaligned", func(b []byte) { le32(b, 36, 0x7FF00020) }, []string{"FADTFACSAlignment"}},
+		{"sleep control without status", func(b []byte) { copy(b[244:], []byte{0, 8, 0, 1, 0, 0x10, 0xD0, 0xFE}) }, []string{"FADTSleepRegisterPair"}},
+		{"sleep control and status", func(b []byte) {
+			copy(b[244:], []byte{0, 8, 0, 1, 0, 0x10, 0xD0, 0xFE})
+			copy(b[256:], []byte{0, 8, 0, 1, 1, 0x10, 0xD0, 0xFE})
+		}, nil},
+		{"hardware-reduced on revision 4", func(b []byte) { b[8] = 4; le32(b, 4, 244); setFlag(b, acpi.FADTFlagHWReduced, 0) }, []string{"FADTHWReducedRevision"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := checktest.RunTables(t, Check, checktest.FADT(c.mod))
+			assert.Equal(t, c.want, checktest.FailLabels(r), "%+v", r.Findings)
+		})
+	}
+}
+
+func TestFADTResetInfos(t *testing.T) {
+	smi := checktest.RunTables(t, Check, checktest.FADT(func(b []byte) { b[116+4], b[116+5], b[128] = 0xB2, 0, 0xFB }))
+	assert.Empty(t, checktest.FailLabels(smi))
+	f := checktest.FindingWith(smi, "FADTResetViaSMI")
+	require.NotNil(t, f)
+	assert.Equal(t, tests.KindInfo, f.Kind)
+	assert.Contains(t, f.Message, "SMI_CMD")
+
+	kbc := checktest.RunTables(t, Check, checktest.FADT(func(b []byte) { b[116+4], b[116+5], b[128] = 0x64, 0, 0xFE }))
+	f = checktest.FindingWith(kbc, "FADTResetViaKBC")
+	require.NotNil(t, f)
+	assert.Contains(t, f.Message, "does not declare an 8042")
+}
+
+func TestFADTChecksTheFACS(t *testing.T) {
+	facs := make([]byte, 64)
+	copy(facs, "FACS")
+	facs[4] = 64
+	r := checktest.RunTables(t, Check, checktest.FADT(nil), facs)
+	assert.Empty(t, checktest.FailLabels(r))
+	short := append([]byte{}, facs[:40]...)
+	r = checktest.RunTables(t, Check, checktest.FADT(nil), short)
+	assert.Equal(t, []string{"FACSInvalid"}, checktest.FailLabels(r))
+}
+
+func TestFADTMissingAndMalformed(t *testing.T) {
+	r := checktest.RunTables(t, Check, checktest.SDT("SSDT", 2, nil))
+	assert.Equal(t, []string{"FADTMissing"}, checktest.FailLabels(r))
+	r = checktest.RunTables(t, Check, checktest.SDT("FACP", 1, make([]byte, 20)))
+	assert.Equal(t, []string{"FADTMalformed"}, checktest.FailLabels(r))
+}
+
+func TestFADTRevision1HasNoResetReg(t *testing.T) {
+	b := checktest.FADT(func(b []byte) { b[8] = 1 })[:acpi.FADTLenRev1]
+	binary.LittleEndian.PutUint32(b[4:], acpi.FADTLenRev1)
+	checktest.FixSum(b)
+	r := checktest.RunTables(t, Check, b)
+	assert.Empty(t, checktest.FailLabels(r))
+	var msgs []string
+	for _, f := range r.Findings {
+		msgs = append(msgs, f.Message)
+	}
+	assert.Contains(t, msgs, "FADT revision 1 (116 bytes) has no RESET_REG: the OS resets by other means")
+}

@@ -1,0 +1,94 @@
+// Package hpet checks the HPET description table: its length, base address
+// and address space, comparator count, page protection and minimum tick.
+package hpet
+
+import (
+	"github.com/fwcheck/fwcheck/acpi"
+	"github.com/fwcheck/fwcheck/input"
+	"github.com/fwcheck/fwcheck/tests"
+)
+
+const hpetSpec = "IA-PC HPET 1.0a §3.2.4; ACPI 6.5 §5.2.6 Table 5.6"
+
+var (
+	labelHPETLength = tests.NewLabel("HPETTableLength", tests.Medium, hpetSpec,
+		"The HPET table is not the 56 bytes the HPET specification defines, so its fields cannot all "+
+			"be read. Publish the full table.")
+	labelHPETNullBase = tests.NewLabel("HPETNullBase", tests.High, hpetSpec,
+		"The HPET base address is zero: the OS cannot reach the timer and falls back to other clock "+
+			"sources. Give the timer block's real MMIO address (usually 0xFED00000).")
+	labelHPETSpace = tests.NewLabel("HPETAddressSpace", tests.High, hpetSpec,
+		"The HPET base address is not in System Memory space. HPET registers are memory-mapped; set "+
+			"the GAS Address Space ID to 0 (System Memory).")
+	labelHPETHigh = tests.NewLabel("HPETBaseAbove4G", tests.Medium, hpetSpec,
+		"The HPET base address has its upper 32 bits set. Timer blocks on PC platforms sit below "+
+			"4 GiB, so this is almost certainly a garbage address: check what fills in the upper half.")
+	labelHPETComparators = tests.NewLabel("HPETComparatorCount", tests.Low, hpetSpec,
+		"The Event Timer Block ID says the first timer block has fewer than 3 comparators; the HPET "+
+			"specification requires at least 3. Report the number the hardware implements "+
+			"(the capabilities register's NUM_TIM_CAP, i.e. the count minus one).")
+	labelHPETProtection = tests.NewLabel("HPETPageProtection", tests.Low, hpetSpec,
+		"The page-protection value (bits 3:0) is reserved (3-15). Use 0 (no guarantee), 1 (4 KiB) or "+
+			"2 (64 KiB) as the timer block's mapping really is.")
+	labelHPETTick = tests.NewLabel("HPETMinClockTick", tests.Low, hpetSpec,
+		"The main counter minimum clock tick in periodic mode is 0, which tells the OS it may program "+
+			"arbitrarily short periods. Give the smallest tick the hardware supports without losing interrupts.")
+)
+
+// Check is the hpet check.
+var Check = &tests.Check{
+	ID:       "hpet",
+	Title:    "HPET table fields and base address",
+	Category: tests.ACPI,
+	Inputs:   []input.Decl{input.ACPITables},
+	Spec:     hpetSpec,
+	Labels: []*tests.Label{labelHPETLength, labelHPETNullBase, labelHPETSpace, labelHPETHigh,
+		labelHPETComparators, labelHPETProtection, labelHPETTick},
+	Run: run,
+}
+
+func run(p *tests.Pass) error {
+	ts := tests.Input(p, input.ACPITables)
+	tables := ts.Get(acpi.SigHPET)
+	if len(tables) == 0 {
+		p.NotApplicable("no HPET table: the platform does not describe an HPET (it is optional)")
+		return nil
+	}
+	for _, t := range tables {
+		before := p.Failures()
+		h, err := acpi.ParseHPET(t)
+		if err != nil {
+			p.Fail(labelHPETLength, "%s: %v", t.Name(), err)
+			continue
+		}
+		if t.Header.Length != acpi.HPETSize {
+			p.Fail(labelHPETLength, "%s: length %d, expected %d", t.Name(), t.Header.Length, acpi.HPETSize)
+		}
+		b := h.BaseAddress
+		switch {
+		case b.Address == 0:
+			p.Fail(labelHPETNullBase, "%s: base address is 0", t.Name())
+		case b.Address>>32 != 0:
+			p.Fail(labelHPETHigh, "%s: base address 0x%x", t.Name(), b.Address)
+		}
+		if b.Space != acpi.SpaceSystemMemory {
+			p.Fail(labelHPETSpace, "%s: base address space is %s", t.Name(), b.Space)
+		}
+		if h.ComparatorField() < 2 {
+			p.Fail(labelHPETComparators, "%s: comparator field %d (%d comparators)", t.Name(), h.ComparatorField(), int(h.ComparatorField())+1)
+		}
+		if h.Protection() > 2 {
+			p.Fail(labelHPETProtection, "%s: page protection %d", t.Name(), h.Protection())
+		}
+		if h.MinClockTick == 0 {
+			p.Fail(labelHPETTick, "%s: minimum clock tick 0", t.Name())
+		}
+		report := p.Info
+		if p.Failures() == before {
+			report = func(_ *tests.Label, format string, args ...any) { p.Passed(format, args...) }
+		}
+		report(nil, "%s: base 0x%x, vendor 0x%04x, %d comparators, %s counter, minimum tick %d", t.Name(), b.Address,
+			h.VendorID(), int(h.ComparatorField())+1, map[bool]string{true: "64-bit", false: "32-bit"}[h.Counter64()], h.MinClockTick)
+	}
+	return nil
+}

@@ -1,0 +1,245 @@
+package klog
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fwcheck/fwcheck/tests"
+	"github.com/fwcheck/fwcheck/tests/checktest"
+	"github.com/fwcheck/fwcheck/tests/oops"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fwcheck/fwcheck/internal/corpus"
+)
+
+// The q35/SeaBIOS guest of the suspend corpus logs the firmware's RTC
+// fixed-event fault once per suspend cycle.
+func TestKlogQ35SeaBIOS(t *testing.T) {
+	r := checktest.Run(t, Check, checktest.LogMachine(filepath.Join(corpus.Dir(t, "suspend-qemu"), "s3-rtc-q35-bios.serial.txt")))
+	assert.Equal(t, tests.StatusFailed, r.Status)
+	rtc := checktest.FindingsWith(r, "ACPIFixedEventDisableFailed")
+	require.Len(t, rtc, 3)
+	assert.Equal(t, "[    3.082295] ACPI Error: Could not disable RealTimeClock events (20220331/evxfevnt-243)", rtc[0].Message)
+	assert.Equal(t, tests.KindFail, rtc[0].Kind)
+	assert.Equal(t, tests.Medium, rtc[0].Severity)
+	assert.Contains(t, rtc[0].Advice, "FIXED_RTC")
+	assert.Equal(t, "printed by drivers/acpi/acpica/evxfevnt.c", rtc[0].Spec)
+	// _OSC declining optional features (QEMU's q35 keeps hotplug and LTR)
+	// is negotiation, not a fault.
+	assert.Empty(t, checktest.FindingsWith(r, "OSCPlatformNoSupport"))
+	// QEMU's TCG emulation clears each AP's MTRRs on INIT, so the kernel's
+	// MTRR complaints get the low virtual-machine entry, not the firmware ones.
+	mtrr := checktest.FindingsWith(r, "VMMTRRInconsistent")
+	require.Len(t, mtrr, 5)
+	assert.Equal(t, tests.Low, mtrr[0].Severity)
+	for _, l := range []string{"MTRRInconsistentFixed", "MTRRInconsistentVariable", "MTRRBIOSNotAllCPUs"} {
+		assert.Empty(t, checktest.FindingsWith(r, l), l)
+	}
+	// Its DMI line says QEMU, so the timer complaints get the virtual
+	// machine entries (low) rather than the real-hardware ones.
+	for _, l := range []string{"VMTSCUnsynchronized", "VMDelayCalibrationFailed"} {
+		require.Len(t, checktest.FindingsWith(r, l), 1, l)
+		assert.Equal(t, tests.Low, checktest.FindingsWith(r, l)[0].Severity)
+	}
+	assert.Empty(t, checktest.FindingsWith(r, "TSCUnsynchronized"))
+	// The log has no levels, so error-like wording decides; the only
+	// unexplained line is QEMU's own, captured on the same console.
+	un := checktest.FindingsWith(r, "KlogUnexplained")
+	require.Len(t, un, 1)
+	assert.Contains(t, un[0].Message, "qemu-system-x86_64: terminating on signal 15")
+}
+
+// Real linuxhw boot logs must produce the findings their firmware bugs call for.
+func TestKlogLinuxHWCorpus(t *testing.T) {
+	dir := corpus.Dir(t, "klog", "linuxhw")
+	cases := []struct {
+		file   string
+		labels []string
+	}{
+		{"074C5C2E091B__57037EB714.dmesg.txt", []string{"DMARBadRMRR", "AMLDivideByZero", "AMLMethodDivideByZero", "MTRRInconsistentVariable"}},
+		{"1979FBF2D488__3955B91269.dmesg.txt", []string{"FADTLengthMismatch", "GHESZeroPollInterval"}},
+		{"02C917C9A536__5229FAFC3E.dmesg.txt", []string{"OpRegionConflict", "OSCMissingConventionalBridge", "MTRRInconsistentVariable"}},
+		{"57ED146F2C3C__4C5837816D.dmesg.txt", []string{"OSCFailedDisablingASPM"}},
+		{"22C25EDFF9A3__DE045A212C.dmesg.txt", []string{"MMCONFIGPartialBridge"}},
+		{"04FF5A51E4B0__73363DC346.dmesg.txt", []string{"ThermalNoValidTrip"}},
+		{"E888852CC4DB__50527E087E.dmesg.txt", []string{"AMLUnresolvedSymbol"}},
+		{"6952A10726AB__8C35250407.dmesg.txt", []string{"TPMSelfTestFailed"}},
+		{"9112EC3CC44C__D62625A751.dmesg.txt", []string{"VMTSCUnsynchronized"}}, // "DMI: Optimized Hosting KVM"
+	}
+	for _, c := range cases {
+		r := checktest.Run(t, Check, checktest.LogMachine(filepath.Join(dir, c.file)))
+		got := map[string]bool{}
+		for _, f := range r.Findings {
+			got[f.Label] = true
+		}
+		for _, l := range c.labels {
+			assert.True(t, got[l], "%s: want %s", c.file, l)
+		}
+	}
+}
+
+// Every corpus log runs without aborting, and every failure carries a
+// label, a severity, advice and a timestamped line.
+func TestKlogWholeCorpus(t *testing.T) {
+	files := append(corpus.Glob(t, "klog/linuxhw/*.dmesg.txt"), corpus.Glob(t, "suspend-qemu/*.serial.txt")...)
+	total := 0
+	for _, p := range files {
+		r := checktest.Run(t, Check, checktest.LogMachine(p))
+		require.Contains(t, []tests.Status{tests.StatusPassed, tests.StatusFailed}, r.Status, p)
+		for _, f := range r.Findings {
+			if f.Kind != tests.KindFail {
+				continue
+			}
+			total++
+			assert.NotEmpty(t, f.Label)
+			assert.NotEqual(t, tests.None, f.Severity)
+			assert.NotEmpty(t, f.Advice)
+			assert.Regexp(t, `^\[ *\d+\.\d{6}\] `, f.Message, p)
+		}
+	}
+	assert.Greater(t, total, 100, "the corpus holds many firmware complaints")
+}
+
+// The Firecracker guest has no DMI data; its "Hypervisor detected" line
+// makes the hypervisor's quirks low virtual-machine findings.
+func TestKlogFirecracker(t *testing.T) {
+	r := checktest.Run(t, Check, checktest.LogMachine(filepath.Join(corpus.Dir(t, "klog"), "firecracker-vm-6.18.dmesg.txt")))
+	for _, l := range []string{"VMAMDTSCNotP0", "VMOSCNotFound", "VMAMDPStateNoCPPC"} {
+		if assert.NotEmpty(t, checktest.FindingsWith(r, l), l) {
+			assert.Equal(t, tests.Low, checktest.FindingsWith(r, l)[0].Severity, l)
+		}
+	}
+	for _, f := range r.Findings {
+		if f.Kind == tests.KindFail {
+			assert.Equal(t, tests.Low, f.Severity, "%s: %s", f.Label, f.Message)
+		}
+	}
+}
+
+// On real hardware the same TSC message gets the firmware entry.
+func TestKlogScopeByDMI(t *testing.T) {
+	r := checktest.Run(t, Check, checktest.LogMachine(filepath.Join("testdata", "tsc-hw.txt")))
+	assert.Equal(t, []string{"TSCUnsynchronized"}, checktest.FailLabels(r))
+	assert.Equal(t, tests.Medium, checktest.FindingWith(r, "TSCUnsynchronized").Severity)
+}
+
+func TestKlogUnexplainedAndLevels(t *testing.T) {
+	r := checktest.Run(t, Check, checktest.LogMachine(filepath.Join("testdata", "levels.txt")))
+	assert.Len(t, checktest.FindingsWith(r, "ACPIFixedEventDisableFailed"), 1)
+	un := checktest.FindingsWith(r, "KlogUnexplained")
+	require.Len(t, un, 1, "identical lines fold; warnings and info lines are not unexplained errors")
+	assert.Equal(t, tests.KindInfo, un[0].Kind)
+	assert.Equal(t, tests.Low, un[0].Severity)
+	assert.Equal(t, "unexplained: [    1.500000] frobnicator 0000:00:1f.0: frob engine refused to start (repeated 2 times)", un[0].Message)
+}
+
+// Without levels, error wording decides, but error-record tables, taint
+// notes and userspace lines are not kernel errors.
+func TestKlogUnexplainedWithoutLevels(t *testing.T) {
+	r := checktest.Run(t, Check, checktest.LogMachine(filepath.Join("testdata", "nolevels.txt")))
+	un := checktest.FindingsWith(r, "KlogUnexplained")
+	require.Len(t, un, 1)
+	assert.Equal(t, "unexplained: [    4.000000] frobnicator 0000:00:1f.0: probe failed with error -5", un[0].Message)
+}
+
+func TestKlogCleanAndEmpty(t *testing.T) {
+	r := checktest.Run(t, Check, checktest.LogMachine(filepath.Join("testdata", "clean.txt")))
+	assert.Equal(t, tests.StatusPassed, r.Status)
+	require.Len(t, r.Findings, 1)
+	assert.Equal(t, tests.KindPass, r.Findings[0].Kind)
+
+	empty := filepath.Join(t.TempDir(), "empty.txt")
+	require.NoError(t, os.WriteFile(empty, nil, 0o600))
+	r = checktest.Run(t, Check, checktest.LogMachine(empty))
+	assert.Equal(t, tests.StatusSkipped, r.Status)
+}
+
+// The lab's fwts database is matched before fwcheck's own.
+func TestKlogFwtsDatabase(t *testing.T) {
+	var set tests.Settings
+	require.NoError(t, set.Set(Check, "db", filepath.Join("testdata", "fwts-klog.json")))
+	env := &tests.Env{Machine: checktest.LogMachine(filepath.Join("testdata", "levels.txt")), Settings: &set}
+	r := tests.RunOne(env, Check)
+	lab := checktest.FindingsWith(r, "LabRTCFixedEvent")
+	require.Len(t, lab, 1)
+	assert.Equal(t, tests.High, lab[0].Severity)
+	assert.Contains(t, lab[0].Advice, "Lab advice")
+	assert.Empty(t, checktest.FindingsWith(r, "ACPIFixedEventDisableFailed"))
+
+	// A file that cannot be read is refused when the setting is made, so
+	// the command line reports it before any check runs.
+	err := set.Set(Check, "db", filepath.Join("testdata", "missing.json"))
+	assert.ErrorContains(t, err, "missing.json")
+
+	// The setting belongs to that run: another run matches fwcheck's own
+	// database only.
+	r = checktest.Run(t, Check, checktest.LogMachine(filepath.Join("testdata", "levels.txt")))
+	assert.Empty(t, checktest.FindingsWith(r, "LabRTCFixedEvent"))
+}
+
+// klogGoldenCase is one real kernel log of the shared corpus and the name of
+// its golden file.
+type klogGoldenCase struct {
+	name, path string
+}
+
+// klogGoldenCases lists every real kernel log in the corpus: the boot logs
+// under klog/ (QEMU, Firecracker and linux-hardware.org machines), the QEMU
+// suspend runs and the pm-graph suspend logs.
+func klogGoldenCases(t *testing.T) []klogGoldenCase {
+	root := filepath.Dir(corpus.Dir(t, "klog"))
+	var cs []klogGoldenCase
+	add := func(prefix, pattern string, name func(string) string) {
+		ps, _ := filepath.Glob(filepath.Join(root, pattern))
+		for _, p := range ps {
+			cs = append(cs, klogGoldenCase{prefix + name(p), p})
+		}
+	}
+	trim := func(suffix string) func(string) string {
+		return func(p string) string { return strings.TrimSuffix(filepath.Base(p), suffix) }
+	}
+	add("", "klog/*.dmesg.txt", trim(".dmesg.txt"))
+	add("", "klog/*.serial.txt", trim(".serial.txt"))
+	add("linuxhw-", "klog/linuxhw/*.dmesg.txt", trim(".dmesg.txt"))
+	add("suspend-qemu-", "suspend-qemu/*.serial.txt", trim(".serial.txt"))
+	add("pmgraph-", "suspend-pmgraph/*/*/*_dmesg.txt", trim("_dmesg.txt"))
+	require.NotEmpty(t, cs)
+	return cs
+}
+
+// TestKlogGolden runs the klog and oops checks over every real kernel log in
+// the corpus and compares the findings (label, severity, line) with
+// testdata/klog/golden/NAME.txt. Regenerate after an intended change of the
+// advice database or the checks, then review the diff:
+//
+//	go test ./tests/klog -run KlogGolden -update
+func TestKlogGolden(t *testing.T) {
+	checks := []*tests.Check{Check, oops.Check}
+	dir := filepath.Join("testdata", "golden")
+	seen := map[string]bool{}
+	for _, c := range klogGoldenCases(t) {
+		require.False(t, seen[c.name], "two corpus logs map to the golden name %s", c.name)
+		seen[c.name] = true
+		t.Run(c.name, func(t *testing.T) {
+			rs := tests.Run(&tests.Env{Machine: checktest.LogMachine(c.path)}, checks)
+			for _, r := range rs {
+				require.Contains(t, []tests.Status{tests.StatusPassed, tests.StatusFailed}, r.Status, "%s: %s", r.ID, r.Reason)
+			}
+			checktest.Golden(t, dir, c.name, tests.Render(rs))
+		})
+	}
+}
+
+// TestKlogGoldenHasNoStaleFiles fails when a golden file no longer has a
+// corpus log behind it.
+func TestKlogGoldenHasNoStaleFiles(t *testing.T) {
+	var names []string
+	for _, c := range klogGoldenCases(t) {
+		names = append(names, c.name)
+	}
+	checktest.NoStaleGolden(t, filepath.Join("testdata", "golden"), names)
+}

@@ -1,0 +1,63 @@
+package mcfg
+
+import (
+	"testing"
+
+	"github.com/fwcheck/fwcheck/tests"
+	"github.com/fwcheck/fwcheck/tests/checktest"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/fwcheck/fwcheck/input"
+)
+
+func TestMCFG(t *testing.T) {
+	cases := []struct {
+		name    string
+		entries [][]byte
+		want    []string
+	}{
+		{"clean", [][]byte{checktest.MCFGEntry(0xE0000000, 0, 0, 255)}, nil},
+		{"two segments", [][]byte{checktest.MCFGEntry(0xE0000000, 0, 0, 127), checktest.MCFGEntry(0xF0000000, 1, 0, 63)}, nil},
+		{"no entries", nil, []string{"MCFGNoEntries"}},
+		{"null base", [][]byte{checktest.MCFGEntry(0, 0, 0, 255)}, []string{"MCFGNullBase"}},
+		{"unaligned", [][]byte{checktest.MCFGEntry(0xE0001000, 0, 0, 255)}, []string{"MCFGBaseAlignment"}},
+		{"bus range", [][]byte{checktest.MCFGEntry(0xE0000000, 0, 10, 5)}, []string{"MCFGBusRange"}},
+		{"same buses twice", [][]byte{checktest.MCFGEntry(0xE0000000, 0, 0, 63), checktest.MCFGEntry(0xD0000000, 0, 32, 63)}, []string{"MCFGOverlap"}},
+		{"windows overlap", [][]byte{checktest.MCFGEntry(0xE0000000, 0, 0, 255), checktest.MCFGEntry(0xE8000000, 1, 0, 63)}, []string{"MCFGOverlap"}},
+		{"reserved field", [][]byte{append(checktest.MCFGEntry(0xE0000000, 0, 0, 255)[:12], 1, 0, 0, 0)}, []string{"MCFGReservedNonZero"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := checktest.RunTables(t, Check, checktest.FADT(nil), checktest.MCFG(c.entries...))
+			assert.Equal(t, c.want, checktest.FailLabels(r), "%+v", r.Findings)
+		})
+	}
+	trailing := checktest.MCFG(checktest.MCFGEntry(0xE0000000, 0, 0, 255))
+	trailing = checktest.SDT("MCFG", 1, append(trailing[36:], 0, 0, 0))
+	assert.Equal(t, []string{"MCFGTableLength"}, checktest.FailLabels(checktest.RunTables(t, Check, trailing)))
+	assert.Equal(t, tests.StatusNotApplicable, checktest.RunTables(t, Check, checktest.FADT(nil)).Status, "no MCFG is legal")
+}
+
+func TestMCFGReservedInMemoryMap(t *testing.T) {
+	mcfg := checktest.Table{Raw: checktest.MCFG(checktest.MCFGEntry(0xE0000000, 0, 0, 63))}
+	ram := input.MemoryRange{Start: 0, End: 0x9FFFF, Type: "System RAM"}
+	cases := []struct {
+		name string
+		mm   []input.MemoryRange
+		want []string
+	}{
+		{"reserved", []input.MemoryRange{ram, {Start: 0xE0000000, End: 0xEFFFFFFF, Type: "Reserved"}}, nil},
+		{"partly reserved", []input.MemoryRange{ram, {Start: 0xE0000000, End: 0xE1FFFFFF, Type: "Reserved"}}, []string{"MCFGNotReserved"}},
+		{"RAM", []input.MemoryRange{{Start: 0, End: 0xFFFFFFFF, Type: "System RAM"}}, []string{"MCFGNotReserved"}},
+		{"absent from the map", []input.MemoryRange{ram}, []string{"MCFGNotReserved"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := checktest.Run(t, Reserved, checktest.Machine(t, c.mm, mcfg))
+			assert.Equal(t, c.want, checktest.FailLabels(r), "%+v", r.Findings)
+		})
+	}
+	r := checktest.Run(t, Reserved, checktest.Machine(t, nil, mcfg))
+	assert.Equal(t, tests.StatusSkipped, r.Status, "no memory map: skipped, not failed")
+}

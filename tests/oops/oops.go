@@ -1,0 +1,99 @@
+// Package oops finds kernel crash reports in the kernel log: oopses, BUG
+// reports, warnings with backtraces, lockups, hung tasks, RCU stalls,
+// sanitizer reports and panics.
+package oops
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/fwcheck/fwcheck/input"
+	"github.com/fwcheck/fwcheck/klog"
+	"github.com/fwcheck/fwcheck/tests"
+)
+
+// oopsSpec is where the kernel documents its crash reports.
+const oopsSpec = "Linux Documentation/admin-guide/bug-hunting.rst"
+
+const oopsAdviceTail = " When the trace runs through ACPI, EFI or other firmware-facing code, or follows a firmware error in the log, " +
+	"fix that firmware problem first; otherwise report the trace to the kernel or driver maintainers."
+
+var oopsLabels = map[klog.OopsKind]*tests.Label{
+	klog.KindPanic: tests.NewLabel("KernelPanic", tests.Critical, oopsSpec,
+		"The kernel stopped with a panic. Find the cause in the lines before the panic (an oops, a failed mount, a machine check or an init exit)."+oopsAdviceTail),
+	klog.KindOops: tests.NewLabel("KernelOops", tests.High, oopsSpec,
+		"The kernel took an oops: an invalid memory access or fault inside kernel code, which kills the task and may leave the system unstable."+oopsAdviceTail),
+	klog.KindBUG: tests.NewLabel("KernelBUG", tests.High, oopsSpec,
+		"The kernel hit a BUG report: an internal consistency check failed or it dereferenced a bad pointer."+oopsAdviceTail),
+	klog.KindWarning: tests.NewLabel("KernelWarning", tests.Medium, oopsSpec,
+		"The kernel printed a WARNING with a backtrace: code reached a state its authors consider wrong but recoverable (for example a power-off that returned)."+oopsAdviceTail),
+	klog.KindLockup: tests.NewLabel("KernelLockup", tests.High, oopsSpec,
+		"A CPU stopped scheduling (soft lockup) or stopped taking interrupts (hard lockup). Long SMIs, firmware spinning in runtime services or AML loops cause this."+oopsAdviceTail),
+	klog.KindHungTask: tests.NewLabel("KernelHungTask", tests.Medium, oopsSpec,
+		"A task waited in the kernel for minutes, often on a device or firmware call (EC, TPM, EFI variables) that never completes."+oopsAdviceTail),
+	klog.KindRCUStall: tests.NewLabel("KernelRCUStall", tests.Medium, oopsSpec,
+		"A CPU did not pass through an RCU quiescent state for a long time, which points at long SMIs, interrupt storms or a stuck CPU."+oopsAdviceTail),
+	klog.KindSanitizer: tests.NewLabel("KernelSanitizer", tests.Medium, oopsSpec,
+		"A kernel sanitizer (UBSAN/KASAN) caught undefined behaviour or a bad memory access, often while parsing malformed firmware data such as ACPI tables."+oopsAdviceTail),
+}
+
+// oopsShownLines is how many trace lines a finding quotes.
+const oopsShownLines = 8
+
+// Check is the oops check.
+var Check = &tests.Check{
+	ID:       "oops",
+	Title:    "Kernel oopses, BUG reports, warnings, lockups and panics",
+	Category: tests.Log,
+	Inputs:   []input.Decl{input.KernelLog},
+	Spec:     "Linux kernel crash reports",
+	Labels:   oopsLabelList(),
+	Run:      runOops,
+}
+
+// oopsLabelList lists oopsLabels in a fixed order.
+func oopsLabelList() []*tests.Label {
+	var out []*tests.Label
+	for _, l := range oopsLabels {
+		out = append(out, l)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func runOops(p *tests.Pass) error {
+	recs := tests.Input(p, input.KernelLog)
+	if len(recs) == 0 {
+		p.Skip("the kernel log is empty")
+		return nil
+	}
+	oopses := klog.FindOopses(recs)
+	for _, o := range oopses {
+		p.Fail(oopsLabels[o.Kind], "%s", oopsMessage(o))
+	}
+	if len(oopses) == 0 {
+		p.Passed("no oops, BUG, WARNING, lockup or panic in %d kernel log records", len(recs))
+	}
+	return nil
+}
+
+func oopsMessage(o klog.Oops) string {
+	var b strings.Builder
+	if o.Time >= 0 {
+		fmt.Fprintf(&b, "[%12s] ", klog.Record{Time: o.Time}.Stamp())
+	}
+	b.WriteString(o.Title)
+	if o.Firmware {
+		b.WriteString(" (the trace runs through firmware-facing kernel code)")
+	}
+	for i, l := range o.Lines {
+		if i == oopsShownLines {
+			fmt.Fprintf(&b, "\n    … %d more lines", len(o.Lines)-i)
+			break
+		}
+		b.WriteString("\n    ")
+		b.WriteString(l)
+	}
+	return b.String()
+}
