@@ -180,6 +180,40 @@ type loader struct {
 	pending  []pendingRef
 	extRefs  []pendingRef
 	extSeen  map[*Node]bool
+	termSlab []Term
+	argSlab  []*Term
+}
+
+// term allocates a Term from a slab: a namespace's terms live and die
+// together, and one allocation per few hundred terms keeps the garbage
+// collector's work proportional to the tables, not to their terms.
+func (l *loader) term(t Term) *Term {
+	if len(l.termSlab) == 0 {
+		l.termSlab = make([]Term, 256)
+	}
+	p := &l.termSlab[0]
+	*p = t
+	l.termSlab = l.termSlab[1:]
+	return p
+}
+
+// args returns an empty operand list with room for n, cut from a shared
+// arena.
+func (l *loader) args(n int) []*Term {
+	if n > 64 {
+		return make([]*Term, 0, n)
+	}
+	if cap(l.argSlab)-len(l.argSlab) < n {
+		l.argSlab = make([]*Term, 0, 2048)
+	}
+	k := len(l.argSlab)
+	l.argSlab = l.argSlab[:k+n]
+	return l.argSlab[k : k : k+n]
+}
+
+// list returns ts as an operand list from the arena.
+func (l *loader) list(ts ...*Term) []*Term {
+	return append(l.args(len(ts)), ts...)
 }
 
 type tabProblem struct {

@@ -100,6 +100,9 @@ type Node struct {
 
 	children []*Node
 	index    map[string]*Node
+	// detached marks a node outside the namespace: the second
+	// declaration of a name, with whatever its body declares.
+	detached bool
 }
 
 // Method describes a control method.
@@ -355,7 +358,11 @@ func newNamespace() *Namespace {
 
 func (ns *Namespace) add(parent, n *Node) {
 	parent.addChild(n)
-	ns.nodes++
+	if parent.detached {
+		n.detached = true
+	} else {
+		ns.nodes++
+	}
 }
 
 func padSeg(s string) string {

@@ -249,7 +249,7 @@ func (p *parser) term1() *Term {
 		return p.nameRef(true, false)
 	}
 	op := p.opcode()
-	t := &Term{Op: op, Offset: p.off(start)}
+	t := p.l.term(Term{Op: op, Offset: p.off(start)})
 	switch {
 	case op >= OpLocal0 && op <= OpArg6:
 		return t
@@ -296,19 +296,19 @@ func (p *parser) term1() *Term {
 	case OpName:
 		t.Name = p.nameString()
 		v := p.dataRef()
-		t.Args = []*Term{v}
+		t.Args = p.l.list(v)
 		n := p.declare(t, start, t.Name, valueType(v))
 		n.Value = v
 	case OpAlias:
 		src := p.nameString()
 		t.Name = p.nameString()
-		t.Args = []*Term{{Op: OpNamePath, Offset: t.Offset, Name: src}}
+		t.Args = p.l.list(p.l.term(Term{Op: OpNamePath, Offset: t.Offset, Name: src}))
 		n := p.declare(t, start, t.Name, TypeAlias)
 		n.Target = p.l.ns.Resolve(p.scope, src)
 		t.Args[0].Node = n.Target
 		if n.Target == nil {
 			// resolved, or reported, once every table is loaded
-			ref := &Term{Op: OpAlias, Offset: t.Offset, Name: src, Node: n}
+			ref := p.l.term(Term{Op: OpAlias, Offset: t.Offset, Name: src, Node: n})
 			p.l.pending = append(p.l.pending, pendingRef{term: ref, scope: p.scope, table: p.ti})
 		}
 	case OpScope:
@@ -338,12 +338,12 @@ func (p *parser) term1() *Term {
 			switch op {
 			case OpProcessor:
 				id, addr, l := p.u8(), p.u32(), p.u8()
-				t.Args = []*Term{byteTerm(id), {Op: OpDWordConst, Int: uint64(addr)}, byteTerm(l)}
+				t.Args = p.l.list(p.byteTerm(id), p.l.term(Term{Op: OpDWordConst, Int: uint64(addr)}), p.byteTerm(l))
 				n = p.declare(t, start, t.Name, typ)
 				n.Processor = &Processor{ID: id, PblkAddr: addr, PblkLen: l}
 			case OpPowerRes:
 				lvl, order := p.u8(), p.u16()
-				t.Args = []*Term{byteTerm(lvl), {Op: OpWordConst, Int: uint64(order)}}
+				t.Args = p.l.list(p.byteTerm(lvl), p.l.term(Term{Op: OpWordConst, Int: uint64(order)}))
 				n = p.declare(t, start, t.Name, typ)
 				n.Power = &PowerResource{SystemLevel: lvl, ResourceOrder: order}
 			default:
@@ -357,7 +357,7 @@ func (p *parser) term1() *Term {
 		p.bounded(t, end, func() {
 			t.Name = p.nameString()
 			flags := p.u8()
-			t.Args = []*Term{byteTerm(flags)}
+			t.Args = p.l.list(p.byteTerm(flags))
 			n := p.declare(t, start, t.Name, TypeMethod)
 			n.Method = &Method{Args: int(flags & 7), Serialized: flags&8 != 0, SyncLevel: flags >> 4}
 			p.l.methods = append(p.l.methods, pendingMethod{term: t, node: n, table: p.ti, start: p.pos, end: end})
@@ -366,12 +366,12 @@ func (p *parser) term1() *Term {
 	case OpExternal:
 		t.Name = p.nameString()
 		typ, argc := p.u8(), p.u8()
-		t.Args = []*Term{byteTerm(typ), byteTerm(argc)}
+		t.Args = p.l.list(p.byteTerm(typ), p.byteTerm(argc))
 		p.external(t, start, Type(typ), int(argc))
 	case OpMutex:
 		t.Name = p.nameString()
 		flags := p.u8()
-		t.Args = []*Term{byteTerm(flags)}
+		t.Args = p.l.list(p.byteTerm(flags))
 		p.declare(t, start, t.Name, TypeMutex).SyncLevel = flags & 0xF
 	case OpEvent:
 		t.Name = p.nameString()
@@ -380,12 +380,12 @@ func (p *parser) term1() *Term {
 		t.Name = p.nameString()
 		space := p.u8()
 		o, l := p.term(), p.term()
-		t.Args = []*Term{byteTerm(space), o, l}
+		t.Args = p.l.list(p.byteTerm(space), o, l)
 		p.declare(t, start, t.Name, TypeOperationRegion).Region = &Region{Space: space, Offset: o, Length: l}
 	case OpDataRegion:
 		t.Name = p.nameString()
 		s, o, i := p.term(), p.term(), p.term()
-		t.Args = []*Term{s, o, i}
+		t.Args = p.l.list(s, o, i)
 		p.declare(t, start, t.Name, TypeOperationRegion).Region = &Region{Space: 0xFF,
 			Signature: s, OEMID: o, OEMTableID: i}
 	case OpField, OpIndexField, OpBankField:
@@ -403,7 +403,7 @@ func (p *parser) term1() *Term {
 		saveGuards := len(p.guards)
 		p.bounded(t, end, func() {
 			p.cond++
-			t.Args = []*Term{p.term()}
+			t.Args = p.l.list(p.term())
 			if op == OpIf {
 				p.guards = condRefs(t.Args[0], p.guards)
 			}
@@ -422,7 +422,7 @@ func (p *parser) term1() *Term {
 			p.fail(start, "unknown opcode %s", op)
 		}
 		if len(info.args) > 0 {
-			t.Args = make([]*Term, 0, len(info.args))
+			t.Args = p.l.args(len(info.args))
 		}
 		for _, k := range info.args {
 			t.Args = append(t.Args, p.operand(k, op == OpCondRefOf))
@@ -431,22 +431,25 @@ func (p *parser) term1() *Term {
 	return t
 }
 
-func byteTerm(b byte) *Term { return &Term{Op: OpByteConst, Int: uint64(b)} }
+func (p *parser) byteTerm(b byte) *Term { return p.l.term(Term{Op: OpByteConst, Int: uint64(b)}) }
 
 // operand parses one operand of the given kind.
 func (p *parser) operand(k argKind, quiet bool) *Term {
 	switch k {
 	case aByte:
-		return byteTerm(p.u8())
+		return p.byteTerm(p.u8())
 	case aWord:
-		return &Term{Op: OpWordConst, Int: uint64(p.u16())}
+		return p.l.term(Term{Op: OpWordConst, Int: uint64(p.u16())})
 	case aDWord:
-		return &Term{Op: OpDWordConst, Int: uint64(p.u32())}
+		return p.l.term(Term{Op: OpDWordConst, Int: uint64(p.u32())})
 	case aTarget, aSuper:
-		b, _ := p.peek()
+		b, ok := p.peek()
+		if !ok {
+			p.fail(p.pos, "operand missing at the end of the %s", p.endWhat())
+		}
 		if b == 0 && k == aTarget {
 			p.pos++
-			return &Term{Op: OpNullName, Offset: p.off(p.pos - 1)}
+			return p.l.term(Term{Op: OpNullName, Offset: p.off(p.pos - 1)})
 		}
 		if isNameStart(b) {
 			return p.nameRef(false, quiet)
@@ -459,7 +462,7 @@ func (p *parser) operand(k argKind, quiet bool) *Term {
 // and it names a method, as a call with its arguments.
 func (p *parser) nameRef(call, quiet bool) *Term {
 	start := p.pos
-	t := &Term{Op: OpNamePath, Offset: p.off(start)}
+	t := p.l.term(Term{Op: OpNamePath, Offset: p.off(start)})
 	t.Name = p.nameString()
 	n := p.l.ns.Resolve(p.scope, t.Name)
 	t.Node = n
@@ -479,7 +482,7 @@ func (p *parser) nameRef(call, quiet bool) *Term {
 	if m := n.Resolved(); m != nil && m.Type == TypeMethod && m.Method != nil {
 		t.Op = OpCall
 		if m.Method.Args > 0 {
-			t.Args = make([]*Term, 0, m.Method.Args)
+			t.Args = p.l.args(m.Method.Args)
 		}
 		for i := 0; i < m.Method.Args; i++ {
 			t.Args = append(t.Args, p.term())
@@ -520,23 +523,23 @@ func (p *parser) field(t *Term) {
 	switch t.Op {
 	case OpField:
 		tmpl.Region = ref()
-		t.Args = []*Term{tmpl.Region}
+		t.Args = p.l.list(tmpl.Region)
 	case OpIndexField:
 		tmpl.Region, tmpl.Data = ref(), ref()
-		t.Args = []*Term{tmpl.Region, tmpl.Data}
+		t.Args = p.l.list(tmpl.Region, tmpl.Data)
 	case OpBankField:
 		tmpl.Region, tmpl.Bank = ref(), ref()
 		tmpl.BankValue = p.term()
-		t.Args = []*Term{tmpl.Region, tmpl.Bank, tmpl.BankValue}
+		t.Args = p.l.list(tmpl.Region, tmpl.Bank, tmpl.BankValue)
 	}
 	t.Name = tmpl.Region.Name
 	tmpl.Flags = p.u8()
-	t.Args = append(t.Args, byteTerm(tmpl.Flags))
+	t.Args = append(t.Args, p.byteTerm(tmpl.Flags))
 	tmpl.AccessType = tmpl.Flags & 0x0F
 	bit := 0
 	for p.pos < p.end {
 		epos := p.pos
-		e := &Term{Offset: p.off(epos)}
+		e := p.l.term(Term{Offset: p.off(epos)})
 		switch c := p.u8(); c {
 		case 0x00:
 			e.Op = OpReservedField
@@ -550,9 +553,9 @@ func (p *parser) field(t *Term) {
 		case 0x02:
 			e.Op = OpConnection
 			if b, _ := p.peek(); b == byte(OpBuffer) {
-				e.Args = []*Term{p.term()}
+				e.Args = p.l.list(p.term())
 			} else {
-				e.Args = []*Term{ref()}
+				e.Args = p.l.list(ref())
 			}
 			tmpl.Connection = e.Args[0]
 		case 0x03:
@@ -593,12 +596,12 @@ func (p *parser) declare(t *Term, pos int, path string, typ Type) *Node {
 	if seg == "" {
 		p.problem(pos, Malformed, "%s declares an empty name", t.Op)
 		n.Name = "____"
-		n.Parent = p.scope
+		n.Parent, n.detached = p.scope, true
 		return n
 	}
 	if parent == nil {
 		p.problem(pos, Unresolved, "%s %s: the scope it is declared in does not exist", t.Op, displayPath(path))
-		n.Parent = p.scope
+		n.Parent, n.detached = p.scope, true
 		return n
 	}
 	old := parent.Child(seg)
@@ -620,7 +623,7 @@ func (p *parser) declare(t *Term, pos int, path string, typ Type) *Node {
 		}
 		p.problem(pos, Duplicate, "%s %s is already declared (%s, at %s)", t.Op, displayPath(old.Path()), old.Type, where)
 	}
-	n.Parent = parent
+	n.Parent, n.detached = parent, true
 	return n
 }
 
