@@ -11,7 +11,7 @@ import (
 // for them; tests give those checks a fake. Reading the machine stays with
 // Machine and its inputs.
 type Control interface {
-	// Mark writes a line into the kernel log, so that the log can be cut
+	// Mark writes msg, as it is, into the kernel log, so that the log can be cut
 	// into the phases of a check (cycle N begins, cycle N ends).
 	Mark(msg string) error
 	// Suspend puts the machine to sleep as req asks and returns when it is

@@ -33,7 +33,7 @@ func (c *liveControl) write(p, v string) error {
 
 func (c *liveControl) Mark(msg string) error {
 	// One write is one record; the kernel stamps and levels it.
-	return c.write("dev/kmsg", "<5>fwcheck: "+strings.ReplaceAll(msg, "\n", " ")+"\n")
+	return c.write("dev/kmsg", "<5>"+strings.ReplaceAll(msg, "\n", " ")+"\n")
 }
 
 func (c *liveControl) Suspend(req SuspendRequest) (SuspendResult, error) {

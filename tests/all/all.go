@@ -13,6 +13,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/madt"
 	"github.com/fwcheck/fwcheck/tests/mcfg"
 	"github.com/fwcheck/fwcheck/tests/oops"
+	"github.com/fwcheck/fwcheck/tests/s3"
 )
 
 // Checks returns every check, in run order (by category, then ID). It
@@ -29,6 +30,7 @@ func Checks() []*tests.Check {
 		mcfg.Reserved,
 		klog.Check,
 		oops.Check,
+		s3.Check,
 	}
 	if err := tests.Validate(cs); err != nil {
 		panic(err)

@@ -48,13 +48,13 @@ var Check = &tests.Check{
 	Inputs:     []input.Decl{input.KernelLog},
 	Spec:       "Linux kernel messages (FW_BUG, ACPICA, PCI, IOMMU, EFI, TPM)",
 	Labels:     []*tests.Label{klogUnexplained},
-	DataLabels: dataLabels,
+	DataLabels: DataLabels,
 	Settings:   []tests.Setting{DB},
 	Run:        runKlog,
 }
 
-// dataLabels are the labels of the embedded advice database.
-func dataLabels() ([]*tests.Label, error) {
+// DataLabels are the labels of the embedded advice database.
+func DataLabels() ([]*tests.Label, error) {
 	es, err := klog.DefaultDB()
 	if err != nil {
 		return nil, err
@@ -174,4 +174,18 @@ func klogSeverity(s klog.Severity) tests.Severity {
 		return tests.Medium
 	}
 	return tests.Low
+}
+
+// Finding turns a database match on record r into a finding, with what
+// env explains; prefix goes before the line ("cycle 3: ").
+func Finding(e *klog.Entry, r klog.Record, env klog.Env, prefix string) tests.Finding {
+	return tests.Finding{
+		Kind:      tests.KindFail,
+		Label:     e.Label,
+		Severity:  klogSeverity(e.Severity),
+		Message:   prefix + klogLine(r),
+		Advice:    e.Advice,
+		Spec:      entrySpec(*e),
+		Explained: e.Explanation(env),
+	}
 }

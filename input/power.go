@@ -1,0 +1,153 @@
+package input
+
+import (
+	"errors"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/fwcheck/fwcheck/acpi"
+)
+
+// Inputs of the suspend/resume check: the kernel's power-management state
+// and counters, the device inventory, and the firmware's performance
+// records. All are read afresh after every resume (a new phase).
+var (
+	// SuspendStats are the counters of /sys/power/suspend_stats (success,
+	// fail, failed_suspend, …, last_failed_dev), by file name.
+	SuspendStats = Declare(Spec[map[string]string]{
+		Name: "suspend-stats", Doc: "suspend/resume counters (/sys/power/suspend_stats)",
+		Capture: []string{"sys/power/suspend_stats"},
+		Load:    loadSuspendStats,
+	})
+	// PowerStates are the sleep states the kernel offers: /sys/power/state
+	// ("freeze mem disk") and /sys/power/mem_sleep ("s2idle [deep]"),
+	// keyed "state" and "mem_sleep".
+	PowerStates = Declare(Spec[map[string]string]{
+		Name: "power-states", Doc: "sleep states the kernel offers (/sys/power/state, mem_sleep)",
+		Capture: []string{"sys/power/state", "sys/power/mem_sleep", "sys/power/pm_wakeup_irq"},
+		Load:    loadPowerStates,
+	})
+	// Devices is the device inventory: PCI and USB devices, network
+	// interfaces, block devices, input devices and DRM connectors, each as
+	// "class name" ("pci 0000:00:02.0", "net enp0s3"), sorted.
+	Devices = Declare(Spec[[]string]{
+		Name: "devices", Doc: "device inventory (/sys/bus/pci, usb; /sys/class/net, block, input, drm)",
+		Capture: []string{},
+		Load:    loadDevices,
+	})
+	// WakeupSources are the event counts of the kernel's wakeup sources
+	// (/sys/class/wakeup/*/event_count), by source name.
+	WakeupSources = Declare(Spec[map[string]int64]{
+		Name: "wakeup-sources", Doc: "wakeup source event counts (/sys/class/wakeup)",
+		Load: loadWakeupSources,
+	})
+	// FPDT is the firmware performance data Linux exposes from the FPDT
+	// (/sys/firmware/acpi/fpdt): the firmware's S3 resume and suspend times.
+	FPDT = Declare(Spec[*acpi.FPDTSysfs]{
+		Name: "fpdt", Doc: "firmware performance records (/sys/firmware/acpi/fpdt)", Root: true,
+		Capture: []string{acpi.FPDTSysfsDir},
+		Load:    func(src Source) (*acpi.FPDTSysfs, error) { return acpi.ReadFPDTSysfs(src, acpi.FPDTSysfsDir) },
+	})
+)
+
+func loadSuspendStats(src Source) (map[string]string, error) {
+	const dir = "sys/power/suspend_stats"
+	ents, err := fs.ReadDir(src, dir)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, e := range ents {
+		if e.IsDir() {
+			continue
+		}
+		b, err := fs.ReadFile(src, path.Join(dir, e.Name()))
+		if err != nil {
+			continue
+		}
+		out[e.Name()] = strings.TrimSpace(string(b))
+	}
+	return out, nil
+}
+
+func loadPowerStates(src Source) (map[string]string, error) {
+	out := map[string]string{}
+	for _, f := range []string{"state", "mem_sleep", "pm_wakeup_irq"} {
+		if b, err := fs.ReadFile(src, "sys/power/"+f); err == nil {
+			out[f] = strings.TrimSpace(string(b))
+		}
+	}
+	if out["state"] == "" {
+		return nil, &Unavailable{"power-states", "no /sys/power/state: the kernel offers no sleep state"}
+	}
+	return out, nil
+}
+
+// deviceDirs are the inventory's classes and where their members live.
+var deviceDirs = []struct{ class, dir string }{
+	{"pci", "sys/bus/pci/devices"},
+	{"usb", "sys/bus/usb/devices"},
+	{"net", "sys/class/net"},
+	{"block", "sys/class/block"},
+	{"input", "sys/class/input"},
+	{"drm", "sys/class/drm"},
+}
+
+func loadDevices(src Source) ([]string, error) {
+	var out []string
+	found := false
+	for _, d := range deviceDirs {
+		ents, err := fs.ReadDir(src, d.dir)
+		if err != nil {
+			continue
+		}
+		found = true
+		for _, e := range ents {
+			n := e.Name()
+			// Virtual or per-boot names that come and go on their own.
+			if d.class == "net" && n == "lo" || d.class == "block" && (strings.HasPrefix(n, "loop") || strings.HasPrefix(n, "ram")) {
+				continue
+			}
+			if d.class == "drm" && !strings.Contains(n, "-") && !strings.HasPrefix(n, "card") {
+				continue
+			}
+			out = append(out, d.class+" "+n)
+		}
+	}
+	if !found {
+		return nil, &Unavailable{"devices", "no /sys/bus or /sys/class on " + src.String()}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func loadWakeupSources(src Source) (map[string]int64, error) {
+	const dir = "sys/class/wakeup"
+	ents, err := fs.ReadDir(src, dir)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int64{}
+	var errs []error
+	for _, e := range ents {
+		name := e.Name()
+		if b, err := fs.ReadFile(src, path.Join(dir, e.Name(), "name")); err == nil {
+			name = strings.TrimSpace(string(b))
+		}
+		b, err := fs.ReadFile(src, path.Join(dir, e.Name(), "event_count"))
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil {
+			out[name] = n
+		}
+	}
+	if len(out) == 0 && len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return out, nil
+}

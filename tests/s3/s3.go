@@ -1,0 +1,522 @@
+// Package s3 is the suspend/resume cycling check: it suspends the machine
+// (S3 or s2idle) again and again, each time woken by the RTC alarm, and
+// after every resume reads what changed: how long it really slept, the
+// kernel log since the cycle's marker (device callbacks that failed, the
+// slowest devices, messages of the advice database), the kernel's
+// suspend_stats, the device inventory (a device lost or added), and the
+// firmware's own resume time from the FPDT. Every cycle is appended to a
+// journal before the machine sleeps, so a hang loses nothing: the next run
+// on the same journal records the cycle as hung and goes on.
+//
+// It acts on the machine only through the framework's Control and reads
+// it only through inputs; a fake Control drives it in tests. Nothing here
+// opens /sys or /dev.
+package s3
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/fwcheck/fwcheck/input"
+	"github.com/fwcheck/fwcheck/internal/stats"
+	"github.com/fwcheck/fwcheck/klog"
+	"github.com/fwcheck/fwcheck/tests"
+	klogcheck "github.com/fwcheck/fwcheck/tests/klog"
+)
+
+const spec = "ACPI 6.5 §7.4.2 (sleeping states), §16 (waking and sleeping); Linux Documentation/admin-guide/pm/sleep-states.rst"
+
+// The check's settings (--s3.NAME, fwcheck.s3.NAME=).
+var (
+	Cycles      = tests.IntOpt("cycles", "number of suspend/resume `cycles`", 3, 1, 10000)
+	Sleep       = tests.DurationOpt("sleep", "how long each suspend lasts: the RTC wake alarm", 10*time.Second, 2*time.Second, 24*time.Hour)
+	Awake       = tests.DurationOpt("awake", "how long the machine stays awake between cycles", 5*time.Second, 0, 24*time.Hour)
+	Mode        = tests.StringOpt("mode", "suspend `mode`: deep (S3), s2idle, shallow, or empty for the kernel's default", "", "", "deep", "s2idle", "shallow")
+	MaxFailures = tests.IntOpt("max-failures", "stop after this many failed cycles (0: never)", 0, 0, 10000)
+	MaxResume   = tests.DurationOpt("max-resume", "a kernel resume slower than this fails the cycle", 5*time.Second, 10*time.Millisecond, 10*time.Minute)
+	JournalPath = tests.StringOpt("journal", "append every cycle to this JSON-lines `FILE` (fsync'd); a run left unfinished in it is resumed", "")
+	PMTest      = tests.StringOpt("pm-test", "run each cycle only up to this phase (/sys/power/pm_test): freezer, devices, platform, processors, core", "", "", "freezer", "devices", "platform", "processors", "core")
+	PMTrace     = tests.BoolOpt("pm-trace", "store the last device resumed in the RTC, to name the device a hang stopped in (costs the RTC's time)", false)
+)
+
+var (
+	labelSuspendFailed = tests.NewLabel("S3SuspendFailed", tests.High, spec,
+		"The kernel refused or aborted the suspend: a driver or the platform failed a suspend step, or a wakeup "+
+			"event arrived while suspending. The message names the step and, where the kernel said, the device. "+
+			"Repeat with --s3.pm-test to find the phase that fails; a platform failure points at _PTS or the SLP_TYP/SLP_EN sequence.")
+	labelNoSleep = tests.NewLabel("S3NoSleep", tests.Critical, spec,
+		"The machine came back at once without sleeping: the request to enter the sleep state returned as if the "+
+			"cycle had happened. On a first cycle this is a wake event that fired immediately; when a first cycle "+
+			"works and later ones do not, the firmware's resume path left the chipset in a state its next suspend cannot "+
+			"leave (a real fault of the firmware's S3 resume code). Check that the wake vector, the PM1 registers and the "+
+			"sleep-type values are restored on resume.")
+	labelEarlyWake = tests.NewLabel("S3EarlyWake", tests.Medium, spec,
+		"The machine woke before its RTC alarm. The wakeup IRQ and the wakeup sources whose counts moved are named "+
+			"where the kernel recorded them. A GPE or device enabled for wake that fires spuriously is the usual cause: "+
+			"fix its _PRW/_DSW or the GPE's wake enable in firmware.")
+	labelLateWake = tests.NewLabel("S3LateWake", tests.Medium, spec,
+		"The machine slept much longer than its RTC alarm: the alarm did not wake it, or the firmware took long to "+
+			"resume. Check that the RTC alarm is a wake source in S3 (FADT RTC_S4 and the fixed RTC event) and that "+
+			"resume does not stall in firmware.")
+	labelDeviceFailed = tests.NewLabel("S3DeviceCallbackFailed", tests.High, spec,
+		"A device's suspend or resume callback failed, so that device may not work after resume. Check the device's "+
+			"power resources and _PSx methods in firmware, then the driver.")
+	labelDeviceLost = tests.NewLabel("S3DeviceLost", tests.High, spec,
+		"A device present before the suspend is gone after resume: it did not come back from D3 or its link did not "+
+			"retrain. Check its power resources and _PS0/_ON in firmware, and the slot's power and reset sequencing.")
+	labelDeviceAdded = tests.NewLabel("S3DeviceAdded", tests.Low, spec,
+		"A device appeared that was not there before the suspend, often a device that re-enumerated (lost and "+
+			"found again under another name). Check why it re-enumerated.")
+	labelSlowResume = tests.NewLabel("S3SlowResume", tests.Medium, spec,
+		"The kernel took longer to resume than the limit (--s3.max-resume). The slowest device callbacks are "+
+			"named; long waits usually sit in a device's _PS0 or in firmware re-initialising a controller.")
+	labelStatsFailure = tests.NewLabel("S3KernelCountedFailure", tests.Medium, spec,
+		"The kernel's suspend_stats counted a failed suspend or resume step in this cycle that its log did not "+
+			"name otherwise. last_failed_dev and last_failed_step say where.")
+	labelHung = tests.NewLabel("S3Hung", tests.Critical, spec,
+		"The machine did not come back from this cycle: the journal has the cycle's start and no outcome, so it hung "+
+			"in suspend or resume and was reset. Run again with --s3.pm-trace to have the next boot name the device "+
+			"the resume stopped in, and with --s3.pm-test to find the phase.")
+	labelDrift = tests.NewLabel("S3ResumeDrift", tests.Low, spec,
+		"The kernel's resume time grows from cycle to cycle, significantly by a least-squares fit: something "+
+			"accumulates across resumes (a leak in firmware or a driver, a growing table). Watch the slowest devices per cycle.")
+)
+
+// Check is the s3 check.
+var Check = &tests.Check{
+	ID:       "s3",
+	Title:    "Suspend/resume cycling: every cycle sleeps, wakes on time and brings every device back",
+	Category: tests.Power,
+	Flags:    tests.PowerState,
+	Inputs:   []input.Decl{input.PowerStates, input.KernelLog},
+	Optional: []input.Decl{input.SuspendStats, input.Devices, input.WakeupSources, input.FPDT},
+	Spec:     spec,
+	Labels: []*tests.Label{labelSuspendFailed, labelNoSleep, labelEarlyWake, labelLateWake, labelDeviceFailed,
+		labelDeviceLost, labelDeviceAdded, labelSlowResume, labelStatsFailure, labelHung, labelDrift},
+	DataLabels: klogcheck.DataLabels,
+	Settings:   []tests.Setting{Cycles, Sleep, Awake, Mode, MaxFailures, MaxResume, JournalPath, PMTest, PMTrace},
+	Run:        run,
+}
+
+// Outcome is one cycle's result, as the journal and the summary hold it.
+type Outcome struct {
+	Cycle  int    `json:"cycle"`
+	Status string `json:"status"` // passed, failed, hung
+	// Times in milliseconds; 0 when unknown.
+	RequestedMS      float64  `json:"requested_ms,omitempty"`
+	AsleepMS         float64  `json:"asleep_ms,omitempty"`
+	KernelResumeMS   float64  `json:"kernel_resume_ms,omitempty"`
+	FirmwareResumeMS float64  `json:"firmware_resume_ms,omitempty"`
+	SlowestDevice    string   `json:"slowest_device,omitempty"`
+	SlowestMS        float64  `json:"slowest_ms,omitempty"`
+	Problems         []string `json:"problems,omitempty"`
+}
+
+// sleeper is what the check waits with between cycles; tests replace it.
+var sleeper = time.Sleep
+
+func run(p *tests.Pass) error {
+	states := tests.Input(p, input.PowerStates)
+	req, err := request(p, states)
+	if err != nil {
+		p.Skip("%v", err)
+		return nil
+	}
+	var j *Journal
+	first, cycles := 1, Cycles.Get(p)
+	var outcomes []Outcome
+	if path := JournalPath.Get(p); path != "" {
+		prev, err := resumeFrom(p, path)
+		if err != nil {
+			return err
+		}
+		if prev != nil {
+			outcomes = prev.outcomes
+			first = prev.next
+			cycles = max(cycles, prev.cycles)
+		}
+		if j, err = OpenJournal(path); err != nil {
+			return err
+		}
+		defer j.Close()
+		if prev == nil {
+			if err := j.Append(Record{Event: "run", Time: time.Now(), Cycles: cycles, Mode: req.MemSleep}); err != nil {
+				return err
+			}
+		}
+	}
+	failed := 0
+	for _, o := range outcomes {
+		if o.Status != "passed" {
+			failed++
+		}
+	}
+	adv := newAdvisor(p)
+	ctl := p.Control()
+	for n := first; n <= cycles; n++ {
+		if m := MaxFailures.Get(p); m > 0 && failed >= m {
+			p.NotChecked(fmt.Sprintf("cycles %d–%d", n, cycles), fmt.Sprintf("the run stopped after %d failed cycles (max-failures)", failed), "raise --s3.max-failures")
+			break
+		}
+		if n > first && Awake.Get(p) > 0 {
+			sleeper(Awake.Get(p))
+		}
+		o, err := cycle(p, ctl, adv, j, n, req)
+		if err != nil {
+			return err
+		}
+		outcomes = append(outcomes, o)
+		if o.Status != "passed" {
+			failed++
+		}
+	}
+	if err := j.Append(Record{Event: "done", Time: time.Now()}); err != nil {
+		p.Warn(nil, "journal: %v", err)
+	}
+	summarize(p, outcomes)
+	return nil
+}
+
+// request builds the suspend request from the settings and what the kernel
+// offers; a mode it does not offer is an error saying so.
+func request(p *tests.Pass, states map[string]string) (input.SuspendRequest, error) {
+	req := input.SuspendRequest{State: "mem", MemSleep: Mode.Get(p), Wake: Sleep.Get(p), PrintTimes: true,
+		PMTest: PMTest.Get(p), PMTrace: PMTrace.Get(p)}
+	if !slices.Contains(strings.Fields(states["state"]), "mem") {
+		if req.MemSleep == "s2idle" && slices.Contains(strings.Fields(states["state"]), "freeze") {
+			req.State, req.MemSleep = "freeze", ""
+			return req, nil
+		}
+		return req, fmt.Errorf("the kernel offers no suspend to RAM (/sys/power/state: %q)", states["state"])
+	}
+	if m := req.MemSleep; m != "" {
+		offered := strings.NewReplacer("[", "", "]", "").Replace(states["mem_sleep"])
+		if !slices.Contains(strings.Fields(offered), m) {
+			return req, fmt.Errorf("the kernel offers no %s sleep (/sys/power/mem_sleep: %q)", m, states["mem_sleep"])
+		}
+	}
+	return req, nil
+}
+
+// previous is what an unfinished run left in the journal.
+type previous struct {
+	outcomes []Outcome
+	next     int
+	cycles   int
+}
+
+// resumeFrom reads the journal at path; when its last run is unfinished, it
+// records the cycles that hung and returns where to go on. A journal that
+// does not exist yet starts a new run (nil).
+func resumeFrom(p *tests.Pass, path string) (*previous, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	recs, damaged, err := ReadJournal(f)
+	f.Close()
+	if err != nil {
+		return nil, fmt.Errorf("journal %s: %w", path, err)
+	}
+	if damaged > 0 {
+		p.Warn(nil, "journal %s: %d damaged lines skipped (a write cut off by a reset)", path, damaged)
+	}
+	hung, outcomes, cycles, finished := Unfinished(recs)
+	if finished || cycles == 0 {
+		return nil, nil
+	}
+	j, err := OpenJournal(path)
+	if err != nil {
+		return nil, err
+	}
+	defer j.Close()
+	sort.Ints(hung)
+	last := 0
+	for _, o := range outcomes {
+		last = max(last, o.Cycle)
+	}
+	for _, n := range hung {
+		o := Outcome{Cycle: n, Status: "hung", Problems: []string{"hung in suspend/resume: the journal has its start and no outcome"}}
+		if err := j.Append(Record{Event: "hung", Cycle: n, Time: time.Now(), Outcome: &o}); err != nil {
+			return nil, err
+		}
+		outcomes = append(outcomes, o)
+		last = max(last, n)
+	}
+	sort.Slice(outcomes, func(a, b int) bool { return outcomes[a].Cycle < outcomes[b].Cycle })
+	p.Info(nil, "journal %s: resuming a run of %d cycles after cycle %d (%d hung)", path, cycles, last, len(hung))
+	// Every earlier cycle's findings go into this result too.
+	for _, o := range outcomes {
+		if o.Status == "hung" {
+			p.Fail(labelHung, "cycle %d: did not come back (the machine was reset); the journal has its start and no outcome", o.Cycle)
+		}
+	}
+	return &previous{outcomes: outcomes, next: last + 1, cycles: cycles}, nil
+}
+
+// cycle runs one suspend/resume cycle and reports its findings.
+func cycle(p *tests.Pass, ctl input.Control, adv *advisor, j *Journal, n int, req input.SuspendRequest) (Outcome, error) {
+	o := Outcome{Cycle: n, RequestedMS: ms(req.Wake)}
+	devBefore, _ := tests.Load(p, input.Devices)
+	statsBefore, _ := tests.Load(p, input.SuspendStats)
+	wakeBefore, _ := tests.Load(p, input.WakeupSources)
+	if err := j.Append(Record{Event: "start", Cycle: n, Time: time.Now()}); err != nil {
+		return o, err
+	}
+	failures := p.Failures()
+	fail := func(l *tests.Label, format string, args ...any) {
+		msg := fmt.Sprintf(format, args...)
+		o.Problems = append(o.Problems, l.Name+": "+msg)
+		p.Fail(l, "cycle %d: %s", n, msg)
+	}
+	markErr := ctl.Mark(klog.Marker(n, klog.MarkerBegin))
+	res, serr := ctl.Suspend(req)
+	_ = ctl.Mark(klog.Marker(n, klog.MarkerEnd, fmt.Sprintf("slept=%.3fs", res.Asleep.Seconds())))
+	o.AsleepMS = ms(res.Asleep)
+
+	// The machine as it is after the resume (Control started a new phase).
+	recs, _ := tests.Load(p, input.KernelLog)
+	c := findCycle(klog.Suspends(recs), n, markErr == nil)
+	states, _ := tests.Load(p, input.PowerStates)
+
+	switch {
+	case serr != nil:
+		why := serr.Error()
+		if c != nil && len(c.Aborts) > 0 {
+			why += "; the kernel logged: " + c.Aborts[0].Text
+		}
+		fail(labelSuspendFailed, "%s", why)
+	case res.Asleep < max(req.Wake/10, 500*time.Millisecond):
+		fail(labelNoSleep, "returned after %v asleep (%v in all) although the alarm was %v away", round(res.Asleep), round(res.Elapsed), req.Wake)
+	case res.Asleep < req.Wake-max(time.Second, req.Wake/10):
+		fail(labelEarlyWake, "woke after %v of %v%s", round(res.Asleep), req.Wake, wakeCause(states, wakeBefore, p))
+	case res.Asleep > req.Wake+max(10*time.Second, req.Wake/2):
+		fail(labelLateWake, "woke after %v; the alarm was %v", round(res.Asleep), req.Wake)
+	}
+	if c != nil {
+		o.KernelResumeMS = ms(c.KernelResume)
+		if s := c.Slowest(1, klog.PhaseResume); len(s) > 0 {
+			o.SlowestDevice, o.SlowestMS = s[0].Device, ms(s[0].Duration)
+		}
+		for _, f := range c.Failures {
+			fail(labelDeviceFailed, "%s", f.Text)
+		}
+		if c.KernelResume > MaxResume.Get(p) {
+			var slow []string
+			for _, d := range c.Slowest(5, klog.PhaseResume) {
+				slow = append(slow, fmt.Sprintf("%s %v", d.Device, round(d.Duration)))
+			}
+			fail(labelSlowResume, "the kernel resumed in %v (limit %v); slowest: %s", round(c.KernelResume), MaxResume.Get(p), strings.Join(slow, ", "))
+		}
+		adv.advise(p, recs[c.Start:c.End], n)
+	}
+	if devAfter, err := tests.Load(p, input.Devices); err == nil && devBefore != nil {
+		for _, d := range diff(devBefore, devAfter) {
+			fail(labelDeviceLost, "%s is gone after resume", d)
+		}
+		for _, d := range diff(devAfter, devBefore) {
+			fail(labelDeviceAdded, "%s appeared after resume", d)
+		}
+	}
+	if statsAfter, err := tests.Load(p, input.SuspendStats); err == nil && statsBefore != nil && p.Failures() == failures {
+		if d := counterDelta(statsBefore, statsAfter, "fail"); d > 0 {
+			fail(labelStatsFailure, "suspend_stats counted %d failure(s) (last_failed_dev %q, last_failed_step %q)", d, statsAfter["last_failed_dev"], statsAfter["last_failed_step"])
+		}
+	}
+	if f, err := tests.Load(p, input.FPDT); err == nil && f != nil && f.Resume != nil {
+		o.FirmwareResumeMS = float64(f.Resume.FullResume) / 1e6
+	}
+	o.Status = "passed"
+	if p.Failures() > failures {
+		o.Status = "failed"
+	}
+	p.Info(nil, "cycle %d %s: asleep %v, kernel resume %s, firmware resume %s, slowest device %s", n, o.Status,
+		round(res.Asleep), msText(o.KernelResumeMS), msText(o.FirmwareResumeMS), deviceText(o))
+	if err := j.Append(Record{Event: "outcome", Cycle: n, Time: time.Now(), Outcome: &o}); err != nil {
+		return o, err
+	}
+	return o, nil
+}
+
+// findCycle returns cycle n of the log: by its marker, or, when the markers
+// could not be written, the last cycle the kernel logged.
+func findCycle(sl *klog.SuspendLog, n int, marked bool) *klog.Cycle {
+	for i := len(sl.Cycles) - 1; i >= 0; i-- {
+		c := &sl.Cycles[i]
+		if c.Number == n && c.Marker != "" {
+			return c
+		}
+	}
+	if !marked && len(sl.Cycles) > 0 {
+		return &sl.Cycles[len(sl.Cycles)-1]
+	}
+	return nil
+}
+
+// advisor matches a cycle's kernel log against the advice database; each
+// match is a finding of that cycle. It is built once per run: compiling
+// the database is most of the tool's own time per cycle otherwise.
+type advisor struct {
+	m   *klog.Matcher
+	env klog.Env
+}
+
+func newAdvisor(p *tests.Pass) *advisor {
+	es, err := klog.DefaultDB()
+	if err != nil {
+		return nil
+	}
+	env := klog.EnvFromLog(tests.Input(p, input.KernelLog))
+	m, err := klog.NewMatcher(es, env)
+	if err != nil {
+		return nil
+	}
+	return &advisor{m: m, env: env}
+}
+
+func (a *advisor) advise(p *tests.Pass, recs []klog.Record, n int) {
+	if a == nil {
+		return
+	}
+	for _, r := range recs {
+		if e := a.m.Match(r.Text); e != nil {
+			p.Report(klogcheck.Finding(e, r, a.env, fmt.Sprintf("cycle %d: ", n)))
+		}
+	}
+}
+
+// wakeCause names what woke the machine: the wakeup IRQ and the wakeup
+// sources whose event counts moved.
+func wakeCause(states map[string]string, before map[string]int64, p *tests.Pass) string {
+	var why []string
+	if irq := states["pm_wakeup_irq"]; irq != "" {
+		why = append(why, "wakeup IRQ "+irq)
+	}
+	if after, err := tests.Load(p, input.WakeupSources); err == nil && before != nil {
+		var moved []string
+		for name, n := range after {
+			if n > before[name] {
+				moved = append(moved, fmt.Sprintf("%s (+%d)", name, n-before[name]))
+			}
+		}
+		sort.Strings(moved)
+		if len(moved) > 0 {
+			why = append(why, "wakeup sources "+strings.Join(moved, ", "))
+		}
+	}
+	if len(why) == 0 {
+		return "; the kernel recorded no wakeup cause"
+	}
+	return "; " + strings.Join(why, "; ")
+}
+
+// summarize reports the run: per-cycle table lines were given as each
+// cycle ended; here the counts, the distributions, the drift and the first
+// failing cycle.
+func summarize(p *tests.Pass, os []Outcome) {
+	if len(os) == 0 {
+		return
+	}
+	passed, failed, hung, first := 0, 0, 0, 0
+	var asleep, kernel, firmware, slowest []float64
+	for _, o := range os {
+		switch o.Status {
+		case "passed":
+			passed++
+		case "hung":
+			hung++
+		default:
+			failed++
+		}
+		if o.Status != "passed" && first == 0 {
+			first = o.Cycle
+		}
+		if o.AsleepMS > 0 {
+			asleep = append(asleep, o.AsleepMS)
+		}
+		if o.KernelResumeMS > 0 {
+			kernel = append(kernel, o.KernelResumeMS)
+		}
+		if o.FirmwareResumeMS > 0 {
+			firmware = append(firmware, o.FirmwareResumeMS)
+		}
+		if o.SlowestMS > 0 {
+			slowest = append(slowest, o.SlowestMS)
+		}
+	}
+	p.Info(nil, "%d cycles: %d passed, %d failed, %d hung", len(os), passed, failed, hung)
+	if first > 0 {
+		p.Info(nil, "first failing cycle: %d", first)
+	}
+	for _, s := range []struct {
+		name string
+		v    []float64
+	}{{"time asleep", asleep}, {"kernel resume", kernel}, {"firmware resume", firmware}, {"slowest device resume", slowest}} {
+		if len(s.v) == 0 {
+			p.Info(nil, "%s: not measured", s.name)
+			continue
+		}
+		sm := stats.Summarize(s.v)
+		p.Info(nil, "%s (ms): min %.1f, median %.1f, p95 %.1f, max %.1f over %d cycles", s.name, sm.Min, sm.Median, sm.P95, sm.Max, sm.N)
+	}
+	if len(kernel) == 0 {
+		p.NotChecked("kernel resume times", "the kernel log has no resume boundaries for these cycles", "make sure the kernel log is readable and not rate-limited")
+	}
+	if tr, err := stats.Series(kernel); err == nil {
+		p.Info(nil, "kernel resume drift: %+.3f ms per cycle (p = %.3g)", tr.Slope, tr.P)
+		if tr.Significant(0.01) && tr.Slope > 0 && tr.Slope*float64(tr.N) > 0.1*stats.Summarize(kernel).Median {
+			p.Warn(labelDrift, "kernel resume time grows by %.3f ms per cycle over %d cycles (p = %.3g)", tr.Slope, tr.N, tr.P)
+		}
+	}
+	if failed == 0 && hung == 0 {
+		p.Passed("%d cycles slept, woke on time and brought every device back", passed)
+	}
+}
+
+func diff(a, b []string) []string {
+	in := map[string]bool{}
+	for _, x := range b {
+		in[x] = true
+	}
+	var out []string
+	for _, x := range a {
+		if !in[x] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func counterDelta(before, after map[string]string, name string) int {
+	var a, b int
+	fmt.Sscan(before[name], &b)
+	fmt.Sscan(after[name], &a)
+	return a - b
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func round(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
+
+func msText(v float64) string {
+	if v <= 0 {
+		return "unknown"
+	}
+	return fmt.Sprintf("%.1f ms", v)
+}
+
+func deviceText(o Outcome) string {
+	if o.SlowestDevice == "" {
+		return "unknown"
+	}
+	return fmt.Sprintf("%s %.1f ms", o.SlowestDevice, o.SlowestMS)
+}

@@ -1,0 +1,276 @@
+package s3
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fwcheck/fwcheck/input"
+	"github.com/fwcheck/fwcheck/tests"
+	"github.com/fwcheck/fwcheck/tests/checktest"
+)
+
+func init() { sleeper = func(time.Duration) {} }
+
+// fakeMachine is a machine laid out as a snapshot directory whose kernel
+// log the fake Control writes: Mark appends the marker, Suspend replays a
+// recorded cycle's kernel lines and reports how long the machine slept.
+// behave may change a cycle: its lines, its sleep, an error, the devices.
+type fakeMachine struct {
+	t      *testing.T
+	dir    string
+	now    float64 // seconds since boot, for the log's stamps
+	cycle  int
+	lines  []string
+	behave func(m *fakeMachine, n int, lines []string, asleep time.Duration) ([]string, time.Duration, error)
+}
+
+func newFake(t *testing.T) *fakeMachine {
+	b, err := os.ReadFile(filepath.Join("testdata", "cycle.txt"))
+	require.NoError(t, err)
+	m := &fakeMachine{t: t, dir: t.TempDir(), now: 100, lines: strings.Split(strings.TrimSpace(string(b)), "\n")}
+	m.write("sys/power/state", "freeze mem disk\n")
+	m.write("sys/power/mem_sleep", "s2idle [deep]\n")
+	m.write("sys/power/suspend_stats/success", "0\n")
+	m.write("sys/power/suspend_stats/fail", "0\n")
+	m.write("sys/class/net/enp0s3/operstate", "up\n")
+	m.write("sys/bus/pci/devices/0000:00:1f.6/vendor", "0x8086\n")
+	m.write("fwcheck/klog.txt", "[    0.000000] Linux version 6.1.0-test\n[    0.000000] DMI: LENOVO 20XW/20XW, BIOS N32ET75W 01/01/2024\n")
+	return m
+}
+
+func (m *fakeMachine) write(p, s string) {
+	full := filepath.Join(m.dir, p)
+	require.NoError(m.t, os.MkdirAll(filepath.Dir(full), 0o755))
+	require.NoError(m.t, os.WriteFile(full, []byte(s), 0o644))
+}
+
+func (m *fakeMachine) log(text string) {
+	f, err := os.OpenFile(filepath.Join(m.dir, "fwcheck/klog.txt"), os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(m.t, err)
+	defer f.Close()
+	m.now += 0.001
+	fmt.Fprintf(f, "[%12.6f] %s\n", m.now, text)
+}
+
+func (m *fakeMachine) Mark(msg string) error { m.log(msg); return nil }
+
+func (m *fakeMachine) Suspend(req input.SuspendRequest) (input.SuspendResult, error) {
+	m.cycle++
+	lines, asleep, err := m.lines, req.Wake+20*time.Millisecond, error(nil)
+	if m.behave != nil {
+		lines, asleep, err = m.behave(m, m.cycle, lines, asleep)
+	}
+	for _, l := range lines {
+		m.log(l)
+	}
+	m.now += asleep.Seconds()
+	return input.SuspendResult{Asleep: asleep, Elapsed: asleep + 300*time.Millisecond, Started: time.Now()}, err
+}
+
+func (m *fakeMachine) Reboot(string) error { return errors.New("not in a test") }
+
+// run runs the s3 check on the fake machine with the given settings.
+func (m *fakeMachine) run(t *testing.T, settings ...string) tests.Result {
+	t.Helper()
+	src, err := input.Open(m.dir)
+	require.NoError(t, err)
+	var set tests.Settings
+	for i := 0; i+1 < len(settings); i += 2 {
+		require.NoError(t, set.Set(Check, settings[i], settings[i+1]))
+	}
+	r := tests.RunOne(&tests.Env{Machine: input.New(src, input.Options{}), Settings: &set, Control: m}, Check)
+	require.NotEqual(t, tests.StatusAborted, r.Status, r.Reason)
+	return r
+}
+
+func messages(r tests.Result, kind tests.Kind) string {
+	var b strings.Builder
+	for _, f := range r.Findings {
+		if f.Kind == kind {
+			b.WriteString(f.Message + "\n")
+		}
+	}
+	return b.String()
+}
+
+func TestCyclesPassAndAreJournalled(t *testing.T) {
+	m := newFake(t)
+	journal := filepath.Join(t.TempDir(), "s3.jsonl")
+	r := m.run(t, "cycles", "3", "sleep", "5s", "journal", journal)
+	assert.Equal(t, tests.StatusPassed, r.Status, "%s", tests.Render([]tests.Result{r}))
+	assert.Empty(t, checktest.FailLabels(r))
+	infos := messages(r, tests.KindInfo)
+	assert.Contains(t, infos, "cycle 3 passed: asleep 5.02s, kernel resume 9.0 ms")
+	assert.Contains(t, infos, "slowest device xhci_hcd 0000:00:14.0 80.0 ms")
+	assert.Contains(t, infos, "3 cycles: 3 passed, 0 failed, 0 hung")
+	assert.Contains(t, infos, "kernel resume (ms): min 9.0, median 9.0, p95 9.0, max 9.0 over 3 cycles")
+
+	b, err := os.ReadFile(journal)
+	require.NoError(t, err)
+	recs, damaged, err := ReadJournal(bytes.NewReader(b))
+	require.NoError(t, err)
+	assert.Zero(t, damaged)
+	var events []string
+	for _, rec := range recs {
+		events = append(events, fmt.Sprint(rec.Event, rec.Cycle))
+	}
+	assert.Equal(t, []string{"run0", "start1", "outcome1", "start2", "outcome2", "start3", "outcome3", "done0"}, events)
+	assert.Equal(t, "passed", recs[6].Outcome.Status)
+}
+
+func TestDeviceResumeFailureNamesTheDeviceAndCycle(t *testing.T) {
+	m := newFake(t)
+	m.behave = func(_ *fakeMachine, n int, lines []string, asleep time.Duration) ([]string, time.Duration, error) {
+		if n == 2 {
+			at := len(lines) - 5
+			lines = append(append(append([]string{}, lines[:at]...),
+				"PM: dpm_run_callback(): pci_pm_resume+0x0/0xe0 returns -110",
+				"i915 0000:00:02.0: PM: failed to resume async: error -110"), lines[at:]...)
+		}
+		return lines, asleep, nil
+	}
+	r := m.run(t, "cycles", "3", "sleep", "5s")
+	assert.Equal(t, tests.StatusFailed, r.Status)
+	fails := checktest.FindingsWith(r, "S3DeviceCallbackFailed")
+	require.NotEmpty(t, fails)
+	assert.Contains(t, fails[0].Message, "cycle 2: ")
+	assert.Contains(t, fails[0].Message, "0000:00:02.0")
+	assert.Contains(t, messages(r, tests.KindInfo), "first failing cycle: 2")
+}
+
+// The q35/SeaBIOS fault: after the first resume, later suspends return at
+// once without sleeping. Exactly those cycles fail.
+func TestNoSleepAfterFirstResume(t *testing.T) {
+	m := newFake(t)
+	m.behave = func(_ *fakeMachine, n int, lines []string, asleep time.Duration) ([]string, time.Duration, error) {
+		if n > 1 {
+			return lines[:3], 0, nil
+		}
+		return lines, asleep, nil
+	}
+	r := m.run(t, "cycles", "3", "sleep", "5s")
+	var cycles []string
+	for _, f := range checktest.FindingsWith(r, "S3NoSleep") {
+		cycles = append(cycles, strings.SplitN(f.Message, ":", 2)[0])
+	}
+	assert.Equal(t, []string{"cycle 2", "cycle 3"}, cycles)
+	assert.Equal(t, tests.Critical, checktest.FindingWith(r, "S3NoSleep").Severity)
+}
+
+func TestEarlyWakeNamesTheCause(t *testing.T) {
+	m := newFake(t)
+	m.write("sys/class/wakeup/wakeup0/name", "PNP0C0D:00\n")
+	m.write("sys/class/wakeup/wakeup0/event_count", "4\n")
+	m.behave = func(m *fakeMachine, n int, lines []string, asleep time.Duration) ([]string, time.Duration, error) {
+		m.write("sys/power/pm_wakeup_irq", "9\n")
+		m.write("sys/class/wakeup/wakeup0/event_count", "5\n")
+		return lines, 2 * time.Second, nil
+	}
+	r := m.run(t, "cycles", "1", "sleep", "10s")
+	f := checktest.FindingWith(r, "S3EarlyWake")
+	require.NotNil(t, f)
+	assert.Equal(t, "cycle 1: woke after 2s of 10s; wakeup IRQ 9; wakeup sources PNP0C0D:00 (+1)", f.Message)
+}
+
+func TestDeviceLostAfterResume(t *testing.T) {
+	m := newFake(t)
+	m.behave = func(m *fakeMachine, n int, lines []string, asleep time.Duration) ([]string, time.Duration, error) {
+		if n == 1 {
+			require.NoError(t, os.RemoveAll(filepath.Join(m.dir, "sys/class/net/enp0s3")))
+		}
+		return lines, asleep, nil
+	}
+	r := m.run(t, "cycles", "2", "sleep", "5s")
+	lost := checktest.FindingsWith(r, "S3DeviceLost")
+	require.Len(t, lost, 1, "reported in the cycle it vanished in, not again")
+	assert.Equal(t, "cycle 1: net enp0s3 is gone after resume", lost[0].Message)
+}
+
+func TestSuspendRefusedAndModes(t *testing.T) {
+	m := newFake(t)
+	m.behave = func(_ *fakeMachine, n int, lines []string, _ time.Duration) ([]string, time.Duration, error) {
+		return []string{"PM: suspend entry (deep)", "PM: Some devices failed to suspend, or early wake event detected", "PM: suspend exit"}, 0,
+			errors.New("writing \"mem\" to /sys/power/state: device or resource busy")
+	}
+	r := m.run(t, "cycles", "2", "max-failures", "1")
+	f := checktest.FindingWith(r, "S3SuspendFailed")
+	require.NotNil(t, f)
+	assert.Contains(t, f.Message, "device or resource busy; the kernel logged: PM: Some devices failed to suspend")
+	require.NotEmpty(t, r.Unchecked, "max-failures stopped the run and says what was left")
+	assert.Equal(t, "cycles 2–2", r.Unchecked[0].What)
+
+	m = newFake(t)
+	m.write("sys/power/mem_sleep", "[s2idle]\n")
+	r = m.run(t, "mode", "deep")
+	assert.Equal(t, tests.StatusSkipped, r.Status)
+	assert.Contains(t, r.Reason, `the kernel offers no deep sleep (/sys/power/mem_sleep: "[s2idle]")`)
+}
+
+// A hang: the machine was reset in cycle 2. The next run on the same
+// journal records cycle 2 as hung and runs cycle 3; no cycle is lost.
+func TestHungCycleIsRecordedAndTheRunGoesOn(t *testing.T) {
+	m := newFake(t)
+	journal := filepath.Join(t.TempDir(), "s3.jsonl")
+	one := Outcome{Cycle: 1, Status: "passed", AsleepMS: 5000}
+	var b bytes.Buffer
+	for _, rec := range []Record{{Event: "run", Cycles: 3}, {Event: "start", Cycle: 1}, {Event: "outcome", Cycle: 1, Outcome: &one}, {Event: "start", Cycle: 2}} {
+		line, err := jsonLine(rec)
+		require.NoError(t, err)
+		b.WriteString(line)
+	}
+	b.WriteString(`{"event":"outc`) // torn by the reset
+	require.NoError(t, os.WriteFile(journal, b.Bytes(), 0o644))
+
+	r := m.run(t, "cycles", "3", "sleep", "5s", "journal", journal)
+	assert.Equal(t, tests.StatusFailed, r.Status)
+	hung := checktest.FindingsWith(r, "S3Hung")
+	require.Len(t, hung, 1)
+	assert.Contains(t, hung[0].Message, "cycle 2:")
+	assert.Contains(t, messages(r, tests.KindInfo), "3 cycles: 2 passed, 0 failed, 1 hung")
+	assert.Contains(t, messages(r, tests.KindInfo), "cycle 3 passed")
+	assert.Equal(t, 1, m.cycle, "only cycle 3 was run again")
+
+	data, err := os.ReadFile(journal)
+	require.NoError(t, err)
+	recs, damaged, err := ReadJournal(bytes.NewReader(data))
+	require.NoError(t, err)
+	assert.Equal(t, 1, damaged)
+	hungC, outcomes, _, finished := Unfinished(recs)
+	assert.Empty(t, hungC)
+	assert.True(t, finished)
+	assert.Len(t, outcomes, 3, "every cycle has its record")
+}
+
+func TestRequiresControl(t *testing.T) {
+	r := checktest.Run(t, Check, input.New(input.Empty(), input.Options{}))
+	assert.Equal(t, tests.StatusSkipped, r.Status)
+}
+
+// BenchmarkCycleOverhead measures fwcheck's own work per cycle, outside
+// the kernel's suspend and resume: markers, the journal, re-reading the
+// inputs and the kernel log, and the analysis.
+func BenchmarkCycleOverhead(b *testing.B) {
+	t := &testing.T{}
+	m := newFake(t)
+	journal := filepath.Join(b.TempDir(), "s3.jsonl")
+	src, _ := input.Open(m.dir)
+	var set tests.Settings
+	_ = set.Set(Check, "cycles", "10")
+	_ = set.Set(Check, "sleep", "5s")
+	_ = set.Set(Check, "journal", journal)
+	b.ResetTimer()
+	for b.Loop() {
+		os.Remove(journal)
+		tests.RunOne(&tests.Env{Machine: input.New(src, input.Options{}), Settings: &set, Control: m}, Check)
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*10)/1000, "ms/cycle")
+}
