@@ -238,6 +238,30 @@ var exprOps = map[Op]opInfo{
 	OpTimer:       {"Timer", none},
 }
 
+// exprTable indexes exprOps by opcode: one-byte opcodes at 0–255,
+// extended ones at 256 + their second byte.
+var exprTable = func() (t [512]*opInfo) {
+	for op, info := range exprOps {
+		info := info
+		if op > 0xFF {
+			t[256+int(op&0xFF)] = &info
+		} else {
+			t[op] = &info
+		}
+	}
+	return t
+}()
+
+func exprOp(op Op) *opInfo {
+	if op > 0xFF {
+		if op>>8 != 0x5B {
+			return nil
+		}
+		return exprTable[256+int(op&0xFF)]
+	}
+	return exprTable[op]
+}
+
 var opNames = map[Op]string{
 	OpZero: "Zero", OpOne: "One", OpOnes: "Ones", OpAlias: "Alias", OpName: "Name",
 	OpByteConst: "ByteConst", OpWordConst: "WordConst", OpDWordConst: "DWordConst",

@@ -332,8 +332,15 @@ func (p *parser) term1() *Term {
 		end := p.pkgLength()
 		p.bounded(t, end, func() {
 			t.Name = p.nameString()
-			typ := map[Op]Type{OpDevice: TypeDevice, OpThermalZone: TypeThermalZone,
-				OpProcessor: TypeProcessor, OpPowerRes: TypePowerResource}[op]
+			typ := TypeDevice
+			switch op {
+			case OpThermalZone:
+				typ = TypeThermalZone
+			case OpProcessor:
+				typ = TypeProcessor
+			case OpPowerRes:
+				typ = TypePowerResource
+			}
 			var n *Node
 			switch op {
 			case OpProcessor:
@@ -417,8 +424,8 @@ func (p *parser) term1() *Term {
 			p.termList(t)
 		})
 	default:
-		info, ok := exprOps[op]
-		if !ok {
+		info := exprOp(op)
+		if info == nil {
 			p.fail(start, "unknown opcode %s", op)
 		}
 		if len(info.args) > 0 {

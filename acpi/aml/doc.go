@@ -1,0 +1,81 @@
+// Package aml parses ACPI Machine Language — the DSDT and SSDTs — into one
+// ACPI namespace, the way an OS loads them, without running any of it.
+//
+// # What is in
+//
+// Load takes the definition blocks in load order (DSDT first, then the
+// SSDTs; Definitions picks them from an acpi.Tables) and builds a
+// Namespace: every Scope, Device, Method (argument count, Serialized,
+// SyncLevel), Name with its data object (integer, string, buffer,
+// package), Alias, OperationRegion and DataTableRegion, the field units of
+// Field, IndexField and BankField (offset, width, access), Processor,
+// PowerResource, ThermalZone, Mutex, Event and CreateXxxField buffer
+// field. External declarations create placeholders that a later table's
+// definition fills in. Names are resolved by ACPI 6.5 §5.3: `\` is the
+// root, each `^` one level up, and only a single NameSeg without prefix is
+// searched for in the enclosing scopes.
+//
+// Method bodies are parsed into a tree of Terms, as is the table-level
+// code (If blocks outside methods). Namespace.Walk, Lookup and Resolve
+// reach the objects; WalkTerms the trees; Namespace.Dump prints the
+// namespace (path, type, a Name's value, where it is declared), the view
+// to keep beside iasl's disassembly.
+//
+// # Forward references
+//
+// In AML a method call is a bare NameString followed by as many TermArgs
+// as the method takes, and nothing in the byte stream says how many; the
+// parser must know the callee. Firmware calls methods declared later in
+// the table and in other tables. Load does what ACPICA does: method bodies
+// are deferred. Pass 1 parses every table's top level in load order,
+// declaring objects and recording each method's body range; pass 2 parses
+// the bodies once all declarations of all tables are known; pass 3
+// re-resolves the references that named nothing when parsed (a _PRT
+// package naming a link device declared further down) and reports those
+// still unresolved. A call at load time to a method declared later
+// (outside any method) cannot be parsed right and is a ForwardCall
+// problem; ACPICA would fail it too. Calls resolve against the loaded
+// namespace, not against the calling table's own External: when the two
+// disagree, both a Conflict and whatever misparse follows are reported,
+// as ACPICA would misparse it when running the method.
+//
+// # Errors are values
+//
+// Load never fails and never panics on input. Each Problem carries the
+// table, the offset from the table's start (header included, as in iasl
+// listings) and a Kind: Malformed (unknown opcode, a package length or
+// name string running past its end, an unterminated string, nesting deeper
+// than 256), BadName, Duplicate, Unresolved, ExternalOnly, Conflict and
+// ForwardCall. A malformed object is skipped to the end of the innermost
+// enclosing object that has a package length (a method, device, scope,
+// If block, package or buffer) and parsing goes on after it; at the top
+// level of a table, without such a bound, the rest of the table is lost.
+// A name declared twice outside conditional code keeps its first
+// declaration; a second one inside If/Else, or inside a method body, is
+// not reported (only one runs). References inside an If whose predicate
+// tests them with CondRefOf are not reported either. Time and memory are
+// linear in the input: each term consumes at least one byte, lists are
+// never allocated from counts in the input, nesting is capped, and a
+// table reports at most 500 problems.
+//
+// # What is out
+//
+// Nothing is evaluated (phase 2 of issue 15: an evaluator for _HID, _CRS,
+// _STA and friends, on top of this tree), so objects that only exist when
+// code runs — Load/LoadTable of dynamic tables, objects a method declares
+// — are not in the namespace, except that the declarations inside method
+// bodies are kept with InMethod set so that names in the body resolve.
+// Resource templates are buffers here; decoding them belongs with the
+// evaluator. There is no ASL output.
+//
+// # Why a new package
+//
+// No maintained pure-Go AML parser was found to build on. gokrazy has
+// none; u-root reads ACPI tables (pkg/acpi, acpicat, acpigrep) but does
+// not parse AML; hobby Go kernels such as gopher-os carried AML
+// interpreters tied to their own runtime, unmaintained. ACPICA, the
+// reference implementation, is C (dual BSD/GPL) and fwts (GPL) links it;
+// none of their code is used here, only the ACPI 6.5 specification (§5.3
+// namespace, §20 AML grammar). iasl from Debian's
+// acpica-tools serves as an oracle in tests only.
+package aml
