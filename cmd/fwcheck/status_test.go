@@ -84,3 +84,24 @@ func TestWrongInputIsAnError(t *testing.T) {
 		assert.Contains(t, errOut, filepath.Base(c.args[len(c.args)-1]), "%v: names the file", c.args)
 	}
 }
+
+// fwcheck s3 takes the check's settings as its own flags and refuses bad
+// values in one line; on a root with no sleep states it skips, checking
+// nothing.
+func TestS3Command(t *testing.T) {
+	code, _, errOut := fwcheck(t, "", "s3", "--cycles", "0")
+	assert.Equal(t, exitUsage, code)
+	assert.Equal(t, 1, strings.Count(errOut, "\n"), errOut)
+	assert.Contains(t, errOut, "outside 1…10000")
+	code, _, errOut = fwcheck(t, "", "s3", "--mode", "hibernate")
+	assert.Equal(t, exitUsage, code, errOut)
+
+	root := t.TempDir()
+	code, out, _ := fwcheck(t, "", "s3", "--root", root, "--cycles", "2", "--color", "never")
+	assert.Equal(t, exitNothing, code, out)
+	assert.Regexp(t, `SKIPPED\s+s3`, out)
+
+	code, out, _ = fwcheck(t, "", "list")
+	assert.Equal(t, exitOK, code)
+	assert.Regexp(t, `s3\s+power .*\[power-state\] \(runs only when named\)`, out)
+}

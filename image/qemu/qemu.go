@@ -1,5 +1,5 @@
 // Package qemu boots fwcheck's live image under QEMU: the harness the
-// end-to-end tests use and `fwcheck image boot` (make demo). It knows two
+// end-to-end tests use and `fwcheck-image boot` (make demo). It knows two
 // machine setups, OVMF (UEFI) on q35 and SeaBIOS on pc, finds their
 // firmware, a kernel and a working accelerator (KVM only when it really
 // boots a guest, TCG otherwise), and captures the serial console.
@@ -214,6 +214,9 @@ func (c Config) args(tmp string, interactive bool) ([]string, error) {
 		"-cpu", cpu,
 		"-m", fmt.Sprint(mem),
 		"-no-reboot",
+		// Offer S3 to the guest explicitly, whatever the QEMU version's
+		// default: the suspend/resume check cycles through it.
+		"-global", map[bool]string{true: "ICH9-LPC", false: "PIIX4_PM"}[c.Machine.Type == "q35"] + ".disable_s3=0",
 	}
 	if interactive {
 		a = append(a, "-nographic")
