@@ -178,9 +178,9 @@ type Tables struct {
 	// Warnings lists things the loader skipped or tolerated (stray lines
 	// in acpidump text, unreadable pointers in memory).
 	Warnings []string
-	// RootsMissing says, for each root table (RSDP, XSDT, RSDT) the live
+	// RootsMissing says, by signature, for each root table (RSDP, XSDT, RSDT) the live
 	// loader could not read, why: checks report those parts as not checked.
-	RootsMissing []string
+	RootsMissing map[string]string
 	// SkippedLines and TableLines count, for acpidump text, the lines that
 	// were not table data and those that were.
 	SkippedLines, TableLines int
@@ -333,21 +333,16 @@ func sdtBody(t *Table, sig string, min int) ([]byte, error) {
 // RootAbsence explains why the set holds no root table sig (SigRSDP,
 // SigXSDT, SigRSDT): the reason, and what would let a reader have it.
 func (ts *Tables) RootAbsence(sig string) (reason, remedy string) {
-	name := strings.TrimSpace(strings.TrimSuffix(sig, " PTR"))
+	name := sig
 	if sig == SigRSDP {
 		name = "RSDP"
 	}
-	for _, m := range ts.RootsMissing {
-		if strings.HasPrefix(m, name+" ") {
-			remedy = "run as root"
-			if strings.Contains(m, "iomem=relaxed") {
-				remedy = "boot with iomem=relaxed"
-			}
-			return m, remedy
+	if m, ok := ts.RootsMissing[sig]; ok {
+		remedy = "run as root"
+		if strings.Contains(m, "iomem=relaxed") {
+			remedy = "boot with iomem=relaxed"
 		}
-	}
-	if len(ts.RootsMissing) > 0 {
-		return strings.Join(ts.RootsMissing, "; "), "run as root, booted with iomem=relaxed"
+		return m, remedy
 	}
 	return name + " is not in this table set (sysfs never exposes it, and acpidump text may leave it out)",
 		"capture with 'fwcheck snapshot' as root, or give an acpidump that includes it"

@@ -63,9 +63,6 @@ func (k *Key[T]) NeedsRoot() bool { return k.s.Root }
 // Capture implements Decl.
 func (k *Key[T]) Capture() []string { return k.s.Capture }
 
-// FromFiles reports whether the input can be given as a file.
-func (k *Key[T]) FromFiles() bool { return k.s.File != nil }
-
 func (k *Key[T]) load(m *Machine) error { _, err := k.Get(m); return err }
 
 // Get returns the input's value on m, loading it once per phase, or why it
@@ -143,13 +140,6 @@ type Unavailable struct {
 }
 
 func (u *Unavailable) Error() string { return fmt.Sprintf("%s unavailable: %s", u.Input, u.Reason) }
-
-// FromFile reports whether d comes from a file named on the command line
-// rather than from the source.
-func (m *Machine) FromFile(d Decl) bool {
-	_, ok := m.files[d.Name()]
-	return ok
-}
 
 // Available loads d and returns why it is unavailable, or nil.
 func (m *Machine) Available(d Decl) error { return d.load(m) }

@@ -141,7 +141,10 @@ func loadACPI(src Source) (*acpi.Tables, error) {
 			continue
 		}
 		if err != nil {
-			ts.RootsMissing = append(ts.RootsMissing, fmt.Sprintf("%s not available: %v", file, err))
+			if ts.RootsMissing == nil {
+				ts.RootsMissing = map[string]string{}
+			}
+			ts.RootsMissing[rootFiles[file]] = fmt.Sprintf("%s not available: %v", file, err)
 			continue
 		}
 		roots.Add(&acpi.Table{Signature: rootFiles[file], Raw: b, Origin: "recorded " + file})

@@ -3,6 +3,8 @@
 package hpet
 
 import (
+	"fmt"
+
 	"github.com/fwcheck/fwcheck/acpi"
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/tests"
@@ -83,12 +85,13 @@ func run(p *tests.Pass) error {
 		if h.MinClockTick == 0 {
 			p.Fail(labelHPETTick, "%s: minimum clock tick 0", t.Name())
 		}
-		report := p.Info
-		if p.Failures() == before {
-			report = func(_ *tests.Label, format string, args ...any) { p.Passed(format, args...) }
-		}
-		report(nil, "%s: base 0x%x, vendor 0x%04x, %d comparators, %s counter, minimum tick %d", t.Name(), b.Address,
+		summary := fmt.Sprintf("%s: base 0x%x, vendor 0x%04x, %d comparators, %s counter, minimum tick %d", t.Name(), b.Address,
 			h.VendorID(), int(h.ComparatorField())+1, map[bool]string{true: "64-bit", false: "32-bit"}[h.Counter64()], h.MinClockTick)
+		if p.Failures() == before {
+			p.Passed("%s", summary)
+		} else {
+			p.Info(nil, "%s", summary)
+		}
 	}
 	return nil
 }
