@@ -52,7 +52,29 @@ type SuspendResult struct {
 	Elapsed time.Duration
 	// Started is the wall-clock time of the request.
 	Started time.Time
+	// SinceArmed is the boot-time clock from arming the RTC wake alarm to
+	// the machine running again: an upper bound on how long the alarm had
+	// been running when the machine woke.
+	SinceArmed time.Duration
+	// Alarm is what became of the RTC wake alarm, and AlarmLeft, when it
+	// was still pending, how long it still had to go.
+	Alarm     AlarmState
+	AlarmLeft time.Duration
 }
+
+// AlarmState is what the RTC wake alarm was when the machine was back.
+type AlarmState int
+
+const (
+	// AlarmUnknown: no alarm was set, or it could not be read back.
+	AlarmUnknown AlarmState = iota
+	// AlarmFired: the alarm is no longer pending; it was what woke the
+	// machine (or fired while it was waking).
+	AlarmFired
+	// AlarmPending: the alarm was still armed and in the future, so
+	// something else woke the machine.
+	AlarmPending
+)
 
 // ErrNoControl is returned by a Control that cannot act on this machine.
 var ErrNoControl = errors.New("no control of this machine")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -61,13 +62,16 @@ func (c *liveControl) Suspend(req SuspendRequest) (SuspendResult, error) {
 			return res, fmt.Errorf("%w (pm_trace needs CONFIG_PM_TRACE_RTC)", err)
 		}
 	}
+	const alarm = "sys/class/rtc/rtc0/wakealarm"
+	var armed time.Duration
 	if req.Wake > 0 {
 		// Clear a pending alarm first: the kernel refuses a new one over it.
-		if err := c.write("sys/class/rtc/rtc0/wakealarm", "0"); err != nil {
+		if err := c.write(alarm, "0"); err != nil {
 			return res, fmt.Errorf("RTC wake alarm: %w", err)
 		}
 		secs := int64((req.Wake + time.Second - 1) / time.Second)
-		if err := c.write("sys/class/rtc/rtc0/wakealarm", fmt.Sprintf("+%d", secs)); err != nil {
+		armed = clock(unix.CLOCK_BOOTTIME)
+		if err := c.write(alarm, fmt.Sprintf("+%d", secs)); err != nil {
 			return res, fmt.Errorf("RTC wake alarm: %w", err)
 		}
 	}
@@ -78,9 +82,34 @@ func (c *liveControl) Suspend(req SuspendRequest) (SuspendResult, error) {
 	res.Elapsed = b1 - b0
 	res.Asleep = (b1 - b0) - (m1 - m0)
 	if req.Wake > 0 {
-		_ = c.write("sys/class/rtc/rtc0/wakealarm", "0") // an early wake leaves it armed
+		res.SinceArmed = b1 - armed
+		// The RTC class clears an alarm once it fires; one still armed
+		// and in the future means something else woke the machine.
+		res.Alarm, res.AlarmLeft = readAlarm(c.path(alarm), time.Now())
+		_ = c.write(alarm, "0")
 	}
 	return res, err
+}
+
+// readAlarm reads the RTC wakealarm attribute (seconds since the epoch, or
+// empty when none is armed) against now.
+func readAlarm(path string, now time.Time) (AlarmState, time.Duration) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return AlarmUnknown, 0
+	}
+	s := strings.TrimSpace(string(b))
+	if s == "" {
+		return AlarmFired, 0
+	}
+	at, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return AlarmUnknown, 0
+	}
+	if left := time.Unix(at, 0).Sub(now); left > 0 {
+		return AlarmPending, left
+	}
+	return AlarmFired, 0
 }
 
 func (c *liveControl) Reboot(method string) error {
