@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fwcheck/fwcheck/input"
+	"github.com/fwcheck/fwcheck/internal/atomicfile"
 	"github.com/fwcheck/fwcheck/report"
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/all"
@@ -184,16 +185,10 @@ func (o *outputFlags) validate() error {
 	return err
 }
 
+// writeFile writes a results file atomically: a failed write never
+// destroys what was at p (see internal/atomicfile).
 func writeFile(p string, write func(io.Writer) error) error {
-	f, err := os.Create(p)
-	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return atomicfile.Write(p, 0, write)
 }
 
 func isTerminal(w io.Writer) bool {
@@ -340,7 +335,8 @@ func init() {
 			}
 		}
 		var notes []string
-		err := writeFile(*outp, func(w io.Writer) error {
+		// Snapshots hold the kernel log and firmware tables: 0600.
+		err := atomicfile.Write(*outp, 0o600, func(w io.Writer) error {
 			var err error
 			notes, err = input.Capture(w, input.Live(*root), order)
 			return err
@@ -349,7 +345,6 @@ func init() {
 			fmt.Fprintf(e.stderr, "fwcheck snapshot: not captured: %s\n", n)
 		}
 		if err != nil {
-			os.Remove(*outp)
 			return fail(e, s, err)
 		}
 		fmt.Fprintf(e.stdout, "snapshot written to %s\n", *outp)
