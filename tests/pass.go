@@ -64,11 +64,12 @@ type Pass struct {
 	skipped       string
 	notApplicable string
 
-	allowed  map[string]bool // labels the check declared
-	data     bool            // the check reports data labels
-	perLabel map[string]int  // findings reported per label
-	dropped  []string        // labels over the cap, in order of first drop
-	fails    int             // failures reported, listed or not
+	allowed    map[string]bool // labels the check declared
+	dataLabels bool            // the check reports data labels
+	data       map[string]any  // measurements (Result.Data)
+	perLabel   map[string]int  // findings reported per label
+	dropped    []string        // labels over the cap, in order of first drop
+	fails      int             // failures reported, listed or not
 }
 
 // MaxPerLabel caps the findings one check reports under one label; beyond
@@ -77,7 +78,7 @@ type Pass struct {
 const MaxPerLabel = 100
 
 func newPass(c *Check, env *Env) *Pass {
-	p := &Pass{Check: c, env: env, allowed: map[string]bool{}, perLabel: map[string]int{}, data: c.DataLabels != nil}
+	p := &Pass{Check: c, env: env, allowed: map[string]bool{}, perLabel: map[string]int{}, dataLabels: c.DataLabels != nil}
 	for _, l := range c.Labels {
 		p.allowed[l.Name] = true
 	}
@@ -168,7 +169,7 @@ func (p *Pass) Report(f Finding) {
 	if f.Kind == KindFail && (f.Label == "" || f.Severity == None || f.Advice == "") {
 		panic(fmt.Sprintf("check %s: failure without label, severity or advice: %q", p.Check.ID, f.Message))
 	}
-	if f.Label != "" && !p.allowed[f.Label] && !p.data {
+	if f.Label != "" && !p.allowed[f.Label] && !p.dataLabels {
 		panic(fmt.Sprintf("check %s reports label %s it does not declare", p.Check.ID, f.Label))
 	}
 	p.record(f)
@@ -227,3 +228,12 @@ func (p *Pass) finish() {
 // compares it before and after a group of assertions to tell whether the
 // group held.
 func (p *Pass) Failures() int { return p.fails }
+
+// Record keeps a measurement under name in the result's data (Result.Data),
+// replacing an earlier one: v must marshal to JSON.
+func (p *Pass) Record(name string, v any) {
+	if p.data == nil {
+		p.data = map[string]any{}
+	}
+	p.data[name] = v
+}

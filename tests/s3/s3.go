@@ -179,6 +179,7 @@ func run(p *tests.Pass) error {
 	if err := j.Append(Record{Event: "done", Time: time.Now()}); err != nil {
 		p.Warn(nil, "journal: %v", err)
 	}
+	p.Record("cycles", outcomes)
 	summarize(p, outcomes)
 	return nil
 }

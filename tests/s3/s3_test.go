@@ -128,6 +128,11 @@ func TestCyclesPassAndAreJournalled(t *testing.T) {
 	assert.Contains(t, infos, "cycle 3 passed: asleep 5.02s, kernel resume 9.0 ms")
 	assert.Contains(t, infos, "slowest device xhci_hcd 0000:00:14.0 80.0 ms")
 	assert.Contains(t, infos, "3 cycles: 3 passed, 0 failed, 0 hung")
+	cycles, ok := r.Data["cycles"].([]Outcome)
+	require.True(t, ok, "the result carries every cycle: %v", r.Data)
+	require.Len(t, cycles, 3)
+	assert.Equal(t, 3, cycles[2].Cycle)
+	assert.InDelta(t, 9.0, cycles[2].KernelResumeMS, 0.01)
 	assert.Contains(t, infos, "kernel resume (ms): min 9.0, median 9.0, p95 9.0, max 9.0 over 3 cycles")
 
 	b, err := os.ReadFile(journal)
