@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/fwcheck/fwcheck/input"
+	"github.com/fwcheck/fwcheck/internal/journal"
 	"github.com/fwcheck/fwcheck/internal/stats"
 	"github.com/fwcheck/fwcheck/klog"
 	"github.com/fwcheck/fwcheck/tests"
@@ -128,7 +129,7 @@ func run(p *tests.Pass) error {
 		p.Skip("%v", err)
 		return nil
 	}
-	var j *Journal
+	var j *journal.Journal
 	first, cycles := 1, Cycles.Get(p)
 	var outcomes []Outcome
 	if path := JournalPath.Get(p); path != "" {
@@ -141,7 +142,7 @@ func run(p *tests.Pass) error {
 			first = prev.next
 			cycles = max(cycles, prev.cycles)
 		}
-		if j, err = OpenJournal(path); err != nil {
+		if j, err = journal.Open(path); err != nil {
 			return err
 		}
 		defer j.Close()
@@ -235,7 +236,7 @@ func resumeFrom(p *tests.Pass, path string) (*previous, error) {
 	if finished || cycles == 0 {
 		return nil, nil
 	}
-	j, err := OpenJournal(path)
+	j, err := journal.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -265,7 +266,7 @@ func resumeFrom(p *tests.Pass, path string) (*previous, error) {
 }
 
 // cycle runs one suspend/resume cycle and reports its findings.
-func cycle(p *tests.Pass, ctl input.Control, adv *advisor, j *Journal, n int, req input.SuspendRequest) (Outcome, error) {
+func cycle(p *tests.Pass, ctl input.Control, adv *advisor, j *journal.Journal, n int, req input.SuspendRequest) (Outcome, error) {
 	o := Outcome{Cycle: n, RequestedMS: ms(req.Wake)}
 	devBefore, _ := tests.Load(p, input.Devices)
 	statsBefore, _ := tests.Load(p, input.SuspendStats)
