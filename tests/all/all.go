@@ -13,6 +13,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/madt"
 	"github.com/fwcheck/fwcheck/tests/mcfg"
 	"github.com/fwcheck/fwcheck/tests/oops"
+	"github.com/fwcheck/fwcheck/tests/reboot"
 	"github.com/fwcheck/fwcheck/tests/s3"
 )
 
@@ -31,6 +32,7 @@ func Checks() []*tests.Check {
 		klog.Check,
 		oops.Check,
 		s3.Check,
+		reboot.Check,
 	}
 	if err := tests.Validate(cs); err != nil {
 		panic(err)

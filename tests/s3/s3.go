@@ -158,7 +158,7 @@ func run(p *tests.Pass) error {
 			failed++
 		}
 	}
-	adv := newAdvisor(p)
+	adv := klogcheck.NewAdvisor(p)
 	ctl := p.Control()
 	for n := first; n <= cycles; n++ {
 		if m := MaxFailures.Get(p); m > 0 && failed >= m {
@@ -266,7 +266,7 @@ func resumeFrom(p *tests.Pass, path string) (*previous, error) {
 }
 
 // cycle runs one suspend/resume cycle and reports its findings.
-func cycle(p *tests.Pass, ctl input.Control, adv *advisor, j *journal.Journal, n int, req input.SuspendRequest) (Outcome, error) {
+func cycle(p *tests.Pass, ctl input.Control, adv *klogcheck.Advisor, j *journal.Journal, n int, req input.SuspendRequest) (Outcome, error) {
 	o := Outcome{Cycle: n, RequestedMS: ms(req.Wake)}
 	devBefore, _ := tests.Load(p, input.Devices)
 	statsBefore, _ := tests.Load(p, input.SuspendStats)
@@ -323,7 +323,9 @@ func cycle(p *tests.Pass, ctl input.Control, adv *advisor, j *journal.Journal, n
 			}
 			fail(labelSlowResume, "the kernel resumed in %v (limit %v); slowest: %s", round(c.KernelResume), MaxResume.Get(p), strings.Join(slow, ", "))
 		}
-		adv.advise(p, recs[c.Start:c.End], n)
+		for _, f := range adv.Findings(recs[c.Start:c.End], fmt.Sprintf("cycle %d: ", n)) {
+			p.Report(f)
+		}
 	}
 	if devAfter, err := tests.Load(p, input.Devices); err == nil && devBefore != nil {
 		for _, d := range diff(devBefore, devAfter) {
@@ -368,37 +370,6 @@ func findCycle(sl *klog.SuspendLog, n int, marked bool) *klog.Cycle {
 	return nil
 }
 
-// advisor matches a cycle's kernel log against the advice database; each
-// match is a finding of that cycle. It is built once per run: compiling
-// the database is most of the tool's own time per cycle otherwise.
-type advisor struct {
-	m   *klog.Matcher
-	env klog.Env
-}
-
-func newAdvisor(p *tests.Pass) *advisor {
-	es, err := klog.DefaultDB()
-	if err != nil {
-		return nil
-	}
-	env := klog.EnvFromLog(tests.Input(p, input.KernelLog))
-	m, err := klog.NewMatcher(es, env)
-	if err != nil {
-		return nil
-	}
-	return &advisor{m: m, env: env}
-}
-
-func (a *advisor) advise(p *tests.Pass, recs []klog.Record, n int) {
-	if a == nil {
-		return
-	}
-	for _, r := range recs {
-		if e := a.m.Match(r.Text); e != nil {
-			p.Report(klogcheck.Finding(e, r, a.env, fmt.Sprintf("cycle %d: ", n)))
-		}
-	}
-}
 
 // wakeCause names what woke the machine: the wakeup IRQ and the wakeup
 // sources whose event counts moved.
