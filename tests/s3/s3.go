@@ -370,7 +370,6 @@ func findCycle(sl *klog.SuspendLog, n int, marked bool) *klog.Cycle {
 	return nil
 }
 
-
 // wakeCause names what woke the machine: the wakeup IRQ and the wakeup
 // sources whose event counts moved.
 // earlyWake tells whether something other than the RTC alarm woke the
