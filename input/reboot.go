@@ -25,7 +25,7 @@ var (
 	// RebootConfig is how the kernel will reset the machine.
 	RebootConfig = Declare(Spec[*Reboot]{
 		Name: "reboot-config", Doc: "the kernel's reboot method (/sys/kernel/reboot, reboot= on /proc/cmdline)",
-		Capture: []string{"sys/kernel/reboot", "proc/cmdline"},
+		Capture: []string{"sys/kernel/reboot", "proc/cmdline", "sys/firmware/efi/fw_platform_size"},
 		Load:    loadReboot,
 	})
 )
@@ -41,6 +41,9 @@ type Reboot struct {
 	Param string
 	// Selectable says the method can be changed at run time (Linux ≥ 5.11).
 	Selectable bool
+	// EFI says the kernel was booted by UEFI firmware
+	// (/sys/firmware/efi), so EFI ResetSystem is a method it can use.
+	EFI bool
 }
 
 func loadBootTime(src Source) (time.Time, error) {
@@ -72,6 +75,9 @@ func loadReboot(src Source) (*Reboot, error) {
 		r.Selectable = true
 	}
 	r.Mode, _ = read("sys/kernel/reboot/mode")
+	if _, err := fs.Stat(src, "sys/firmware/efi/fw_platform_size"); err == nil {
+		r.EFI = true
+	}
 	cmdline, cerr := read("proc/cmdline")
 	for _, w := range strings.Fields(cmdline) {
 		if v, ok := strings.CutPrefix(w, "reboot="); ok {

@@ -51,6 +51,11 @@ type Env struct {
 	Machine  *input.Machine
 	Settings *Settings
 	Control  input.Control
+	// Progress, when set, receives a long-running check's progress
+	// (Pass.Progress): the driver shows it as it likes (an updating line
+	// on a terminal, plain lines on a serial console) and never in the
+	// results.
+	Progress func(check, msg string)
 }
 
 // Pass is a check's view of one run: the machine to read and the place to
@@ -236,4 +241,12 @@ func (p *Pass) Record(name string, v any) {
 		p.data = map[string]any{}
 	}
 	p.data[name] = v
+}
+
+// Progress tells the driver how a long-running check is getting on
+// ("cycle 12/300: …"). It is not part of the results.
+func (p *Pass) Progress(format string, args ...any) {
+	if p.env.Progress != nil {
+		p.env.Progress(p.Check.ID, fmt.Sprintf(format, args...))
+	}
 }

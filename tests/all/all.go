@@ -14,6 +14,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/mcfg"
 	"github.com/fwcheck/fwcheck/tests/oops"
 	"github.com/fwcheck/fwcheck/tests/reboot"
+	"github.com/fwcheck/fwcheck/tests/reset"
 	"github.com/fwcheck/fwcheck/tests/s3"
 )
 
@@ -33,6 +34,7 @@ func Checks() []*tests.Check {
 		oops.Check,
 		s3.Check,
 		reboot.Check,
+		reset.Check,
 	}
 	if err := tests.Validate(cs); err != nil {
 		panic(err)

@@ -160,7 +160,7 @@ func run(p *tests.Pass) error {
 		stop = fmt.Sprintf("the run stopped after %d failed reboots (max-failures)", failed)
 	}
 	if next <= cycles && stop == "" {
-		o, err := request(p, j, next, method)
+		o, err := request(p, j, next, cycles, method)
 		if err != nil {
 			return err
 		}
@@ -185,7 +185,7 @@ func run(p *tests.Pass) error {
 
 // request journals reboot n and resets the machine. It returns nil when the
 // reset is under way, or the failed outcome when the kernel refused it.
-func request(p *tests.Pass, j *journal.Journal, n int, method string) (*Outcome, error) {
+func request(p *tests.Pass, j *journal.Journal, n, cycles int, method string) (*Outcome, error) {
 	ctl := p.Control()
 	if method != "default" {
 		if rc, err := tests.Load(p, input.RebootConfig); err == nil && rc != nil && !rc.Selectable {
@@ -198,6 +198,7 @@ func request(p *tests.Pass, j *journal.Journal, n int, method string) (*Outcome,
 	if err := j.Append(Record{Event: "request", Cycle: n, Time: time.Now(), Method: method}); err != nil {
 		return nil, err
 	}
+	p.Progress("reboot %d/%d: resetting the machine through method %s", n, cycles, method)
 	m := method
 	if m == "default" {
 		m = ""

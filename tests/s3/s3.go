@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"sort"
@@ -38,6 +39,7 @@ var (
 	Cycles      = tests.IntOpt("cycles", "number of suspend/resume `cycles`", 3, 1, 10000)
 	Sleep       = tests.DurationOpt("sleep", "how long each suspend lasts: the RTC wake alarm", 10*time.Second, 2*time.Second, 24*time.Hour)
 	Awake       = tests.DurationOpt("awake", "how long the machine stays awake between cycles", 5*time.Second, 0, 24*time.Hour)
+	AwakeRandom = tests.StringOpt("awake-random", "stay awake a random time in `MIN..MAX` between cycles (e.g. 1s..30s) instead of --s3.awake, to shake out timing-dependent faults", "")
 	Mode        = tests.StringOpt("mode", "suspend `mode`: deep (S3), s2idle, shallow, or empty for the kernel's default", "", "", "deep", "s2idle", "shallow")
 	MaxFailures = tests.IntOpt("max-failures", "stop after this many failed cycles (0: never)", 0, 0, 10000)
 	MaxResume   = tests.DurationOpt("max-resume", "a kernel resume slower than this fails the cycle", 5*time.Second, 10*time.Millisecond, 10*time.Minute)
@@ -101,7 +103,7 @@ var Check = &tests.Check{
 	Labels: []*tests.Label{labelSuspendFailed, labelNoSleep, labelEarlyWake, labelLateWake, labelDeviceFailed,
 		labelDeviceLost, labelDeviceAdded, labelSlowResume, labelStatsFailure, labelHung, labelDrift},
 	DataLabels: klogcheck.DataLabels,
-	Settings:   []tests.Setting{Cycles, Sleep, Awake, Mode, MaxFailures, MaxResume, JournalPath, PMTest, PMTrace},
+	Settings:   []tests.Setting{Cycles, Sleep, Awake, AwakeRandom, Mode, MaxFailures, MaxResume, JournalPath, PMTest, PMTrace},
 	Run:        run,
 }
 
@@ -160,22 +162,35 @@ func run(p *tests.Pass) error {
 	}
 	adv := klogcheck.NewAdvisor(p)
 	ctl := p.Control()
+	awake, err := newAwake(p)
+	if err != nil {
+		p.Skip("%v", err)
+		return nil
+	}
+	runStart, done := time.Now().Round(0), 0 // wall clock: it runs on through suspend
 	for n := first; n <= cycles; n++ {
 		if m := MaxFailures.Get(p); m > 0 && failed >= m {
 			p.NotChecked(fmt.Sprintf("cycles %d–%d", n, cycles), fmt.Sprintf("the run stopped after %d failed cycles (max-failures)", failed), "raise --s3.max-failures")
 			break
 		}
-		if n > first && Awake.Get(p) > 0 {
-			sleeper(Awake.Get(p))
+		if n > first {
+			if d := awake.next(); d > 0 {
+				sleeper(d)
+			}
 		}
+		p.Progress("%s", progressLine(n, cycles, outcomes, failed, req.Wake, done, time.Now().Round(0).Sub(runStart)))
 		o, err := cycle(p, ctl, adv, j, n, req)
 		if err != nil {
 			return err
 		}
 		outcomes = append(outcomes, o)
+		done++
 		if o.Status != "passed" {
 			failed++
 		}
+	}
+	if awake.seed != 0 {
+		p.Info(nil, "awake times drawn from %v..%v with seed %d", awake.min, awake.max, awake.seed)
 	}
 	if err := j.Append(Record{Event: "done", Time: time.Now()}); err != nil {
 		p.Warn(nil, "journal: %v", err)
@@ -513,4 +528,54 @@ func deviceText(o Outcome) string {
 		return "unknown"
 	}
 	return fmt.Sprintf("%s %.1f ms", o.SlowestDevice, o.SlowestMS)
+}
+
+// awakeTimes is how long the machine stays awake between cycles: fixed, or
+// drawn at random from a range with a seed the results name, so a failing
+// sequence can be replayed.
+type awakeTimes struct {
+	fixed, min, max time.Duration
+	seed            int64
+	rng             *rand.Rand
+}
+
+func newAwake(p *tests.Pass) (*awakeTimes, error) {
+	a := &awakeTimes{fixed: Awake.Get(p)}
+	spec := AwakeRandom.Get(p)
+	if spec == "" {
+		return a, nil
+	}
+	lo, hi, ok := strings.Cut(spec, "..")
+	var err1, err2 error
+	a.min, err1 = time.ParseDuration(strings.TrimSpace(lo))
+	a.max, err2 = time.ParseDuration(strings.TrimSpace(hi))
+	if !ok || err1 != nil || err2 != nil || a.min < 0 || a.max < a.min || a.max > 24*time.Hour {
+		return nil, fmt.Errorf("--s3.awake-random %q: want MIN..MAX, two durations with MIN ≤ MAX ≤ 24h (e.g. 1s..30s)", spec)
+	}
+	a.seed = time.Now().UnixNano()
+	a.rng = rand.New(rand.NewPCG(uint64(a.seed), 0))
+	return a, nil
+}
+
+func (a *awakeTimes) next() time.Duration {
+	if a.rng == nil {
+		return a.fixed
+	}
+	return a.min + time.Duration(a.rng.Int64N(int64(a.max-a.min)+1))
+}
+
+// progressLine is the driver's progress line before cycle n: the counts so
+// far, the last resume times and an estimate of the time left from the
+// cycles done in this run.
+func progressLine(n, cycles int, os []Outcome, failed int, sleep time.Duration, done int, spent time.Duration) string {
+	s := fmt.Sprintf("cycle %d/%d: suspending for %v; %d passed, %d failed", n, cycles, sleep, len(os)-failed, failed)
+	if len(os) > 0 {
+		last := os[len(os)-1]
+		s += fmt.Sprintf("; last resume: firmware %s, kernel %s", msText(last.FirmwareResumeMS), msText(last.KernelResumeMS))
+	}
+	if done > 0 {
+		left := spent / time.Duration(done) * time.Duration(cycles-n+1)
+		s += fmt.Sprintf("; about %v left", left.Round(time.Second))
+	}
+	return s
 }

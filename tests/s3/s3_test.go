@@ -325,3 +325,35 @@ func BenchmarkCycleOverhead(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*10)/1000, "ms/cycle")
 }
+
+func TestAwakeRandomAndProgress(t *testing.T) {
+	var slept []time.Duration
+	sleeper = func(d time.Duration) { slept = append(slept, d) }
+	defer func() { sleeper = func(time.Duration) {} }()
+
+	m := newFake(t)
+	src, err := input.Open(m.dir)
+	require.NoError(t, err)
+	var set tests.Settings
+	require.NoError(t, set.Set(Check, "cycles", "4"))
+	require.NoError(t, set.Set(Check, "sleep", "5s"))
+	require.NoError(t, set.Set(Check, "awake-random", "1s..3s"))
+	var progress []string
+	env := &tests.Env{Machine: input.New(src, input.Options{}), Settings: &set, Control: m,
+		Progress: func(id, msg string) { progress = append(progress, id+": "+msg) }}
+	r := tests.RunOne(env, Check)
+	assert.Equal(t, tests.StatusPassed, r.Status)
+	require.Len(t, slept, 3, "awake between the 4 cycles")
+	for _, d := range slept {
+		assert.True(t, d >= time.Second && d <= 3*time.Second, "%v", d)
+	}
+	assert.Contains(t, messages(r, tests.KindInfo), "awake times drawn from 1s..3s with seed ")
+	require.Len(t, progress, 4)
+	assert.Equal(t, "s3: cycle 1/4: suspending for 5s; 0 passed, 0 failed", progress[0])
+	assert.Regexp(t, `^s3: cycle 4/4: suspending for 5s; 3 passed, 0 failed; last resume: firmware unknown, kernel 9\.0 ms; about \S+ left$`, progress[3])
+
+	require.NoError(t, set.Set(Check, "awake-random", "30s..1s"))
+	r = tests.RunOne(env, Check)
+	assert.Equal(t, tests.StatusSkipped, r.Status)
+	assert.Contains(t, r.Reason, "MIN..MAX")
+}
