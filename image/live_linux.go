@@ -48,6 +48,9 @@ var (
 		{"efivarfs", "sys/firmware/efi/efivars", "efivarfs", unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC, "", "sys/firmware/efi"},
 		{"securityfs", "sys/kernel/security", "securityfs", unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC, "", "sys/kernel/security"},
 		{"debugfs", "sys/kernel/debug", "debugfs", unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC, "", "sys/kernel/debug"},
+		// What earlier boots left in pstore: the end of the log of a
+		// boot that hung in a suspend/resume cycle.
+		{"pstore", "sys/fs/pstore", "pstore", unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC, "", "sys/fs/pstore"},
 	}
 )
 

@@ -91,17 +91,20 @@ var (
 			"accumulates across resumes (a leak in firmware or a driver, a growing table). Watch the slowest devices per cycle.")
 )
 
+// labels are the check's own labels.
+var labels = []*tests.Label{labelSuspendFailed, labelNoSleep, labelEarlyWake, labelLateWake, labelDeviceFailed,
+	labelDeviceLost, labelDeviceAdded, labelSlowResume, labelStatsFailure, labelHung, labelDrift}
+
 // Check is the s3 check.
 var Check = &tests.Check{
-	ID:       "s3",
-	Title:    "Suspend/resume cycling: every cycle sleeps, wakes on time and brings every device back",
-	Category: tests.Power,
-	Flags:    tests.PowerState,
-	Inputs:   []input.Decl{input.PowerStates, input.KernelLog},
-	Optional: []input.Decl{input.SuspendStats, input.Devices, input.WakeupSources, input.FPDT},
-	Spec:     spec,
-	Labels: []*tests.Label{labelSuspendFailed, labelNoSleep, labelEarlyWake, labelLateWake, labelDeviceFailed,
-		labelDeviceLost, labelDeviceAdded, labelSlowResume, labelStatsFailure, labelHung, labelDrift},
+	ID:         "s3",
+	Title:      "Suspend/resume cycling: every cycle sleeps, wakes on time and brings every device back",
+	Category:   tests.Power,
+	Flags:      tests.PowerState,
+	Inputs:     []input.Decl{input.PowerStates, input.KernelLog},
+	Optional:   []input.Decl{input.SuspendStats, input.Devices, input.WakeupSources, input.FPDT, input.Pstore},
+	Spec:       spec,
+	Labels:     labels,
 	DataLabels: klogcheck.DataLabels,
 	Settings:   []tests.Setting{Cycles, Sleep, Awake, AwakeRandom, Mode, MaxFailures, MaxResume, JournalPath, PMTest, PMTrace},
 	Run:        run,
@@ -261,8 +264,9 @@ func resumeFrom(p *tests.Pass, path string) (*previous, error) {
 	for _, o := range outcomes {
 		last = max(last, o.Cycle)
 	}
+	evidence := hungEvidence(p)
 	for _, n := range hung {
-		o := Outcome{Cycle: n, Status: "hung", Problems: []string{"hung in suspend/resume: the journal has its start and no outcome"}}
+		o := Outcome{Cycle: n, Status: "hung", Problems: append([]string{"hung in suspend/resume: the journal has its start and no outcome"}, evidence...)}
 		if err := j.Append(Record{Event: "hung", Cycle: n, Time: time.Now(), Outcome: &o}); err != nil {
 			return nil, err
 		}
@@ -273,8 +277,21 @@ func resumeFrom(p *tests.Pass, path string) (*previous, error) {
 	p.Info(nil, "journal %s: resuming a run of %d cycles after cycle %d (%d hung)", path, cycles, last, len(hung))
 	// Every earlier cycle's findings go into this result too.
 	for _, o := range outcomes {
-		if o.Status == "hung" {
-			p.Fail(labelHung, "cycle %d: did not come back (the machine was reset); the journal has its start and no outcome", o.Cycle)
+		switch o.Status {
+		case "hung":
+			msg := "did not come back (the machine was reset); the journal has its start and no outcome"
+			if len(o.Problems) > 1 {
+				msg += "; " + strings.Join(o.Problems[1:], "; ")
+			}
+			p.Fail(labelHung, "cycle %d: %s", o.Cycle, msg)
+		case "failed":
+			for _, pr := range o.Problems {
+				name, msg, _ := strings.Cut(pr, ": ")
+				if i := slices.IndexFunc(labels, func(l *tests.Label) bool { return l.Name == name }); i >= 0 {
+					l := labels[i]
+					p.Fail(l, "cycle %d: %s", o.Cycle, msg)
+				}
+			}
 		}
 	}
 	return &previous{outcomes: outcomes, next: last + 1, cycles: cycles}, nil
@@ -578,4 +595,42 @@ func progressLine(n, cycles int, os []Outcome, failed int, sleep time.Duration, 
 		s += fmt.Sprintf("; about %v left", left.Round(time.Second))
 	}
 	return s
+}
+
+// hungEvidence is what this boot can say about the cycle the last one hung
+// in: the device pm_trace left its hash for in the RTC (when the run asked
+// for pm_trace, the kernel's "hash matches" lines at boot name it; without
+// it the RTC holds the time and any match is chance), and the last lines
+// of the previous boot's log that pstore kept.
+func hungEvidence(p *tests.Pass) []string {
+	var out []string
+	if PMTrace.Get(p) {
+		var lines []string
+		for _, r := range tests.Input(p, input.KernelLog) {
+			if strings.Contains(r.Text, "Magic number:") || strings.Contains(r.Text, "hash matches") {
+				lines = append(lines, strings.TrimSpace(r.Text))
+			}
+		}
+		if len(lines) > 0 {
+			out = append(out, "pm_trace: "+strings.Join(lines, " | "))
+		} else {
+			out = append(out, "pm_trace: this boot's log names no device (no \"hash matches\" line)")
+		}
+	}
+	if ps, err := tests.Load(p, input.Pstore); err == nil && len(ps) > 0 {
+		names := make([]string, 0, len(ps))
+		for n := range ps {
+			if strings.HasPrefix(n, "dmesg-") {
+				names = append(names, n)
+			}
+		}
+		sort.Strings(names)
+		if len(names) > 0 {
+			last := names[len(names)-1]
+			lines := strings.Split(strings.TrimRight(ps[last], "\n"), "\n")
+			lines = lines[max(0, len(lines)-5):]
+			out = append(out, fmt.Sprintf("pstore %s ends: %s", last, strings.Join(lines, " | ")))
+		}
+	}
+	return out
 }

@@ -357,3 +357,33 @@ func TestAwakeRandomAndProgress(t *testing.T) {
 	assert.Equal(t, tests.StatusSkipped, r.Status)
 	assert.Contains(t, r.Reason, "MIN..MAX")
 }
+
+// After a hang with pm_trace on, the next boot's "hash matches" lines and
+// the end of the log pstore kept go into the hung cycle's finding; a
+// failed cycle from before the hang is reported again with its label.
+func TestHungCycleEvidence(t *testing.T) {
+	m := newFake(t)
+	m.write("fwcheck/klog.txt", "[    0.000000] Linux version 6.1.0-test\n"+
+		"[    0.900000] PM:   Magic number: 13:464:945\n"+
+		"[    0.900100] PM:   hash matches drivers/base/power/main.c:1195\n"+
+		"[    0.900200] pci 0000:00:1f.3: hash matches\n")
+	m.write("sys/fs/pstore/dmesg-efi-170000000001", "<6>[ 99.1] PM: suspend entry (deep)\n<6>[ 99.2] PM: suspend devices\n")
+	journal := filepath.Join(t.TempDir(), "s3.jsonl")
+	one := Outcome{Cycle: 1, Status: "failed", Problems: []string{"S3DeviceLost: net wlp2s0 is gone after resume"}}
+	var b bytes.Buffer
+	for _, rec := range []Record{{Event: "run", Cycles: 2}, {Event: "start", Cycle: 1}, {Event: "outcome", Cycle: 1, Outcome: &one}, {Event: "start", Cycle: 2}} {
+		line, err := jsonLine(rec)
+		require.NoError(t, err)
+		b.WriteString(line)
+	}
+	require.NoError(t, os.WriteFile(journal, b.Bytes(), 0o644))
+
+	r := m.run(t, "cycles", "2", "journal", journal, "pm-trace", "true")
+	hung := checktest.FindingWith(r, "S3Hung")
+	require.NotNil(t, hung)
+	assert.Contains(t, hung.Message, "pm_trace: PM:   Magic number: 13:464:945 | PM:   hash matches drivers/base/power/main.c:1195 | pci 0000:00:1f.3: hash matches")
+	assert.Contains(t, hung.Message, "pstore dmesg-efi-170000000001 ends: <6>[ 99.1] PM: suspend entry (deep) | <6>[ 99.2] PM: suspend devices")
+	lost := checktest.FindingWith(r, "S3DeviceLost")
+	require.NotNil(t, lost, "cycle 1's failure is in the result of the run")
+	assert.Equal(t, "cycle 1: net wlp2s0 is gone after resume", lost.Message)
+}
