@@ -187,8 +187,12 @@ func TestBootS3HangIsJournalled(t *testing.T) {
 }
 
 // TestBootS3MisResume runs S3 on q35 with SeaBIOS, whose resume path is
-// broken: the first cycle works, later suspends return at once. The check
-// must fail exactly cycles 2 and 3, as "no sleep". The guest cannot power
+// broken: the first cycle sleeps and wakes, later suspends return at once.
+// The check must find "no sleep" on exactly cycles 2 and 3. The first
+// resume already shows the cause: ACPICA cannot disable the RTC event,
+// because the PM1 registers do not answer after SeaBIOS's q35 resume (the
+// same error on every q35/SeaBIOS cycle in the shared corpus, never with
+// OVMF), and the check reports that on cycle 1. The guest cannot power
 // off after such a resume either, so QEMU is stopped once the results are out.
 func TestBootS3MisResume(t *testing.T) {
 	t.Parallel()
@@ -200,17 +204,16 @@ func TestBootS3MisResume(t *testing.T) {
 	s3 := resultByID(results(t, console), "s3")
 	require.NotNil(t, s3)
 	assert.Equal(t, tests.StatusFailed, s3.Status)
-	byCycle := map[string][]string{}
+	var noSleep []string
 	for _, f := range s3.Findings {
-		if f.Kind == tests.KindFail {
+		if f.Label == "S3NoSleep" {
 			c, _, _ := strings.Cut(f.Message, ":")
-			byCycle[c] = append(byCycle[c], f.Label)
+			noSleep = append(noSleep, c)
 		}
 	}
-	assert.NotContains(t, byCycle, "cycle 1", "the first cycle resumes properly")
-	assert.Contains(t, byCycle["cycle 2"], "S3NoSleep")
-	assert.Contains(t, byCycle["cycle 3"], "S3NoSleep")
-	assert.Contains(t, infoText(s3), "first failing cycle: 2")
+	assert.Equal(t, []string{"cycle 2", "cycle 3"}, noSleep, "%s", infoText(s3))
+	assert.Contains(t, infoText(s3), "cycle 1: [", "cycle 1's kernel log shows the broken resume")
+	assert.Contains(t, infoText(s3), "Could not disable RealTimeClock events")
 }
 
 // TestBootRebootCycles lets the guest reset itself five times through the
@@ -224,7 +227,8 @@ func TestBootRebootCycles(t *testing.T) {
 			disk := needDisk(t)
 			console, _ := powerBoot{m: m, args: "fwcheck.run=reboot fwcheck.reboot=5 fwcheck.reboot.method=acpi", disk: disk,
 				allowReboot: true, timeout: 8 * time.Minute}.run(t)
-			assert.Equal(t, 5, strings.Count(console, "reboot: resetting the machine through method acpi"), "five resets requested")
+			assert.Equal(t, 5, strings.Count(console, "resetting the machine through method acpi"), "five resets requested")
+			assert.NotContains(t, console, "unmount", "the results partition was unmounted cleanly before every reset")
 			r := resultByID(results(t, console), "reboot")
 			require.NotNil(t, r)
 			assert.Equal(t, tests.StatusPassed, r.Status, "%s", infoText(r))
@@ -249,7 +253,7 @@ func TestBootRebootHang(t *testing.T) {
 	disk := needDisk(t)
 	args := "fwcheck.run=reboot fwcheck.reboot=3 fwcheck.reboot.hang-after=10s"
 	console, _ := powerBoot{m: m, args: args, disk: disk}.run(t)
-	require.Contains(t, console, "reboot: resetting the machine through method default")
+	require.Contains(t, console, "reboot: reboot 1/3: resetting the machine through method default")
 	assert.Equal(t, []string{"run", "request 1"}, journalEvents(t, disk, "fwcheck-reboot.jsonl"))
 	time.Sleep(14 * time.Second) // the lab's power switch takes its time
 

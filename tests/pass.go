@@ -198,7 +198,7 @@ func (p *Pass) add(k Kind, l *Label, why, format string, args []any) {
 }
 
 func (p *Pass) record(f Finding) {
-	if f.Kind == KindFail {
+	if f.Counts() {
 		p.fails++
 	}
 	if f.Label != "" && f.Kind != KindPass {
@@ -229,9 +229,9 @@ func (p *Pass) finish() {
 	}
 }
 
-// Failures returns how many failures the pass has reported so far: a check
-// compares it before and after a group of assertions to tell whether the
-// group held.
+// Failures returns how many failures the pass has reported so far, not
+// counting those the environment explains: a check compares it before and
+// after a group of assertions to tell whether the group held.
 func (p *Pass) Failures() int { return p.fails }
 
 // Record keeps a measurement under name in the result's data (Result.Data),

@@ -56,6 +56,13 @@ func (j *Journal) Append(v any) error {
 	if err != nil {
 		return err
 	}
+	if j.f == nil {
+		f, err := os.OpenFile(j.path, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			return fmt.Errorf("journal: %w", err)
+		}
+		j.f = f
+	}
 	if _, err := j.f.Write(append(b, '\n')); err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
@@ -70,12 +77,15 @@ func (j *Journal) Append(v any) error {
 	return nil
 }
 
-// Close closes the journal.
+// Close closes the journal's file, so that its file system can be
+// unmounted (before a reset); a later Append opens it again.
 func (j *Journal) Close() error {
-	if j == nil {
+	if j == nil || j.f == nil {
 		return nil
 	}
-	return j.f.Close()
+	err := j.f.Close()
+	j.f = nil
+	return err
 }
 
 // MaxLine bounds one journal line: the journal may come from a machine that

@@ -30,7 +30,9 @@ func TestTornLineIsSkippedAndTheNextRecordKept(t *testing.T) {
 
 	j, err = Open(p)
 	require.NoError(t, err)
-	require.NoError(t, j.Append(rec{"start", 2}))
+	require.NoError(t, j.Close(), "closed before a reset")
+	require.NoError(t, j.Append(rec{"start", 2}), "and opened again to append")
+	require.NoError(t, j.Close())
 	require.NoError(t, j.Close())
 
 	recs, damaged, err := ReadFile(p, func(r *rec) bool { return r.Event != "" })

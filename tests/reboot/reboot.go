@@ -203,6 +203,10 @@ func request(p *tests.Pass, j *journal.Journal, n, cycles int, method string) (*
 	if m == "default" {
 		m = ""
 	}
+	// The journal's file system is unmounted before the reset.
+	if err := j.Close(); err != nil {
+		return nil, err
+	}
 	if err := ctl.Reboot(m); err != nil {
 		o := &Outcome{Cycle: n, Status: "failed", Method: method, Problems: []string{err.Error()}}
 		p.Fail(labelFailed, "reboot %d: %v", n, err)
@@ -235,7 +239,7 @@ func arrived(p *tests.Pass, at time.Time, n int, method string) Outcome {
 	}
 	adv := klogcheck.NewAdvisor(p)
 	for _, f := range adv.Findings(tests.Input(p, input.KernelLog), "") {
-		if f.Kind == tests.KindFail && f.Label != "" {
+		if f.Counts() && f.Label != "" {
 			o.LogFindings = append(o.LogFindings, f.Label)
 		}
 	}
