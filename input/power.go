@@ -44,6 +44,16 @@ var (
 		Name: "wakeup-sources", Doc: "wakeup source event counts (/sys/class/wakeup)",
 		Load: loadWakeupSources,
 	})
+	// IdleResidency are the platform's low-power idle residency counters in
+	// microseconds, by name: "system" and "cpu" from the LPIT
+	// (/sys/devices/system/cpu/cpuidle/low_power_idle_*_residency_us),
+	// "slp_s0" from Intel's PMC (debugfs pmc_core/slp_s0_residency_usec).
+	// Only the counters the machine has are present.
+	IdleResidency = Declare(Spec[map[string]int64]{
+		Name: "idle-residency", Doc: "low-power idle residency counters (LPIT, PMC SLP_S0)", Root: true,
+		Capture: residencyFiles,
+		Load:    loadResidency,
+	})
 	// Pstore is what the kernel's persistent store kept of earlier boots
 	// (/sys/fs/pstore: dmesg-efi-*, dmesg-ramoops-*, …), by file name; each
 	// file at most MaxPstoreFile bytes, its end kept.
@@ -182,6 +192,33 @@ func loadPstore(src Source) (map[string]string, error) {
 			b = b[len(b)-MaxPstoreFile:]
 		}
 		out[e.Name()] = string(b)
+	}
+	return out, nil
+}
+
+var residencyPaths = map[string]string{
+	"system": "sys/devices/system/cpu/cpuidle/low_power_idle_system_residency_us",
+	"cpu":    "sys/devices/system/cpu/cpuidle/low_power_idle_cpu_residency_us",
+	"slp_s0": "sys/kernel/debug/pmc_core/slp_s0_residency_usec",
+}
+
+var residencyFiles = []string{residencyPaths["system"], residencyPaths["cpu"], residencyPaths["slp_s0"]}
+
+func loadResidency(src Source) (map[string]int64, error) {
+	out := map[string]int64{}
+	var errs []error
+	for name, p := range residencyPaths {
+		b, err := fs.ReadFile(src, p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil {
+			out[name] = n
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.Join(errs...)
 	}
 	return out, nil
 }

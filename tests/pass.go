@@ -152,8 +152,13 @@ func (p *Pass) Passed(format string, args ...any) { p.add(KindPass, nil, "", for
 // evaluated: what, why, and what would let it be (the remedy may be
 // empty). The check then cannot pass: it ends incomplete, or failed when
 // what it could check failed.
+// The same part reported again (every cycle of a run) is listed once.
 func (p *Pass) NotChecked(what, reason, remedy string) {
-	p.unchecked = append(p.unchecked, Unchecked{What: what, Reason: reason, Remedy: remedy})
+	u := Unchecked{What: what, Reason: reason, Remedy: remedy}
+	if slices.Contains(p.unchecked, u) {
+		return
+	}
+	p.unchecked = append(p.unchecked, u)
 }
 
 // NotApplicable ends the check as not applicable: the thing it checks is

@@ -86,6 +86,12 @@ var (
 		"The machine did not come back from this cycle: the journal has the cycle's start and no outcome, so it hung "+
 			"in suspend or resume and was reset. Run again with --s3.pm-trace to have the next boot name the device "+
 			"the resume stopped in, and with --s3.pm-test to find the phase.")
+	labelNoLowPowerIdle = tests.NewLabel("S2IdleNoLowPowerResidency", tests.High, spec+"; Intel Low Power S0 Idle (LPIT) specification",
+		"The machine went through an s2idle cycle but its low-power idle residency counter did not move: the platform "+
+			"never reached its deepest idle state (S0ix), so it drew nearly full power while 'asleep'. A device that "+
+			"keeps the platform awake (no D3 for a PCIe device, an unconfigured LTR, a GPIO left as an interrupt) "+
+			"or firmware that does not let the SoC enter S0ix is the usual cause; the kernel's "+
+			"/sys/kernel/debug/pmc_core files name the blocker on Intel machines.")
 	labelDrift = tests.NewLabel("S3ResumeDrift", tests.Low, spec,
 		"The kernel's resume time grows from cycle to cycle, significantly by a least-squares fit: something "+
 			"accumulates across resumes (a leak in firmware or a driver, a growing table). Watch the slowest devices per cycle.")
@@ -93,7 +99,7 @@ var (
 
 // labels are the check's own labels.
 var labels = []*tests.Label{labelSuspendFailed, labelNoSleep, labelEarlyWake, labelLateWake, labelDeviceFailed,
-	labelDeviceLost, labelDeviceAdded, labelSlowResume, labelStatsFailure, labelHung, labelDrift}
+	labelDeviceLost, labelDeviceAdded, labelSlowResume, labelStatsFailure, labelHung, labelDrift, labelNoLowPowerIdle}
 
 // Check is the s3 check.
 var Check = &tests.Check{
@@ -102,7 +108,7 @@ var Check = &tests.Check{
 	Category:   tests.Power,
 	Flags:      tests.PowerState,
 	Inputs:     []input.Decl{input.PowerStates, input.KernelLog},
-	Optional:   []input.Decl{input.SuspendStats, input.Devices, input.WakeupSources, input.FPDT, input.Pstore},
+	Optional:   []input.Decl{input.SuspendStats, input.Devices, input.WakeupSources, input.FPDT, input.Pstore, input.IdleResidency},
 	Spec:       spec,
 	Labels:     labels,
 	DataLabels: klogcheck.DataLabels,
@@ -303,6 +309,7 @@ func cycle(p *tests.Pass, ctl input.Control, adv *klogcheck.Advisor, j *journal.
 	devBefore, _ := tests.Load(p, input.Devices)
 	statsBefore, _ := tests.Load(p, input.SuspendStats)
 	wakeBefore, _ := tests.Load(p, input.WakeupSources)
+	idleBefore, _ := tests.Load(p, input.IdleResidency)
 	if err := j.Append(Record{Event: "start", Cycle: n, Time: time.Now()}); err != nil {
 		return o, err
 	}
@@ -371,6 +378,9 @@ func cycle(p *tests.Pass, ctl input.Control, adv *klogcheck.Advisor, j *journal.
 		if d := counterDelta(statsBefore, statsAfter, "fail"); d > 0 {
 			fail(labelStatsFailure, "suspend_stats counted %d failure(s) (last_failed_dev %q, last_failed_step %q)", d, statsAfter["last_failed_dev"], statsAfter["last_failed_step"])
 		}
+	}
+	if s2idle(req, states) && serr == nil {
+		checkResidency(p, fail, idleBefore, n)
 	}
 	if f, err := tests.Load(p, input.FPDT); err == nil && f != nil && f.Resume != nil {
 		o.FirmwareResumeMS = float64(f.Resume.FullResume) / 1e6
@@ -633,4 +643,50 @@ func hungEvidence(p *tests.Pass) []string {
 		}
 	}
 	return out
+}
+
+// s2idle tells whether req suspends to idle: freeze, or mem with the
+// s2idle mode asked for or selected by the kernel ("[s2idle]").
+func s2idle(req input.SuspendRequest, states map[string]string) bool {
+	switch {
+	case req.State == "freeze":
+		return true
+	case req.State != "mem":
+		return false
+	case req.MemSleep != "":
+		return req.MemSleep == "s2idle"
+	}
+	return strings.Contains(states["mem_sleep"], "[s2idle]")
+}
+
+// checkResidency compares the low-power idle counters across an s2idle
+// cycle: at least one must have moved. Without counters it says so once.
+func checkResidency(p *tests.Pass, fail func(*tests.Label, string, ...any), before map[string]int64, n int) {
+	// Without counters, NotChecked says so once for the run.
+	after, err := tests.Load(p, input.IdleResidency)
+	if err != nil || len(after) == 0 || len(before) == 0 {
+		p.NotChecked("low-power idle residency", "the machine exposes no residency counter (no LPIT table, no Intel PMC debugfs)",
+			"on Intel, mount debugfs and load intel_pmc_core; elsewhere the platform must publish an LPIT")
+		return
+	}
+	var moved []string
+	names := make([]string, 0, len(after))
+	for name := range after {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if b, ok := before[name]; ok && after[name] > b {
+			moved = append(moved, fmt.Sprintf("%s +%d µs", name, after[name]-b))
+		}
+	}
+	if len(moved) == 0 {
+		var vals []string
+		for _, name := range names {
+			vals = append(vals, fmt.Sprintf("%s %d µs", name, after[name]))
+		}
+		fail(labelNoLowPowerIdle, "no low-power idle residency counter moved (%s)", strings.Join(vals, ", "))
+		return
+	}
+	p.Info(nil, "cycle %d: low-power idle residency %s", n, strings.Join(moved, ", "))
 }

@@ -387,3 +387,33 @@ func TestHungCycleEvidence(t *testing.T) {
 	require.NotNil(t, lost, "cycle 1's failure is in the result of the run")
 	assert.Equal(t, "cycle 1: net wlp2s0 is gone after resume", lost.Message)
 }
+
+func TestS2IdleResidency(t *testing.T) {
+	const sys = "sys/devices/system/cpu/cpuidle/low_power_idle_system_residency_us"
+	// The counter moves in cycle 1, and not in cycle 2.
+	m := newFake(t)
+	m.write(sys, "1000\n")
+	m.behave = func(m *fakeMachine, n int, lines []string, asleep time.Duration) ([]string, time.Duration, error) {
+		if n == 1 {
+			m.write(sys, "9001000\n")
+		}
+		return lines, asleep, nil
+	}
+	r := m.run(t, "cycles", "2", "mode", "s2idle")
+	assert.Contains(t, messages(r, tests.KindInfo), "cycle 1: low-power idle residency system +9000000 µs")
+	fs := checktest.FindingsWith(r, "S2IdleNoLowPowerResidency")
+	require.Len(t, fs, 1)
+	assert.Equal(t, "cycle 2: no low-power idle residency counter moved (system 9001000 µs)", fs[0].Message)
+
+	// Without a counter the check says it could not tell.
+	m = newFake(t)
+	r = m.run(t, "cycles", "2", "mode", "s2idle")
+	assert.Equal(t, tests.StatusIncomplete, r.Status)
+	require.Len(t, r.Unchecked, 1)
+	assert.Equal(t, "low-power idle residency", r.Unchecked[0].What)
+
+	// Deep sleep has no such counter to watch.
+	m = newFake(t)
+	r = m.run(t, "cycles", "1", "mode", "deep")
+	assert.Equal(t, tests.StatusPassed, r.Status)
+}
