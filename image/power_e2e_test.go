@@ -287,11 +287,14 @@ func TestBootRebootHang(t *testing.T) {
 	m := qemu.SeaBIOS
 	liveImage(t, m)
 	disk := needDisk(t)
-	args := "fwcheck.run=reboot fwcheck.reboot=3 fwcheck.reboot.hang-after=10s"
+	args := "fwcheck.run=reboot fwcheck.reboot=3 fwcheck.reboot.hang-after=20s"
 	console, _ := powerBoot{m: m, args: args, disk: disk}.run(t)
 	require.Contains(t, console, "reboot: reboot 1/3: resetting the machine through method default")
 	assert.Equal(t, []string{"run", "request 1"}, journalEvents(t, disk, "fwcheck-reboot.jsonl"))
-	time.Sleep(14 * time.Second) // the lab's power switch takes its time
+	// The lab's power switch takes its time: longer than the hang limit,
+	// which itself leaves a TCG guest's normal reset (2-5 s to the next
+	// kernel here, unloaded) a wide margin.
+	time.Sleep(25 * time.Second)
 
 	console, _ = powerBoot{m: m, args: args, disk: disk, allowReboot: true, timeout: 6 * time.Minute}.run(t)
 	r := resultByID(results(t, console), "reboot")
