@@ -121,13 +121,16 @@ type Outcome struct {
 	Cycle  int    `json:"cycle"`
 	Status string `json:"status"` // passed, failed, hung
 	// Times in milliseconds; 0 when unknown.
-	RequestedMS      float64  `json:"requested_ms,omitempty"`
-	AsleepMS         float64  `json:"asleep_ms,omitempty"`
-	KernelResumeMS   float64  `json:"kernel_resume_ms,omitempty"`
-	FirmwareResumeMS float64  `json:"firmware_resume_ms,omitempty"`
-	SlowestDevice    string   `json:"slowest_device,omitempty"`
-	SlowestMS        float64  `json:"slowest_ms,omitempty"`
-	Problems         []string `json:"problems,omitempty"`
+	RequestedMS      float64 `json:"requested_ms,omitempty"`
+	AsleepMS         float64 `json:"asleep_ms,omitempty"`
+	KernelResumeMS   float64 `json:"kernel_resume_ms,omitempty"`
+	FirmwareResumeMS float64 `json:"firmware_resume_ms,omitempty"`
+	// FirmwareSuspendMS is the firmware's part of the suspend (the FPDT's
+	// S3 suspend record: SLP_TYP written to the final write).
+	FirmwareSuspendMS float64  `json:"firmware_suspend_ms,omitempty"`
+	SlowestDevice     string   `json:"slowest_device,omitempty"`
+	SlowestMS         float64  `json:"slowest_ms,omitempty"`
+	Problems          []string `json:"problems,omitempty"`
 }
 
 // sleeper is what the check waits with between cycles; tests replace it.
@@ -385,6 +388,11 @@ func cycle(p *tests.Pass, ctl input.Control, adv *klogcheck.Advisor, j *journal.
 	if f, err := tests.Load(p, input.FPDT); err == nil && f != nil && f.Resume != nil {
 		o.FirmwareResumeMS = float64(f.Resume.FullResume) / 1e6
 	}
+	if f, err := tests.Load(p, input.FPDT); err == nil && f != nil && f.Suspend != nil {
+		if d, ok := f.Suspend.Duration(); ok {
+			o.FirmwareSuspendMS = ms(d)
+		}
+	}
 	o.Status = "passed"
 	if p.Failures() > failures {
 		o.Status = "failed"
@@ -463,7 +471,7 @@ func summarize(p *tests.Pass, os []Outcome) {
 		return
 	}
 	passed, failed, hung, first := 0, 0, 0, 0
-	var asleep, kernel, firmware, slowest []float64
+	var asleep, kernel, firmware, fwSuspend, slowest []float64
 	for _, o := range os {
 		switch o.Status {
 		case "passed":
@@ -485,6 +493,9 @@ func summarize(p *tests.Pass, os []Outcome) {
 		if o.FirmwareResumeMS > 0 {
 			firmware = append(firmware, o.FirmwareResumeMS)
 		}
+		if o.FirmwareSuspendMS > 0 {
+			fwSuspend = append(fwSuspend, o.FirmwareSuspendMS)
+		}
 		if o.SlowestMS > 0 {
 			slowest = append(slowest, o.SlowestMS)
 		}
@@ -496,7 +507,7 @@ func summarize(p *tests.Pass, os []Outcome) {
 	for _, s := range []struct {
 		name string
 		v    []float64
-	}{{"time asleep", asleep}, {"kernel resume", kernel}, {"firmware resume", firmware}, {"slowest device resume", slowest}} {
+	}{{"time asleep", asleep}, {"kernel resume", kernel}, {"firmware resume", firmware}, {"firmware suspend", fwSuspend}, {"slowest device resume", slowest}} {
 		if len(s.v) == 0 {
 			p.Info(nil, "%s: not measured", s.name)
 			continue
