@@ -288,3 +288,10 @@ func TestValidate(t *testing.T) {
 	}), `label "FrameworkTestFailure" declared by both "a" and "b"`)
 	assert.ErrorContains(t, Validate([]*Check{{ID: "a", Title: "t", Category: ACPI, Run: ok}, {ID: "a", Title: "t", Category: ACPI, Run: ok}}), "duplicate check ID")
 }
+
+func TestUnknownCheckSuggestion(t *testing.T) {
+	cs := []*Check{{ID: "fadt"}, {ID: "hpet"}, {ID: "mcfg-reserved"}}
+	for id, want := range map[string]string{"fatd": "fadt", "FADT": "fadt", "hept": "hpet", "mcfg-reserve": "mcfg-reserved", "xyz": "", "madt": "fadt", "a": ""} {
+		assert.Equal(t, want, unknownCheck(cs, id).Suggest, id)
+	}
+}

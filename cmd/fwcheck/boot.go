@@ -65,6 +65,7 @@ func bootMain(cmdlineFile string) int {
 		code = exitUsage
 	} else {
 		doc.Errors = append(reqErrs, doc.Errors...)
+		doc.Judge(defaultFailOn)
 		var text, js bytes.Buffer
 		if err := report.WriteText(&text, doc, report.TextOptions{FailOn: defaultFailOn}); err != nil {
 			live.Logf("fwcheck: report: %v", err)

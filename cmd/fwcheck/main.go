@@ -67,6 +67,9 @@ func runMain(e *env, args []string) int {
 		return exitUsage
 	}
 	switch args[0] {
+	case "-version", "--version", "-V":
+		fmt.Fprintf(e.stdout, "fwcheck %s\n", version)
+		return exitOK
 	case "-h", "-help", "--help", "help":
 		if len(args) > 1 && commands[args[1]] != nil {
 			return commands[args[1]].run(e, []string{"-h"})
@@ -130,12 +133,21 @@ func parseFlags(e *env, c *command, fs *flag.FlagSet, args []string) (pos []stri
 	}
 }
 
+// hiddenUsage marks a flag the help leaves out: test-only flags (-root),
+// and a second name for a setting the help shows under its first.
+const hiddenUsage = "(hidden)"
+
 func printHelp(w io.Writer, c *command, fs *flag.FlagSet) {
 	fmt.Fprintf(w, "Usage: fwcheck %s %s\n\n%s\n", c.name, c.args, c.short)
+	shown := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	fs.VisitAll(func(f *flag.Flag) {
+		if f.Usage != hiddenUsage {
+			shown.Var(f.Value, f.Name, f.Usage)
+		}
+	})
 	var b strings.Builder
-	fs.SetOutput(&b)
-	fs.PrintDefaults()
-	fs.SetOutput(io.Discard)
+	shown.SetOutput(&b)
+	shown.PrintDefaults()
 	if b.Len() > 0 {
 		fmt.Fprintf(w, "\nFlags:\n%s", b.String())
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -123,7 +124,66 @@ func TestJSONAndJUnitOutput(t *testing.T) {
 	x, err := os.ReadFile(xpath)
 	require.NoError(t, err)
 	assert.Contains(t, string(x), `<testcase name="checksum" classname="fwcheck.acpi"`)
-	assert.Contains(t, string(x), `type="ACPITableChecksum"`)
+	// JUnit follows the verdict: with --fail-on critical the medium
+	// checksum failure is not a <failure>, the critical FADT one is.
+	assert.NotContains(t, string(x), `type="ACPITableChecksum"`)
+	assert.Contains(t, string(x), `failure below --fail-on critical: ACPITableChecksum [medium]`)
+	assert.Contains(t, string(x), `type="FADTDSDTMissing"`)
+	require.NotNil(t, d.Verdict)
+	assert.Equal(t, "critical", d.Verdict.FailOn)
+	assert.Equal(t, "fail", d.Verdict.Result)
+	assert.Equal(t, "testdata/badsum.acpidump.txt", d.Machine.Files["acpi-tables"])
+}
+
+func TestJUnitToStdout(t *testing.T) {
+	code, stdout, stderr := fwcheck(t, "", "run", "checksum", "--acpidump", "testdata/badsum.acpidump.txt", "--junit", "-")
+	assert.Equal(t, exitFailing, code, stderr)
+	assert.True(t, strings.HasPrefix(stdout, "<?xml"), stdout)
+	assert.Contains(t, stdout, `type="ACPITableChecksum"`)
+	assert.Contains(t, stderr, "verdict: FAIL", "the report goes to stderr")
+	code, _, stderr = fwcheck(t, "", "run", "--acpidump", "testdata/badsum.acpidump.txt", "--junit", "-", "--json", "-")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "standard output")
+}
+
+func TestSmallCLIThings(t *testing.T) {
+	code, stdout, _ := fwcheck(t, "", "--version")
+	assert.Equal(t, exitOK, code)
+	assert.Equal(t, "fwcheck "+version+"\n", stdout)
+
+	code, _, stderr := fwcheck(t, "", "run", "fatd", "--acpidump", "testdata/q35.acpidump.txt")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "did you mean fadt?")
+	_, _, stderr = fwcheck(t, "", "run", "zzzzzz", "--acpidump", "testdata/q35.acpidump.txt")
+	assert.NotContains(t, stderr, "did you mean")
+
+	code, stdout, stderr = fwcheck(t, "", "run", "fadt,hpet", "--acpidump", "testdata/q35.acpidump.txt")
+	assert.Equal(t, exitFailing, code, stderr)
+	assert.Contains(t, stdout, "2 checks:")
+	assert.Regexp(t, `FAILED +fadt`, stdout)
+	assert.Regexp(t, `FAILED +hpet`, stdout)
+
+	_, stdout, _ = fwcheck(t, "", "run", "-h")
+	assert.NotContains(t, stdout, "-root")
+	assert.Contains(t, stdout, "-klog-db")
+	assert.NotContains(t, stdout, "-klog.db")
+	assert.Contains(t, stdout, "-s3.cycles")
+	assert.Contains(t, stdout, "-waivers")
+	_, stdout, _ = fwcheck(t, "", "snapshot", "-h")
+	assert.NotContains(t, stdout, "-root")
+}
+
+// list --json and list --labels --json use one key style: snake_case.
+func TestListJSONKeyStyle(t *testing.T) {
+	key := regexp.MustCompile(`"([^"]+)":`)
+	snake := regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+	for _, args := range [][]string{{"list", "--json"}, {"list", "--labels", "--json"}} {
+		code, stdout, _ := fwcheck(t, "", args...)
+		require.Equal(t, exitOK, code)
+		for _, m := range key.FindAllStringSubmatch(stdout, -1) {
+			assert.Regexp(t, snake, m[1], "%v", args)
+		}
+	}
 }
 
 func TestSnapshotRoundTrip(t *testing.T) {
