@@ -57,6 +57,33 @@ func TestJSONRoundTripAndSchema(t *testing.T) {
 	// The schema rejects a failure with no label.
 	bad := strings.Replace(b.String(), `"label": "FADTResetCF9SingleWrite",`, "", 1)
 	assert.Error(t, reporttest.Validate([]byte(bad)))
+
+	// The same under Python's jsonschema (Draft 2020-12), for every kind
+	// of document: plain, judged, with hostile strings, grouped findings.
+	var docs [][]byte
+	h := hostileDoc()
+	// Labels are checked where they are made (NewLabel, the klog-db
+	// loader): only the text report must survive a hostile one.
+	h.Results[0].Findings[0].Label = "Bad"
+	h.Results[1].Findings = []tests.Finding{}
+	for _, d := range []*report.Document{sample(), h, manyFindings()} {
+		d.Judge(tests.Medium)
+		var b bytes.Buffer
+		require.NoError(t, report.WriteJSON(&b, d))
+		reporttest.Check(t, b.Bytes())
+		docs = append(docs, b.Bytes())
+	}
+	reporttest.CheckPython(t, docs...)
+	assert.ErrorContains(t, reporttest.ValidatePython([]byte(bad)), "label")
+}
+
+// JSON keeps untrusted strings exact: only the terminal report escapes.
+func TestJSONKeepsStringsExact(t *testing.T) {
+	var b bytes.Buffer
+	require.NoError(t, report.WriteJSON(&b, hostileDoc()))
+	d, err := report.ReadJSON(&b)
+	require.NoError(t, err)
+	assert.Equal(t, strings.ToValidUTF8("line "+hostile, "\ufffd"), d.Results[0].Findings[0].Message, "only the bytes that are not UTF-8 are replaced, by encoding/json")
 }
 
 func TestTextReport(t *testing.T) {

@@ -131,7 +131,7 @@ func TestTextSingularPlural(t *testing.T) {
 // hostile is every kind of string the report writes, each carrying
 // terminal control sequences: a kernel-log line, a table's OEM ID, a
 // snapshot's file name, a database's advice.
-const hostile = "\x1b]0;pwned\x07\x1b[2J\x1b[8mhidden\x1b[0m\x9b31m\u202eevil\r\x00\xc2"
+const hostile = "\x1b]0;pwned\x07\x1b[2J\x1b[8mhidden\x1b[0m\x9b31m\u202eevil\r\x00\xc2\u009bC1"
 
 func hostileDoc() *report.Document {
 	rs := []tests.Result{
