@@ -228,6 +228,8 @@ var inputWords = map[string]string{
 	"acpi-tables": "ACPI tables", "kernel-log": "kernel log", "memory-map": "memory map", "dmi": "DMI identity",
 }
 
+const filesOnly = " (nothing else: not the machine fwcheck ran on)"
+
 // describeSource says what was examined, in the user's words.
 func describeSource(m Machine) string {
 	var files []string
@@ -248,7 +250,7 @@ func describeSource(m Machine) string {
 		if len(files) == 0 {
 			return "nothing: no machine and no input files"
 		}
-		return strings.Join(files, ", ") + " (nothing else: not the machine fwcheck ran on)"
+		return strings.Join(files, ", ") + filesOnly
 	case strings.HasPrefix(src, "live:"):
 		src = "this machine"
 		if root := strings.TrimPrefix(m.Source, "live:"); root != "/" {

@@ -267,3 +267,47 @@ func TestUnwritableResultFileKeepsTheReport(t *testing.T) {
 	assert.Contains(t, stderr, "r.json")
 	assert.Equal(t, 1, strings.Count(stderr, "\n"), stderr)
 }
+
+func TestDiffCommand(t *testing.T) {
+	dir := t.TempDir()
+	q35, bad := filepath.Join(dir, "q35.json"), filepath.Join(dir, "bad.json")
+	fwcheck(t, "", "run", "--acpidump", "testdata/q35.acpidump.txt", "--json", q35)
+	fwcheck(t, "", "run", "--acpidump", "testdata/badsum.acpidump.txt", "--json", bad)
+	code, stdout, stderr := fwcheck(t, "", "diff", q35, bad)
+	assert.Equal(t, exitFailing, code, stderr)
+	assert.Regexp(t, `New failures:\n  medium\s+ACPITableChecksum  checksum  1 finding`, stdout)
+	code, stdout, _ = fwcheck(t, "", "diff", bad, q35)
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, stdout, "Failures gone:")
+	code, _, _ = fwcheck(t, "", "diff", bad, q35, "--fail-on", "critical")
+	assert.Equal(t, exitOK, code)
+
+	for _, args := range [][]string{{"diff", q35}, {"diff", q35, filepath.Join(dir, "nope.json")}, {"diff", q35, "testdata/garbage.txt"}} {
+		code, _, stderr := fwcheck(t, "", args...)
+		assert.Equal(t, exitUsage, code, "%v", args)
+		assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %q", stderr)
+	}
+}
+
+func TestWaiversFlag(t *testing.T) {
+	dir := t.TempDir()
+	w := filepath.Join(dir, "waivers.json")
+	require.NoError(t, os.WriteFile(w, []byte(`{"waivers": [
+		{"label": "ACPITableChecksum", "check": "checksum", "reason": "known bad APIC checksum, ticket 7", "expires": "2999-12-31"},
+		{"label": "FADTDSDTMissing", "reason": "old", "expires": "2001-01-01"}]}`), 0o644))
+	code, stdout, stderr := fwcheck(t, "", "run", "checksum", "--acpidump", "testdata/badsum.acpidump.txt", "--waivers", w, "--json", filepath.Join(dir, "r.json"))
+	assert.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, "WAIVED ACPITableChecksum [medium]")
+	assert.Contains(t, stdout, "waived: known bad APIC checksum, ticket 7 (waiver until 2999-12-31)")
+	assert.Contains(t, stdout, "expired waiver: FADTDSDTMissing, expired 2001-01-01 (old)")
+	b, err := os.ReadFile(filepath.Join(dir, "r.json"))
+	require.NoError(t, err)
+	d := reporttest.Check(t, b)
+	assert.Equal(t, 1, d.Totals.Waived)
+	assert.Len(t, d.ExpiredWaivers, 1)
+
+	require.NoError(t, os.WriteFile(w, []byte(`{"waivers": [{"label": "ACPITableChecksum"}]}`), 0o644))
+	code, _, stderr = fwcheck(t, "", "run", "checksum", "--acpidump", "testdata/badsum.acpidump.txt", "--waivers", w)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "entry 1 (ACPITableChecksum): no reason")
+}
