@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -66,6 +67,7 @@ type Pass struct {
 	unchecked     []Unchecked
 	skipped       string
 	notApplicable string
+	resultData    json.RawMessage
 
 	allowed  map[string]bool // labels the check declared
 	data     bool            // the check reports data labels
@@ -163,6 +165,17 @@ func (p *Pass) NotApplicable(format string, args ...any) {
 // Skip marks the check skipped with the reason (an input it needs is
 // empty or unusable); Run should return after it.
 func (p *Pass) Skip(format string, args ...any) { p.skipped = fmt.Sprintf(format, args...) }
+
+// SetData attaches structured data to the result (the results document's
+// "data"), for reports that plot or tabulate it: the s3 check's per-cycle
+// times. v must marshal to a JSON object; a later call replaces it.
+func (p *Pass) SetData(v any) {
+	b, err := json.Marshal(v)
+	if err != nil || len(b) == 0 || b[0] != '{' {
+		panic(fmt.Sprintf("check %s: data must be a JSON object: %v", p.Check.ID, err))
+	}
+	p.resultData = b
+}
 
 // Report records f as it is: for findings whose label and advice come from
 // data, such as the kernel-log advice database. A failure needs a label,

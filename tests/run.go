@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -55,9 +56,12 @@ type Result struct {
 	// Reason says why the check was skipped, aborted or not applicable.
 	Reason string `json:"reason,omitempty"`
 	// Unchecked lists what the check could not evaluate.
-	Unchecked []Unchecked   `json:"unchecked,omitempty"`
-	Findings  []Finding     `json:"findings"`
-	Duration  time.Duration `json:"-"`
+	Unchecked []Unchecked `json:"unchecked,omitempty"`
+	Findings  []Finding   `json:"findings"`
+	// Data is the check's structured data, when it has any (the s3
+	// check's per-cycle times: {"cycles": [...]}).
+	Data     json.RawMessage `json:"data,omitempty"`
+	Duration time.Duration   `json:"-"`
 }
 
 // Worst returns the highest severity among the result's counting failures,
@@ -109,6 +113,7 @@ func RunOne(env *Env, c *Check) (r Result) {
 	r.Status, r.Reason = status(p, err)
 	r.Findings = append(r.Findings, p.findings...)
 	r.Unchecked = p.unchecked
+	r.Data = p.resultData
 	return r
 }
 

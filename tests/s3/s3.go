@@ -448,6 +448,10 @@ func summarize(p *tests.Pass, os []Outcome) {
 	if len(os) == 0 {
 		return
 	}
+	// Every cycle's numbers, for the HTML report's plots.
+	p.SetData(struct {
+		Cycles []Outcome `json:"cycles"`
+	}{os})
 	passed, failed, hung, first := 0, 0, 0, 0
 	var asleep, kernel, firmware, slowest []float64
 	for _, o := range os {

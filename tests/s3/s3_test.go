@@ -2,6 +2,7 @@ package s3
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -129,6 +130,13 @@ func TestCyclesPassAndAreJournalled(t *testing.T) {
 	assert.Contains(t, infos, "slowest device xhci_hcd 0000:00:14.0 80.0 ms")
 	assert.Contains(t, infos, "3 cycles: 3 passed, 0 failed, 0 hung")
 	assert.Contains(t, infos, "kernel resume (ms): min 9.0, median 9.0, p95 9.0, max 9.0 over 3 cycles")
+	// The per-cycle numbers ride in the result's data, for plots.
+	var data struct{ Cycles []Outcome }
+	require.NoError(t, json.Unmarshal(r.Data, &data))
+	require.Len(t, data.Cycles, 3)
+	assert.Equal(t, 3, data.Cycles[2].Cycle)
+	assert.InDelta(t, 9.0, data.Cycles[2].KernelResumeMS, 0.01)
+	assert.Equal(t, "xhci_hcd 0000:00:14.0", data.Cycles[2].SlowestDevice)
 
 	b, err := os.ReadFile(journal)
 	require.NoError(t, err)
