@@ -311,3 +311,25 @@ func TestWaiversFlag(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr, "entry 1 (ACPITableChecksum): no reason")
 }
+
+func TestReportCommand(t *testing.T) {
+	dir := t.TempDir()
+	j, h := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.html")
+	fwcheck(t, "", "run", "--acpidump", "testdata/badsum.acpidump.txt", "--json", j)
+	code, _, stderr := fwcheck(t, "", "report", j, "-o", h)
+	require.Equal(t, exitOK, code, stderr)
+	b, err := os.ReadFile(h)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), "<!DOCTYPE html>")
+	assert.Contains(t, string(b), "ACPITableChecksum")
+	assert.Contains(t, string(b), "FAIL — ")
+
+	for _, args := range [][]string{{"report", j}, {"report", "-o", h}, {"report", "testdata/garbage.txt", "-o", h}, {"report", j, "-o", dir}} {
+		code, _, stderr := fwcheck(t, "", args...)
+		assert.Equal(t, exitUsage, code, "%v", args)
+		assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %q", stderr)
+	}
+	b2, err := os.ReadFile(h)
+	require.NoError(t, err)
+	assert.Equal(t, b, b2, "a failed report leaves the earlier file as it was")
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/fwcheck/fwcheck/report"
@@ -63,4 +64,40 @@ func init() {
 		return exitOK
 	}
 	addCommand(c)
+
+	h := &command{
+		name:  "report",
+		args:  "RESULTS.json -o REPORT.html",
+		short: "write a results document as one self-contained HTML page (filterable findings, per-cycle plots)",
+	}
+	h.run = func(e *env, args []string) int {
+		fs := newFlags(h)
+		out := fs.String("o", "", "write the HTML page to `FILE` (- for standard output)")
+		failOn := fs.String("fail-on", defaultFailOn.String(), "judge a document that carries no verdict against this `severity`")
+		pos, code, ok := parseFlags(e, h, fs, args)
+		if !ok {
+			return code
+		}
+		if len(pos) != 1 || *out == "" {
+			return fail(e, h, errors.New("want one results document and -o FILE"))
+		}
+		threshold, err := tests.ParseSeverity(*failOn)
+		if err != nil {
+			return fail(e, h, err)
+		}
+		d, err := readDoc(pos[0])
+		if err != nil {
+			return fail(e, h, err)
+		}
+		if *out == "-" {
+			err = report.WriteHTML(e.stdout, d, threshold)
+		} else {
+			err = writeFile(*out, func(w io.Writer) error { return report.WriteHTML(w, d, threshold) })
+		}
+		if err != nil {
+			return fail(e, h, err)
+		}
+		return exitOK
+	}
+	addCommand(h)
 }
