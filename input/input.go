@@ -85,7 +85,7 @@ func (k *Key[T]) Get(m *Machine) (T, error) {
 	case file && k.s.File != nil:
 		v, err = k.s.File(p, m.stdin)
 	case m.needsRoot(k):
-		err = &Unavailable{k.s.Name, "needs root"}
+		err = &Unavailable{k.s.Name, "needs root: run fwcheck as root (sudo fwcheck run), or take a snapshot as root and run with --from SNAPSHOT"}
 	default:
 		v, err = k.s.Load(m.Src)
 	}
