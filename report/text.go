@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -415,15 +416,21 @@ func (t *textWriter) group(g *group) {
 	} else {
 		head = append(head, plain(", %s:", plural(g.total, "finding", "findings")))
 		t.para(2, 5, head...)
+		same := !slices.ContainsFunc(g.why, func(w string) bool { return w != g.why[0] })
 		for i, m := range g.messages {
 			if i == maxShown {
 				break
 			}
 			t.para(5, 2, plain("- %s", m))
-			t.why(g.class, g.why[i])
+			if !same {
+				t.why(g.class, g.why[i])
+			}
 		}
 		if more := g.total - min(len(g.messages), maxShown); more > 0 {
 			t.para(5, 2, plain("… and %d more", more))
+		}
+		if same && len(g.why) > 0 {
+			t.whyAll(g.class, g.why[0])
 		}
 	}
 	if g.advice != "" && (g.class == "fail" || v) {
@@ -441,6 +448,17 @@ func (t *textWriter) why(class, why string) {
 		t.para(7, 2, colored(dim, "explained by: %s", why))
 	case class == "waived":
 		t.para(7, 2, colored(dim, "waived: %s", why))
+	}
+}
+
+// whyAll says once what explains or waives every finding of a group.
+func (t *textWriter) whyAll(class, why string) {
+	switch {
+	case why == "":
+	case class == "explained":
+		t.para(5, 2, colored(dim, "all explained by: %s", why))
+	case class == "waived":
+		t.para(5, 2, colored(dim, "all waived: %s", why))
 	}
 }
 

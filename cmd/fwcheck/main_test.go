@@ -220,7 +220,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	// was not captured and says so.
 	assert.Equal(t, tests.StatusIncomplete, d.Results[0].Status)
 	require.Len(t, d.Results[0].Unchecked, 1)
-	assert.Contains(t, d.Results[0].Unchecked[0].Reason, "RSDP not available")
+	assert.Contains(t, d.Results[0].Unchecked[0].Reason, "RSDP could not be read")
 }
 
 func TestListJSON(t *testing.T) {
