@@ -143,6 +143,9 @@ func printHelp(w io.Writer, c *command, fs *flag.FlagSet) {
 	fs.VisitAll(func(f *flag.Flag) {
 		if f.Usage != hiddenUsage {
 			shown.Var(f.Value, f.Name, f.Usage)
+			if f.DefValue == "[]" { // an empty list setting: no default to show
+				shown.Lookup(f.Name).DefValue = ""
+			}
 		}
 	})
 	var b strings.Builder

@@ -333,3 +333,17 @@ func TestReportCommand(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, b, b2, "a failed report leaves the earlier file as it was")
 }
+
+// Every command's help leaves out test-only flags and shows each setting
+// once, under one name.
+func TestHelpShowsNoTestFlags(t *testing.T) {
+	for name := range commands {
+		_, stdout, _ := fwcheck(t, "", name, "-h")
+		assert.NotRegexp(t, `(?m)^\s+-root\b`, stdout, name)
+		assert.NotContains(t, stdout, "(hidden)", name)
+		assert.NotContains(t, stdout, "-klog.db", name)
+		assert.NotContains(t, stdout, "(default [])", name)
+	}
+	_, stdout, _ := fwcheck(t, "", "klog", "-h")
+	assert.NotContains(t, stdout, "-s3.", "klog shows the settings of its own checks only")
+}

@@ -413,11 +413,14 @@ func init() {
 	addCommand(s)
 }
 
-// addCheckSettings exposes every check's own settings as --ID.NAME, and
-// the klog check's database also as --klog-db (the name fwts users know),
-// writing their values into set.
-func addCheckSettings(fs *flag.FlagSet, set *tests.Settings) {
+// addCheckSettings exposes the own settings of every check (or of the
+// checks ids names) as --ID.NAME, and the klog check's database also as
+// --klog-db (the name fwts users know), writing their values into set.
+func addCheckSettings(fs *flag.FlagSet, set *tests.Settings, ids ...string) {
 	for _, ch := range all.Checks() {
+		if len(ids) > 0 && !slices.Contains(ids, ch.ID) {
+			continue
+		}
 		for _, st := range ch.Settings {
 			fs.Var(set.Flag(ch, st), ch.ID+"."+st.Name(), st.Usage())
 		}
