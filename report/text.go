@@ -312,6 +312,13 @@ type group struct {
 
 var moreRE = regexp.MustCompile(`^… and \d+ more \S+ findings not listed \((\d+) in all\)$`)
 
+func moreMatch(s string) []string {
+	if !strings.HasPrefix(s, "… and ") {
+		return nil
+	}
+	return moreRE.FindStringSubmatch(s)
+}
+
 func classOf(f Finding) string {
 	switch {
 	case f.Kind == tests.KindFail && f.Waived != "":
@@ -338,7 +345,7 @@ func groups(fs []Finding) []*group {
 				idx[key] = g
 			}
 		}
-		if m := moreRE.FindStringSubmatch(f.Message); m != nil {
+		if m := moreMatch(f.Message); m != nil {
 			// The framework's cap: the count of every finding of the label.
 			if n, err := strconv.Atoi(m[1]); err == nil && n > g.total {
 				g.total = n

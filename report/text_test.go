@@ -3,6 +3,7 @@ package report_test
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"regexp"
 	"strings"
 	"testing"
@@ -227,4 +228,66 @@ func FuzzSanitize(f *testing.F) {
 			t.Fatalf("changed clean %q to %q", s, out)
 		}
 	})
+}
+
+// FuzzWriteText: whatever the strings and the width, the report is
+// written, no line is wider than the width, and nothing but the report's
+// own colour codes reaches the terminal.
+func FuzzWriteText(f *testing.F) {
+	f.Add("ACPI: table \\_SB.PCI0 bad", "FADTBad", "advice text", "live:/", 80, true)
+	f.Add(hostile, hostile, hostile, "snapshot:"+hostile, 41, false)
+	f.Add(strings.Repeat("x", 300), "L", strings.Repeat("word ", 100), "snapshot:none", 0, true)
+	f.Add("a\nb\n\n  indented", "L", "", "live:/root", 200, false)
+	f.Fuzz(func(t *testing.T, msg, label, advice, source string, width int, color bool) {
+		if width > 1000 || width < -1000 {
+			return
+		}
+		var fs []tests.Finding
+		for range 7 {
+			fs = append(fs, tests.Finding{Kind: tests.KindFail, Label: label, Severity: tests.High, Message: msg, Advice: advice, Spec: msg})
+		}
+		fs = append(fs, tests.Finding{Kind: tests.KindWarning, Message: msg}, tests.Finding{Kind: tests.KindFail, Label: label, Severity: tests.Low, Message: msg, Advice: advice, Explained: msg})
+		rs := []tests.Result{{ID: "klog", Title: msg, Category: tests.Log, Status: tests.StatusFailed, Reason: msg, Findings: fs,
+			Unchecked: []tests.Unchecked{{What: msg, Reason: advice, Remedy: msg}}}}
+		d := report.New(msg, report.Machine{Source: source, Kernel: msg, DMI: &input.DMIInfo{SysVendor: msg}}, time.Time{}, time.Time{}, rs)
+		var b bytes.Buffer
+		require.NoError(t, report.WriteText(&b, d, report.TextOptions{Width: width, Color: color, Verbose: true}))
+		out := b.String()
+		if color {
+			out = sgr.ReplaceAllString(out, "")
+		}
+		w := max(width, 40)
+		if width <= 0 {
+			w = report.DefaultWidth
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if n := utf8.RuneCountInString(l); n > w {
+				t.Fatalf("line of %d > %d: %q", n, w, l)
+			}
+		}
+		for _, r := range out {
+			if r < 0x20 && r != '\n' || r == 0x7f || r >= 0x80 && r <= 0x9f {
+				t.Fatalf("control %U in the report", r)
+			}
+		}
+	})
+}
+
+// BenchmarkWriteText writes the report of a run with 100 labels of 100
+// findings each (the framework's cap), as a hostile log can produce.
+func BenchmarkWriteText(b *testing.B) {
+	var fs []tests.Finding
+	for l := range 100 {
+		for i := range 100 {
+			fs = append(fs, tests.Finding{Kind: tests.KindFail, Label: fmt.Sprintf("Label%d", l), Severity: tests.Severity(1 + l%4),
+				Message: fmt.Sprintf("[ %d.%06d] ACPI Error: AE_NOT_FOUND, while resolving a named reference \\_SB.PCI0.LPC%d", l, i, i), Advice: strings.Repeat("Fix the firmware. ", 20)})
+		}
+	}
+	d := report.New("b", report.Machine{Source: "live:/"}, time.Now(), time.Now(), []tests.Result{{ID: "klog", Title: "kernel log", Status: tests.StatusFailed, Findings: fs}})
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := report.WriteText(io.Discard, d, report.TextOptions{Color: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
