@@ -136,7 +136,21 @@ func (t *textWriter) para(indent, hang int, spans ...span) {
 		cont = indent + 2
 	}
 	wrapped := false
+	open := "" // the colour in force on the line
+	setColor := func(c string) {
+		if !t.o.Color || c == open {
+			return
+		}
+		if open != "" {
+			b.WriteString(reset)
+		}
+		if c != "" {
+			b.WriteString(c)
+		}
+		open = c
+	}
 	newline := func(soft bool) {
+		setColor("")
 		b.WriteByte('\n')
 		b.WriteString(strings.Repeat(" ", cont))
 		col, start, wrapped = cont, cont, soft
@@ -161,30 +175,26 @@ func (t *textWriter) para(indent, hang int, spans ...span) {
 			newline(true)
 			sp = 0
 		}
+		if tk.color != open {
+			setColor("") // spaces between colours stay plain
+		}
 		b.WriteString(strings.Repeat(" ", sp))
 		col += sp
+		setColor(tk.color)
 		// A word longer than a line (a path, a hex dump) is cut.
 		for col+utf8.RuneCountInString(text) > t.o.Width && t.o.Width-col > 0 {
 			cut := byteIndexOfRune(text, t.o.Width-col)
-			t.word(&b, tk.color, text[:cut])
+			b.WriteString(text[:cut])
 			text = text[cut:]
 			newline(true)
+			setColor(tk.color)
 		}
-		t.word(&b, tk.color, text)
+		b.WriteString(text)
 		col += utf8.RuneCountInString(text)
 	}
+	setColor("")
 	b.WriteByte('\n')
 	_, t.err = io.WriteString(t.w, b.String())
-}
-
-func (t *textWriter) word(b *strings.Builder, color, s string) {
-	if t.o.Color && color != "" {
-		b.WriteString(color)
-		b.WriteString(s)
-		b.WriteString(reset)
-		return
-	}
-	b.WriteString(s)
 }
 
 func byteIndexOfRune(s string, n int) int {
