@@ -22,6 +22,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/fwcheck/fwcheck/report"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -79,7 +81,7 @@ func runMain(e *env, args []string) int {
 	}
 	c := commands[args[0]]
 	if c == nil {
-		fmt.Fprintf(e.stderr, "fwcheck: unknown command %q (run 'fwcheck help')\n", args[0])
+		fmt.Fprintf(e.stderr, "fwcheck: unknown command %q (run 'fwcheck help')\n", report.Sanitize(args[0], false))
 		return exitUsage
 	}
 	return c.run(e, args[1:])
@@ -121,7 +123,7 @@ func parseFlags(e *env, c *command, fs *flag.FlagSet, args []string) (pos []stri
 			return nil, exitOK, false
 		}
 		if err != nil {
-			fmt.Fprintf(e.stderr, "fwcheck %s: %v (run 'fwcheck help %s')\n", c.name, err, c.name)
+			fmt.Fprintf(e.stderr, "fwcheck %s: %s (run 'fwcheck help %s')\n", c.name, report.Sanitize(err.Error(), false), c.name)
 			return nil, exitUsage, false
 		}
 		rest := fs.Args()
@@ -156,9 +158,11 @@ func printHelp(w io.Writer, c *command, fs *flag.FlagSet) {
 	}
 }
 
-// fail prints a one-line error for command c and returns exitUsage.
+// fail prints a one-line error for command c and returns exitUsage. The
+// error may quote a file's content or a snapshot's entry names: it is
+// sanitised like everything else that reaches the terminal.
 func fail(e *env, c *command, err error) int {
-	fmt.Fprintf(e.stderr, "fwcheck %s: %v\n", c.name, err)
+	fmt.Fprintf(e.stderr, "fwcheck %s: %s\n", c.name, report.Sanitize(err.Error(), false))
 	return exitUsage
 }
 

@@ -347,3 +347,14 @@ func TestHelpShowsNoTestFlags(t *testing.T) {
 	_, stdout, _ := fwcheck(t, "", "klog", "-h")
 	assert.NotContains(t, stdout, "-s3.", "klog shows the settings of its own checks only")
 }
+
+// An error that quotes hostile input (here a file name carrying escape
+// sequences) reaches the terminal escaped, on one line.
+func TestErrorsAreSanitised(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "dump\x1b]0;pwned\x07\nx.txt")
+	code, _, stderr := fwcheck(t, "", "run", "--acpidump", p)
+	assert.Equal(t, exitUsage, code)
+	assert.NotContains(t, stderr, "\x1b")
+	assert.Contains(t, stderr, `dump^[]0;pwned\x07\x0ax.txt`)
+	assert.Equal(t, 1, strings.Count(stderr, "\n"), "%q", stderr)
+}

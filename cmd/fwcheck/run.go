@@ -402,7 +402,7 @@ func init() {
 			return err
 		})
 		for _, n := range notes {
-			fmt.Fprintf(e.stderr, "fwcheck snapshot: not captured: %s\n", n)
+			fmt.Fprintf(e.stderr, "fwcheck snapshot: not captured: %s\n", report.Sanitize(n, false))
 		}
 		if err != nil {
 			return fail(e, s, err)
