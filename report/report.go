@@ -181,10 +181,19 @@ func WriteJSON(w io.Writer, d *Document) error {
 	return nil
 }
 
+// MaxDocument bounds the results document ReadJSON reads (diff and
+// report take documents from elsewhere); the framework's cap of findings
+// per label keeps real ones far below it.
+const MaxDocument = 256 << 20
+
 // ReadJSON reads a results document, checking its schema version.
 func ReadJSON(r io.Reader) (*Document, error) {
 	var d Document
-	if err := json.NewDecoder(r).Decode(&d); err != nil {
+	lr := &io.LimitedReader{R: r, N: MaxDocument + 1}
+	if err := json.NewDecoder(lr).Decode(&d); err != nil {
+		if lr.N <= 0 {
+			return nil, fmt.Errorf("results: larger than %d MiB", MaxDocument>>20)
+		}
 		return nil, fmt.Errorf("results: %w", err)
 	}
 	if d.Schema != SchemaVersion {
