@@ -25,6 +25,9 @@ type Config struct {
 	// S3 is the number of suspend/resume cycles requested with
 	// fwcheck.s3=N; 0 means none.
 	S3 int
+	// Reboot is the number of reboot cycles requested with
+	// fwcheck.reboot=N; 0 means none.
+	Reboot int
 	// After is the after-action; the default is AfterShell.
 	After After
 	// Settings are check settings given as fwcheck.ID.NAME=VALUE
@@ -40,7 +43,8 @@ type Setting struct{ Check, Name, Value string }
 // fwcheck options.
 func DefaultConfig() Config { return Config{After: AfterShell} }
 
-// maxS3 bounds fwcheck.s3 so that a typo cannot keep a machine cycling for days.
+// maxS3 bounds fwcheck.s3 and fwcheck.reboot so that a typo cannot keep a
+// machine cycling for days.
 const maxS3 = 1000
 
 // ParseCmdline reads the fwcheck.* options from a kernel command line (the
@@ -70,6 +74,13 @@ func ParseCmdline(cmdline string) (Config, error) {
 				continue
 			}
 			c.S3 = n
+		case "fwcheck.reboot":
+			n, err := strconv.Atoi(val)
+			if err != nil || n < 0 || n > maxS3 {
+				errs = append(errs, fmt.Errorf("fwcheck.reboot=%q: want a number of reboots from 0 to %d", val, maxS3))
+				continue
+			}
+			c.Reboot = n
 		case "fwcheck.after":
 			switch a := After(val); a {
 			case AfterShell, AfterPoweroff, AfterReboot:
@@ -80,7 +91,7 @@ func ParseCmdline(cmdline string) (Config, error) {
 		default:
 			id, name, ok := strings.Cut(strings.TrimPrefix(key, "fwcheck."), ".")
 			if !ok || !validID(id) || name == "" {
-				errs = append(errs, fmt.Errorf("unknown option %s (known: fwcheck.run, fwcheck.s3, fwcheck.after, fwcheck.ID.SETTING)", key))
+				errs = append(errs, fmt.Errorf("unknown option %s (known: fwcheck.run, fwcheck.s3, fwcheck.reboot, fwcheck.after, fwcheck.ID.SETTING)", key))
 				continue
 			}
 			c.Settings = append(c.Settings, Setting{Check: id, Name: name, Value: val})

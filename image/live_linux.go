@@ -26,6 +26,8 @@ type Live struct {
 	out      io.Writer  // all consoles, for progress messages
 
 	storage []ModuleEntry // GroupStorage modules, loaded after the checks
+
+	resultsDir, resultsDev string // the results partition, while mounted
 }
 
 type mountSpec struct {
@@ -46,6 +48,9 @@ var (
 		{"efivarfs", "sys/firmware/efi/efivars", "efivarfs", unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC, "", "sys/firmware/efi"},
 		{"securityfs", "sys/kernel/security", "securityfs", unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC, "", "sys/kernel/security"},
 		{"debugfs", "sys/kernel/debug", "debugfs", unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC, "", "sys/kernel/debug"},
+		// What earlier boots left in pstore: the end of the log of a
+		// boot that hung in a suspend/resume cycle.
+		{"pstore", "sys/fs/pstore", "pstore", unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC, "", "sys/fs/pstore"},
 	}
 )
 
@@ -281,11 +286,16 @@ const (
 	usbSettle  = 5 * time.Second
 )
 
-// SaveResults loads the disk and FAT drivers and writes the results to a
-// FAT partition labelled ResultsLabel, when one appears within a few
-// seconds. It returns the device and the file names written, or ok=false
-// when there is no results partition.
-func (l *Live) SaveResults(stamp time.Time, text, jsonDoc []byte) (dev string, files []string, ok bool, err error) {
+// OpenResults loads the disk and FAT drivers and mounts the FAT partition
+// labelled ResultsLabel, when one appears within a few seconds, and keeps
+// it mounted until CloseResults: runs that must survive a reset (the s3
+// and reboot journals) write there as they go. It returns the mount
+// directory and the device, or ok=false when there is no results
+// partition. Calling it again returns the same mount.
+func (l *Live) OpenResults() (dir, dev string, ok bool, err error) {
+	if l.resultsDir != "" {
+		return l.resultsDir, l.resultsDev, true, nil
+	}
 	for _, e := range l.storage {
 		if _, err := l.loadModule(e.Name); err != nil {
 			l.Logf("fwcheck: %v", err)
@@ -304,14 +314,40 @@ func (l *Live) SaveResults(stamp time.Time, text, jsonDoc []byte) (dev string, f
 		time.Sleep(200 * time.Millisecond)
 	}
 	if dev == "" {
-		return "", nil, false, nil
+		return "", "", false, nil
 	}
 	mnt := l.path("tmp/fwcheck-results")
 	if err := os.MkdirAll(mnt, 0o755); err != nil {
-		return dev, nil, true, err
+		return "", dev, true, err
 	}
 	if err := unix.Mount(dev, mnt, "vfat", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "flush"); err != nil {
-		return dev, nil, true, fmt.Errorf("mount %s: %w", dev, err)
+		return "", dev, true, fmt.Errorf("mount %s: %w", dev, err)
+	}
+	l.resultsDir, l.resultsDev = mnt, dev
+	return mnt, dev, true, nil
+}
+
+// CloseResults writes out and unmounts the results partition, if mounted.
+func (l *Live) CloseResults() error {
+	if l.resultsDir == "" {
+		return nil
+	}
+	unix.Sync()
+	err := unix.Unmount(l.resultsDir, 0)
+	if err != nil {
+		err = fmt.Errorf("unmount %s: %w", l.resultsDev, err)
+	}
+	l.resultsDir, l.resultsDev = "", ""
+	return err
+}
+
+// SaveResults writes the results to the results partition (see
+// OpenResults) and unmounts it. It returns the device and the file names
+// written, or ok=false when there is no results partition.
+func (l *Live) SaveResults(stamp time.Time, text, jsonDoc []byte) (dev string, files []string, ok bool, err error) {
+	mnt, dev, ok, err := l.OpenResults()
+	if !ok || err != nil {
+		return dev, nil, ok, err
 	}
 	base := "fwcheck-" + stamp.UTC().Format("20060102-150405")
 	var errs []error
@@ -325,10 +361,7 @@ func (l *Live) SaveResults(stamp time.Time, text, jsonDoc []byte) (dev string, f
 		}
 		files = append(files, f.name)
 	}
-	unix.Sync()
-	if err := unix.Unmount(mnt, 0); err != nil {
-		errs = append(errs, fmt.Errorf("unmount %s: %w", dev, err))
-	}
+	errs = append(errs, l.CloseResults())
 	return dev, files, true, errors.Join(errs...)
 }
 

@@ -44,6 +44,14 @@ var (
 		Name: "wakeup-sources", Doc: "wakeup source event counts (/sys/class/wakeup)",
 		Load: loadWakeupSources,
 	})
+	// Pstore is what the kernel's persistent store kept of earlier boots
+	// (/sys/fs/pstore: dmesg-efi-*, dmesg-ramoops-*, …), by file name; each
+	// file at most MaxPstoreFile bytes, its end kept.
+	Pstore = Declare(Spec[map[string]string]{
+		Name: "pstore", Doc: "kernel logs of earlier boots kept by pstore (/sys/fs/pstore)", Root: true,
+		Capture: []string{"sys/fs/pstore"},
+		Load:    loadPstore,
+	})
 	// FPDT is the firmware performance data Linux exposes from the FPDT
 	// (/sys/firmware/acpi/fpdt): the firmware's S3 resume and suspend times.
 	FPDT = Declare(Spec[*acpi.FPDTSysfs]{
@@ -148,6 +156,32 @@ func loadWakeupSources(src Source) (map[string]int64, error) {
 	}
 	if len(out) == 0 && len(errs) > 0 {
 		return nil, errors.Join(errs...)
+	}
+	return out, nil
+}
+
+// MaxPstoreFile bounds what is kept of one pstore file: its last bytes.
+const MaxPstoreFile = 64 << 10
+
+func loadPstore(src Source) (map[string]string, error) {
+	const dir = "sys/fs/pstore"
+	ents, err := fs.ReadDir(src, dir)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, e := range ents {
+		if !e.Type().IsRegular() || len(out) >= 64 {
+			continue
+		}
+		b, err := fs.ReadFile(src, path.Join(dir, e.Name()))
+		if err != nil {
+			continue
+		}
+		if len(b) > MaxPstoreFile {
+			b = b[len(b)-MaxPstoreFile:]
+		}
+		out[e.Name()] = string(b)
 	}
 	return out, nil
 }

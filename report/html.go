@@ -39,9 +39,11 @@ type htmlCheck struct {
 }
 
 type htmlCycles struct {
-	Check  string
-	Plots  []template.HTML
-	Cycles []cycleData
+	Check    string
+	Plots    []template.HTML
+	Measures []measure // the columns of the table
+	Cycles   []cycleRow
+	Devices  bool // a slowest-device column
 }
 
 type htmlDoc struct {
@@ -60,17 +62,42 @@ type htmlDoc struct {
 	DMI         [][2]string
 }
 
-// cycleData is one suspend/resume cycle as the s3 check records it in its
-// result's data.
-type cycleData struct {
-	Cycle            int      `json:"cycle"`
-	Status           string   `json:"status"`
-	AsleepMS         float64  `json:"asleep_ms"`
-	KernelResumeMS   float64  `json:"kernel_resume_ms"`
-	FirmwareResumeMS float64  `json:"firmware_resume_ms"`
-	SlowestDevice    string   `json:"slowest_device"`
-	SlowestMS        float64  `json:"slowest_ms"`
-	Problems         []string `json:"problems"`
+// cycleRow is one cycle of a cycling check (s3, reboot) as its result's
+// data records it under "cycles".
+type cycleRow struct {
+	Cycle  int
+	Status string
+	Values map[string]float64 // by measure key; absent or 0: not measured
+	Device string             // the slowest device (s3)
+	Notes  []string           // problems, log findings
+}
+
+// Cell is the value of measure key, formatted, or "" when not measured.
+func (c cycleRow) Cell(key string) string {
+	if v := c.Values[key]; v > 0 {
+		return fmt.Sprintf("%.1f", v)
+	}
+	return ""
+}
+
+// Good reports whether the cycle went as it should.
+func (c cycleRow) Good() bool { return c.Status == "passed" || c.Status == "completed" }
+
+// measure is one per-cycle quantity the report plots, in ms.
+type measure struct{ Key, Title string }
+
+// measures are the per-cycle quantities the cycling checks record, in the
+// order they are plotted: the s3 check's, then the reboot check's.
+var measures = []measure{
+	{"asleep_ms", "Time asleep"},
+	{"firmware_resume_ms", "Firmware resume (FPDT)"},
+	{"kernel_resume_ms", "Kernel resume"},
+	{"slowest_ms", "Slowest device resume"},
+	{"request_to_kernel_ms", "Reboot request to next kernel"},
+	{"firmware_start_ms", "Firmware start (FPDT)"},
+	{"loader_load_ms", "OS loader load (FPDT)"},
+	{"loader_start_ms", "OS loader start (FPDT)"},
+	{"exit_boot_services_ms", "ExitBootServices (FPDT)"},
 }
 
 // WriteHTML writes d as one self-contained HTML page: the verdict and
@@ -123,7 +150,7 @@ func WriteHTML(w io.Writer, d *Document, failOn tests.Severity) error {
 			h.Rows = append(h.Rows, htmlRow{r.ID, classOf(f), sev, f.Label, f.Message, f.Advice, f.Spec, note})
 		}
 		if c := cyclesOf(r); len(c) > 0 {
-			h.Cycles = append(h.Cycles, htmlCycles{Check: r.ID, Cycles: c, Plots: cyclePlots(c)})
+			h.Cycles = append(h.Cycles, cycleSection(r.ID, c))
 		}
 	}
 	if err := htmlTmpl.Execute(w, h); err != nil {
@@ -132,42 +159,74 @@ func WriteHTML(w io.Writer, d *Document, failOn tests.Severity) error {
 	return nil
 }
 
-// cyclesOf returns the per-cycle data of a result, if it has any.
-func cyclesOf(r Result) []cycleData {
-	if len(r.Data) == 0 {
+// cyclesOf returns the per-cycle records of a result's data, if it has
+// any: whatever their Go type in this process, they are read as JSON,
+// as a document from a file holds them.
+func cyclesOf(r Result) []cycleRow {
+	raw, ok := r.Data["cycles"]
+	if !ok {
 		return nil
 	}
-	var v struct {
-		Cycles []cycleData `json:"cycles"`
-	}
-	if json.Unmarshal(r.Data, &v) != nil {
+	b, err := json.Marshal(raw)
+	if err != nil {
 		return nil
 	}
-	return v.Cycles
-}
-
-func cyclePlots(cs []cycleData) []template.HTML {
-	measures := []struct {
-		id, title string
-		get       func(cycleData) float64
-	}{
-		{"asleep", "Time asleep", func(c cycleData) float64 { return c.AsleepMS }},
-		{"firmware-resume", "Firmware resume (FPDT)", func(c cycleData) float64 { return c.FirmwareResumeMS }},
-		{"kernel-resume", "Kernel resume", func(c cycleData) float64 { return c.KernelResumeMS }},
-		{"slowest-device", "Slowest device resume", func(c cycleData) float64 { return c.SlowestMS }},
+	var recs []map[string]any
+	if json.Unmarshal(b, &recs) != nil {
+		return nil
 	}
-	var out []template.HTML
-	for _, m := range measures {
-		out = append(out, plotSVG(m.id, m.title, cs, m.get))
+	var out []cycleRow
+	for i, m := range recs {
+		c := cycleRow{Cycle: i + 1, Values: map[string]float64{}}
+		if v, ok := m["cycle"].(float64); ok {
+			c.Cycle = int(v)
+		}
+		c.Status, _ = m["status"].(string)
+		c.Device, _ = m["slowest_device"].(string)
+		for _, ms := range measures {
+			if v, ok := m[ms.Key].(float64); ok && v > 0 && !math.IsInf(v, 0) {
+				c.Values[ms.Key] = v
+			}
+		}
+		for _, k := range []string{"problems", "log_findings"} {
+			if l, ok := m[k].([]any); ok {
+				for _, x := range l {
+					if s, ok := x.(string); ok {
+						c.Notes = append(c.Notes, s)
+					}
+				}
+			}
+		}
+		out = append(out, c)
 	}
 	return out
+}
+
+// cycleSection plots every measure some cycle has, and tabulates them.
+func cycleSection(check string, cs []cycleRow) htmlCycles {
+	h := htmlCycles{Check: check, Cycles: cs}
+	for _, m := range measures {
+		for _, c := range cs {
+			if c.Values[m.Key] > 0 {
+				h.Measures = append(h.Measures, m)
+				h.Plots = append(h.Plots, plotSVG(m, cs))
+				break
+			}
+		}
+	}
+	for _, c := range cs {
+		h.Devices = h.Devices || c.Device != ""
+	}
+	return h
 }
 
 // plotSVG draws one measure over the cycles: a line through the measured
 // cycles, a dot per cycle (red when the cycle failed) with its value in a
 // tooltip, and labelled axes. Unmeasured cycles (0) leave a gap. Every
 // string is escaped: device names come from the machine.
-func plotSVG(id, title string, cs []cycleData, get func(cycleData) float64) template.HTML {
+func plotSVG(m measure, cs []cycleRow) template.HTML {
+	id, title := strings.TrimSuffix(strings.ReplaceAll(m.Key, "_", "-"), "-ms"), m.Title
+	get := func(c cycleRow) float64 { return c.Values[m.Key] }
 	const (
 		w, hgt                   = 640, 240
 		left, right, top, bottom = 64, 16, 28, 36
@@ -232,12 +291,12 @@ func plotSVG(id, title string, cs []cycleData, get func(cycleData) float64) temp
 			continue
 		}
 		cls := "pt"
-		if c.Status != "passed" {
+		if !c.Good() {
 			cls = "pt bad"
 		}
 		tip := fmt.Sprintf("cycle %d (%s): %s ms", c.Cycle, c.Status, fmtNum(v))
-		if id == "slowest-device" && c.SlowestDevice != "" {
-			tip += ", " + c.SlowestDevice
+		if m.Key == "slowest_ms" && c.Device != "" {
+			tip += ", " + c.Device
 		}
 		fmt.Fprintf(&b, `<circle class="%s" cx="%.1f" cy="%.1f" r="3" data-cycle="%d" data-value="%s"><title>%s</title></circle>`,
 			cls, x(i), y(v), c.Cycle, fmtNum(v), html.EscapeString(tip))

@@ -3,7 +3,6 @@ package report_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/report"
 	"github.com/fwcheck/fwcheck/tests"
+	"github.com/fwcheck/fwcheck/tests/s3"
 )
 
 // s3Doc is a run of 4 suspend/resume cycles as the s3 check records it:
@@ -30,8 +30,7 @@ func s3Doc(t *testing.T) *report.Document {
 		{"cycle": 3, "status": "failed", "asleep_ms": 5003, "kernel_resume_ms": 1934.75, "firmware_resume_ms": 310, "slowest_device": "<img src=x onerror=alert(1)>", "slowest_ms": 1500, "problems": []string{"DeviceResumeFailed"}},
 		{"cycle": 4, "status": "passed", "asleep_ms": 5001, "kernel_resume_ms": 805.5, "firmware_resume_ms": 299, "slowest_device": "xhci_hcd 0000:00:14.0", "slowest_ms": 78},
 	}
-	data, err := json.Marshal(map[string]any{"cycles": cycles})
-	require.NoError(t, err)
+	data := map[string]any{"cycles": cycles}
 	rs := []tests.Result{
 		{ID: "klog", Title: "kernel log", Category: tests.Log, Status: tests.StatusFailed, Findings: []tests.Finding{
 			fail("TPMSelfTestFailed", tests.Critical), fail("AMLMethodNotFound", tests.High), fail("AMLMethodNotFound", tests.High),
@@ -80,6 +79,25 @@ func TestHTMLIsSelfContainedAndEscaped(t *testing.T) {
 	assert.Contains(t, page, "FAIL — 4 failures at or above medium")
 }
 
+// A reboot run's cycles are plotted by its own measures.
+func TestHTMLPlotsRebootCycles(t *testing.T) {
+	cycles := []map[string]any{
+		{"cycle": 1, "status": "completed", "method": "acpi", "request_to_kernel_ms": 4000, "firmware_start_ms": 1200.5, "exit_boot_services_ms": 2500},
+		{"cycle": 2, "status": "hung", "method": "acpi", "problems": []string{"needed a power cycle"}},
+		{"cycle": 3, "status": "completed", "method": "acpi", "request_to_kernel_ms": 5000, "firmware_start_ms": 1180, "exit_boot_services_ms": 2450, "log_findings": []string{"TPMSelfTestFailed"}},
+	}
+	d := report.New("t", report.Machine{Source: "live:/"}, time.Now(), time.Now(), []tests.Result{
+		{ID: "reboot", Title: "Reboot cycling", Category: tests.Power, Status: tests.StatusFailed, Data: map[string]any{"cycles": cycles}, Findings: []tests.Finding{fail("RebootHung", tests.Critical)}},
+	})
+	page := writeHTML(t, d)
+	assert.Equal(t, 3, strings.Count(page, "<svg "), "request to kernel, firmware start, ExitBootServices")
+	assert.Regexp(t, `id="plot-request-to-kernel"[^>]*data-points="2"`, page)
+	assert.Contains(t, page, "<th>ExitBootServices (FPDT) (ms)</th>")
+	assert.NotContains(t, page, "slowest device")
+	assert.Contains(t, page, "<div>needed a power cycle</div>")
+	assert.Contains(t, page, "<div>TPMSelfTestFailed</div>")
+}
+
 // TestHTMLInChromium renders the page in headless Chromium and reads the
 // DOM after its script ran: the numbers, the plots and the filter are
 // there, and the console is silent. A page with a script error shows that
@@ -112,6 +130,7 @@ func TestHTMLInChromium(t *testing.T) {
 	assert.Contains(t, kernel, `class="pt bad"`)
 	assert.Contains(t, kernel, "<polyline")
 	assert.Contains(t, dom, "<td>1934.8</td>")
+	assert.Regexp(t, `<tr data-cycle="2"><td>2</td><td>passed</td><td>5020.0</td><td></td><td>820.0</td>`, dom, "an unmeasured value is an empty cell")
 	assert.Contains(t, dom, "&lt;img src=x onerror=alert(1)&gt;")
 
 	// Without a filter in the address every finding shows.
@@ -142,4 +161,18 @@ func render(t *testing.T, chromium, dir, url string) (dom string, console []stri
 		}
 	}
 	return out.String(), console
+}
+
+// The s3 check's own records, as a run in this process holds them, plot
+// the same as the JSON a file holds.
+func TestHTMLPlotsS3Outcomes(t *testing.T) {
+	outs := []s3.Outcome{{Cycle: 1, Status: "passed", AsleepMS: 3000, KernelResumeMS: 12.5}, {Cycle: 2, Status: "failed", AsleepMS: 1949, KernelResumeMS: 14}}
+	d := report.New("t", report.Machine{Source: "live:/"}, time.Now(), time.Now(), []tests.Result{
+		{ID: "s3", Title: "s3", Category: tests.Power, Status: tests.StatusPassed, Data: map[string]any{"cycles": outs}},
+	})
+	page := writeHTML(t, d)
+	assert.Regexp(t, `id="plot-asleep"[^>]*data-points="2"`, page)
+	assert.Regexp(t, `id="plot-kernel-resume"[^>]*data-points="2"`, page)
+	assert.Contains(t, page, `data-value="12.5"`)
+	assert.Equal(t, 2, strings.Count(page, "<svg "))
 }

@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -55,6 +54,11 @@ type Env struct {
 	Machine  *input.Machine
 	Settings *Settings
 	Control  input.Control
+	// Progress, when set, receives a long-running check's progress
+	// (Pass.Progress): the driver shows it as it likes (an updating line
+	// on a terminal, plain lines on a serial console) and never in the
+	// results.
+	Progress func(check, msg string)
 }
 
 // Pass is a check's view of one run: the machine to read and the place to
@@ -67,13 +71,13 @@ type Pass struct {
 	unchecked     []Unchecked
 	skipped       string
 	notApplicable string
-	resultData    json.RawMessage
 
-	allowed  map[string]bool // labels the check declared
-	data     bool            // the check reports data labels
-	perLabel map[string]int  // findings reported per label
-	dropped  []string        // labels over the cap, in order of first drop
-	fails    int             // failures reported, listed or not
+	allowed    map[string]bool // labels the check declared
+	dataLabels bool            // the check reports data labels
+	data       map[string]any  // measurements (Result.Data)
+	perLabel   map[string]int  // findings reported per label
+	dropped    []string        // labels over the cap, in order of first drop
+	fails      int             // failures reported, listed or not
 }
 
 // MaxPerLabel caps the findings one check reports under one label; beyond
@@ -82,7 +86,7 @@ type Pass struct {
 const MaxPerLabel = 100
 
 func newPass(c *Check, env *Env) *Pass {
-	p := &Pass{Check: c, env: env, allowed: map[string]bool{}, perLabel: map[string]int{}, data: c.DataLabels != nil}
+	p := &Pass{Check: c, env: env, allowed: map[string]bool{}, perLabel: map[string]int{}, dataLabels: c.DataLabels != nil}
 	for _, l := range c.Labels {
 		p.allowed[l.Name] = true
 	}
@@ -166,17 +170,6 @@ func (p *Pass) NotApplicable(format string, args ...any) {
 // empty or unusable); Run should return after it.
 func (p *Pass) Skip(format string, args ...any) { p.skipped = fmt.Sprintf(format, args...) }
 
-// SetData attaches structured data to the result (the results document's
-// "data"), for reports that plot or tabulate it: the s3 check's per-cycle
-// times. v must marshal to a JSON object; a later call replaces it.
-func (p *Pass) SetData(v any) {
-	b, err := json.Marshal(v)
-	if err != nil || len(b) == 0 || b[0] != '{' {
-		panic(fmt.Sprintf("check %s: data must be a JSON object: %v", p.Check.ID, err))
-	}
-	p.resultData = b
-}
-
 // Report records f as it is: for findings whose label and advice come from
 // data, such as the kernel-log advice database. A failure needs a label,
 // a severity and advice.
@@ -184,7 +177,7 @@ func (p *Pass) Report(f Finding) {
 	if f.Kind == KindFail && (f.Label == "" || f.Severity == None || f.Advice == "") {
 		panic(fmt.Sprintf("check %s: failure without label, severity or advice: %q", p.Check.ID, f.Message))
 	}
-	if f.Label != "" && !p.allowed[f.Label] && !p.data {
+	if f.Label != "" && !p.allowed[f.Label] && !p.dataLabels {
 		panic(fmt.Sprintf("check %s reports label %s it does not declare", p.Check.ID, f.Label))
 	}
 	p.record(f)
@@ -243,3 +236,20 @@ func (p *Pass) finish() {
 // compares it before and after a group of assertions to tell whether the
 // group held.
 func (p *Pass) Failures() int { return p.fails }
+
+// Record keeps a measurement under name in the result's data (Result.Data),
+// replacing an earlier one: v must marshal to JSON.
+func (p *Pass) Record(name string, v any) {
+	if p.data == nil {
+		p.data = map[string]any{}
+	}
+	p.data[name] = v
+}
+
+// Progress tells the driver how a long-running check is getting on
+// ("cycle 12/300: …"). It is not part of the results.
+func (p *Pass) Progress(format string, args ...any) {
+	if p.env.Progress != nil {
+		p.env.Progress(p.Check.ID, fmt.Sprintf(format, args...))
+	}
+}

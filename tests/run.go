@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -58,10 +57,10 @@ type Result struct {
 	// Unchecked lists what the check could not evaluate.
 	Unchecked []Unchecked `json:"unchecked,omitempty"`
 	Findings  []Finding   `json:"findings"`
-	// Data is the check's structured data, when it has any (the s3
-	// check's per-cycle times: {"cycles": [...]}).
-	Data     json.RawMessage `json:"data,omitempty"`
-	Duration time.Duration   `json:"-"`
+	// Data holds a check's measurements by name, for tools and plots:
+	// the s3 and reboot checks put their per-cycle records under "cycles".
+	Data     map[string]any `json:"data,omitempty"`
+	Duration time.Duration  `json:"-"`
 }
 
 // Worst returns the highest severity among the result's counting failures,
@@ -113,7 +112,7 @@ func RunOne(env *Env, c *Check) (r Result) {
 	r.Status, r.Reason = status(p, err)
 	r.Findings = append(r.Findings, p.findings...)
 	r.Unchecked = p.unchecked
-	r.Data = p.resultData
+	r.Data = p.data
 	return r
 }
 

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"sort"
@@ -24,6 +25,7 @@ import (
 	"time"
 
 	"github.com/fwcheck/fwcheck/input"
+	"github.com/fwcheck/fwcheck/internal/journal"
 	"github.com/fwcheck/fwcheck/internal/stats"
 	"github.com/fwcheck/fwcheck/klog"
 	"github.com/fwcheck/fwcheck/tests"
@@ -37,6 +39,7 @@ var (
 	Cycles      = tests.IntOpt("cycles", "number of suspend/resume `cycles`", 3, 1, 10000)
 	Sleep       = tests.DurationOpt("sleep", "how long each suspend lasts: the RTC wake alarm", 10*time.Second, 2*time.Second, 24*time.Hour)
 	Awake       = tests.DurationOpt("awake", "how long the machine stays awake between cycles", 5*time.Second, 0, 24*time.Hour)
+	AwakeRandom = tests.StringOpt("awake-random", "stay awake a random time in `MIN..MAX` between cycles (e.g. 1s..30s) instead of --s3.awake, to shake out timing-dependent faults", "")
 	Mode        = tests.StringOpt("mode", "suspend `mode`: deep (S3), s2idle, shallow, or empty for the kernel's default", "", "", "deep", "s2idle", "shallow")
 	MaxFailures = tests.IntOpt("max-failures", "stop after this many failed cycles (0: never)", 0, 0, 10000)
 	MaxResume   = tests.DurationOpt("max-resume", "a kernel resume slower than this fails the cycle", 5*time.Second, 10*time.Millisecond, 10*time.Minute)
@@ -88,19 +91,22 @@ var (
 			"accumulates across resumes (a leak in firmware or a driver, a growing table). Watch the slowest devices per cycle.")
 )
 
+// labels are the check's own labels.
+var labels = []*tests.Label{labelSuspendFailed, labelNoSleep, labelEarlyWake, labelLateWake, labelDeviceFailed,
+	labelDeviceLost, labelDeviceAdded, labelSlowResume, labelStatsFailure, labelHung, labelDrift}
+
 // Check is the s3 check.
 var Check = &tests.Check{
-	ID:       "s3",
-	Title:    "Suspend/resume cycling: every cycle sleeps, wakes on time and brings every device back",
-	Category: tests.Power,
-	Flags:    tests.PowerState,
-	Inputs:   []input.Decl{input.PowerStates, input.KernelLog},
-	Optional: []input.Decl{input.SuspendStats, input.Devices, input.WakeupSources, input.FPDT},
-	Spec:     spec,
-	Labels: []*tests.Label{labelSuspendFailed, labelNoSleep, labelEarlyWake, labelLateWake, labelDeviceFailed,
-		labelDeviceLost, labelDeviceAdded, labelSlowResume, labelStatsFailure, labelHung, labelDrift},
+	ID:         "s3",
+	Title:      "Suspend/resume cycling: every cycle sleeps, wakes on time and brings every device back",
+	Category:   tests.Power,
+	Flags:      tests.PowerState,
+	Inputs:     []input.Decl{input.PowerStates, input.KernelLog},
+	Optional:   []input.Decl{input.SuspendStats, input.Devices, input.WakeupSources, input.FPDT, input.Pstore},
+	Spec:       spec,
+	Labels:     labels,
 	DataLabels: klogcheck.DataLabels,
-	Settings:   []tests.Setting{Cycles, Sleep, Awake, Mode, MaxFailures, MaxResume, JournalPath, PMTest, PMTrace},
+	Settings:   []tests.Setting{Cycles, Sleep, Awake, AwakeRandom, Mode, MaxFailures, MaxResume, JournalPath, PMTest, PMTrace},
 	Run:        run,
 }
 
@@ -128,7 +134,7 @@ func run(p *tests.Pass) error {
 		p.Skip("%v", err)
 		return nil
 	}
-	var j *Journal
+	var j *journal.Journal
 	first, cycles := 1, Cycles.Get(p)
 	var outcomes []Outcome
 	if path := JournalPath.Get(p); path != "" {
@@ -141,7 +147,7 @@ func run(p *tests.Pass) error {
 			first = prev.next
 			cycles = max(cycles, prev.cycles)
 		}
-		if j, err = OpenJournal(path); err != nil {
+		if j, err = journal.Open(path); err != nil {
 			return err
 		}
 		defer j.Close()
@@ -157,28 +163,42 @@ func run(p *tests.Pass) error {
 			failed++
 		}
 	}
-	adv := newAdvisor(p)
+	adv := klogcheck.NewAdvisor(p)
 	ctl := p.Control()
+	awake, err := newAwake(p)
+	if err != nil {
+		p.Skip("%v", err)
+		return nil
+	}
+	runStart, done := time.Now().Round(0), 0 // wall clock: it runs on through suspend
 	for n := first; n <= cycles; n++ {
 		if m := MaxFailures.Get(p); m > 0 && failed >= m {
 			p.NotChecked(fmt.Sprintf("cycles %d–%d", n, cycles), fmt.Sprintf("the run stopped after %d failed cycles (max-failures)", failed), "raise --s3.max-failures")
 			break
 		}
-		if n > first && Awake.Get(p) > 0 {
-			sleeper(Awake.Get(p))
+		if n > first {
+			if d := awake.next(); d > 0 {
+				sleeper(d)
+			}
 		}
+		p.Progress("%s", progressLine(n, cycles, outcomes, failed, req.Wake, done, time.Now().Round(0).Sub(runStart)))
 		o, err := cycle(p, ctl, adv, j, n, req)
 		if err != nil {
 			return err
 		}
 		outcomes = append(outcomes, o)
+		done++
 		if o.Status != "passed" {
 			failed++
 		}
 	}
+	if awake.seed != 0 {
+		p.Info(nil, "awake times drawn from %v..%v with seed %d", awake.min, awake.max, awake.seed)
+	}
 	if err := j.Append(Record{Event: "done", Time: time.Now()}); err != nil {
 		p.Warn(nil, "journal: %v", err)
 	}
+	p.Record("cycles", outcomes)
 	summarize(p, outcomes)
 	return nil
 }
@@ -234,7 +254,7 @@ func resumeFrom(p *tests.Pass, path string) (*previous, error) {
 	if finished || cycles == 0 {
 		return nil, nil
 	}
-	j, err := OpenJournal(path)
+	j, err := journal.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -244,8 +264,9 @@ func resumeFrom(p *tests.Pass, path string) (*previous, error) {
 	for _, o := range outcomes {
 		last = max(last, o.Cycle)
 	}
+	evidence := hungEvidence(p)
 	for _, n := range hung {
-		o := Outcome{Cycle: n, Status: "hung", Problems: []string{"hung in suspend/resume: the journal has its start and no outcome"}}
+		o := Outcome{Cycle: n, Status: "hung", Problems: append([]string{"hung in suspend/resume: the journal has its start and no outcome"}, evidence...)}
 		if err := j.Append(Record{Event: "hung", Cycle: n, Time: time.Now(), Outcome: &o}); err != nil {
 			return nil, err
 		}
@@ -256,15 +277,28 @@ func resumeFrom(p *tests.Pass, path string) (*previous, error) {
 	p.Info(nil, "journal %s: resuming a run of %d cycles after cycle %d (%d hung)", path, cycles, last, len(hung))
 	// Every earlier cycle's findings go into this result too.
 	for _, o := range outcomes {
-		if o.Status == "hung" {
-			p.Fail(labelHung, "cycle %d: did not come back (the machine was reset); the journal has its start and no outcome", o.Cycle)
+		switch o.Status {
+		case "hung":
+			msg := "did not come back (the machine was reset); the journal has its start and no outcome"
+			if len(o.Problems) > 1 {
+				msg += "; " + strings.Join(o.Problems[1:], "; ")
+			}
+			p.Fail(labelHung, "cycle %d: %s", o.Cycle, msg)
+		case "failed":
+			for _, pr := range o.Problems {
+				name, msg, _ := strings.Cut(pr, ": ")
+				if i := slices.IndexFunc(labels, func(l *tests.Label) bool { return l.Name == name }); i >= 0 {
+					l := labels[i]
+					p.Fail(l, "cycle %d: %s", o.Cycle, msg)
+				}
+			}
 		}
 	}
 	return &previous{outcomes: outcomes, next: last + 1, cycles: cycles}, nil
 }
 
 // cycle runs one suspend/resume cycle and reports its findings.
-func cycle(p *tests.Pass, ctl input.Control, adv *advisor, j *Journal, n int, req input.SuspendRequest) (Outcome, error) {
+func cycle(p *tests.Pass, ctl input.Control, adv *klogcheck.Advisor, j *journal.Journal, n int, req input.SuspendRequest) (Outcome, error) {
 	o := Outcome{Cycle: n, RequestedMS: ms(req.Wake)}
 	devBefore, _ := tests.Load(p, input.Devices)
 	statsBefore, _ := tests.Load(p, input.SuspendStats)
@@ -321,7 +355,9 @@ func cycle(p *tests.Pass, ctl input.Control, adv *advisor, j *Journal, n int, re
 			}
 			fail(labelSlowResume, "the kernel resumed in %v (limit %v); slowest: %s", round(c.KernelResume), MaxResume.Get(p), strings.Join(slow, ", "))
 		}
-		adv.advise(p, recs[c.Start:c.End], n)
+		for _, f := range adv.Findings(recs[c.Start:c.End], fmt.Sprintf("cycle %d: ", n)) {
+			p.Report(f)
+		}
 	}
 	if devAfter, err := tests.Load(p, input.Devices); err == nil && devBefore != nil {
 		for _, d := range diff(devBefore, devAfter) {
@@ -364,38 +400,6 @@ func findCycle(sl *klog.SuspendLog, n int, marked bool) *klog.Cycle {
 		return &sl.Cycles[len(sl.Cycles)-1]
 	}
 	return nil
-}
-
-// advisor matches a cycle's kernel log against the advice database; each
-// match is a finding of that cycle. It is built once per run: compiling
-// the database is most of the tool's own time per cycle otherwise.
-type advisor struct {
-	m   *klog.Matcher
-	env klog.Env
-}
-
-func newAdvisor(p *tests.Pass) *advisor {
-	es, err := klog.DefaultDB()
-	if err != nil {
-		return nil
-	}
-	env := klog.EnvFromLog(tests.Input(p, input.KernelLog))
-	m, err := klog.NewMatcher(es, env)
-	if err != nil {
-		return nil
-	}
-	return &advisor{m: m, env: env}
-}
-
-func (a *advisor) advise(p *tests.Pass, recs []klog.Record, n int) {
-	if a == nil {
-		return
-	}
-	for _, r := range recs {
-		if e := a.m.Match(r.Text); e != nil {
-			p.Report(klogcheck.Finding(e, r, a.env, fmt.Sprintf("cycle %d: ", n)))
-		}
-	}
 }
 
 // wakeCause names what woke the machine: the wakeup IRQ and the wakeup
@@ -448,10 +452,6 @@ func summarize(p *tests.Pass, os []Outcome) {
 	if len(os) == 0 {
 		return
 	}
-	// Every cycle's numbers, for the HTML report's plots.
-	p.SetData(struct {
-		Cycles []Outcome `json:"cycles"`
-	}{os})
 	passed, failed, hung, first := 0, 0, 0, 0
 	var asleep, kernel, firmware, slowest []float64
 	for _, o := range os {
@@ -545,4 +545,92 @@ func deviceText(o Outcome) string {
 		return "unknown"
 	}
 	return fmt.Sprintf("%s %.1f ms", o.SlowestDevice, o.SlowestMS)
+}
+
+// awakeTimes is how long the machine stays awake between cycles: fixed, or
+// drawn at random from a range with a seed the results name, so a failing
+// sequence can be replayed.
+type awakeTimes struct {
+	fixed, min, max time.Duration
+	seed            int64
+	rng             *rand.Rand
+}
+
+func newAwake(p *tests.Pass) (*awakeTimes, error) {
+	a := &awakeTimes{fixed: Awake.Get(p)}
+	spec := AwakeRandom.Get(p)
+	if spec == "" {
+		return a, nil
+	}
+	lo, hi, ok := strings.Cut(spec, "..")
+	var err1, err2 error
+	a.min, err1 = time.ParseDuration(strings.TrimSpace(lo))
+	a.max, err2 = time.ParseDuration(strings.TrimSpace(hi))
+	if !ok || err1 != nil || err2 != nil || a.min < 0 || a.max < a.min || a.max > 24*time.Hour {
+		return nil, fmt.Errorf("--s3.awake-random %q: want MIN..MAX, two durations with MIN ≤ MAX ≤ 24h (e.g. 1s..30s)", spec)
+	}
+	a.seed = time.Now().UnixNano()
+	a.rng = rand.New(rand.NewPCG(uint64(a.seed), 0))
+	return a, nil
+}
+
+func (a *awakeTimes) next() time.Duration {
+	if a.rng == nil {
+		return a.fixed
+	}
+	return a.min + time.Duration(a.rng.Int64N(int64(a.max-a.min)+1))
+}
+
+// progressLine is the driver's progress line before cycle n: the counts so
+// far, the last resume times and an estimate of the time left from the
+// cycles done in this run.
+func progressLine(n, cycles int, os []Outcome, failed int, sleep time.Duration, done int, spent time.Duration) string {
+	s := fmt.Sprintf("cycle %d/%d: suspending for %v; %d passed, %d failed", n, cycles, sleep, len(os)-failed, failed)
+	if len(os) > 0 {
+		last := os[len(os)-1]
+		s += fmt.Sprintf("; last resume: firmware %s, kernel %s", msText(last.FirmwareResumeMS), msText(last.KernelResumeMS))
+	}
+	if done > 0 {
+		left := spent / time.Duration(done) * time.Duration(cycles-n+1)
+		s += fmt.Sprintf("; about %v left", left.Round(time.Second))
+	}
+	return s
+}
+
+// hungEvidence is what this boot can say about the cycle the last one hung
+// in: the device pm_trace left its hash for in the RTC (when the run asked
+// for pm_trace, the kernel's "hash matches" lines at boot name it; without
+// it the RTC holds the time and any match is chance), and the last lines
+// of the previous boot's log that pstore kept.
+func hungEvidence(p *tests.Pass) []string {
+	var out []string
+	if PMTrace.Get(p) {
+		var lines []string
+		for _, r := range tests.Input(p, input.KernelLog) {
+			if strings.Contains(r.Text, "Magic number:") || strings.Contains(r.Text, "hash matches") {
+				lines = append(lines, strings.TrimSpace(r.Text))
+			}
+		}
+		if len(lines) > 0 {
+			out = append(out, "pm_trace: "+strings.Join(lines, " | "))
+		} else {
+			out = append(out, "pm_trace: this boot's log names no device (no \"hash matches\" line)")
+		}
+	}
+	if ps, err := tests.Load(p, input.Pstore); err == nil && len(ps) > 0 {
+		names := make([]string, 0, len(ps))
+		for n := range ps {
+			if strings.HasPrefix(n, "dmesg-") {
+				names = append(names, n)
+			}
+		}
+		sort.Strings(names)
+		if len(names) > 0 {
+			last := names[len(names)-1]
+			lines := strings.Split(strings.TrimRight(ps[last], "\n"), "\n")
+			lines = lines[max(0, len(lines)-5):]
+			out = append(out, fmt.Sprintf("pstore %s ends: %s", last, strings.Join(lines, " | ")))
+		}
+	}
+	return out
 }
