@@ -198,13 +198,21 @@ func resultsDisk(t *testing.T) string {
 func readResultsFile(t *testing.T, disk string) []byte {
 	out, err := exec.Command("mdir", "-b", "-i", disk, "::").CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	var jsonFiles []string
+	var jsonFiles, htmlFiles []string
 	for _, f := range strings.Fields(string(out)) {
 		if strings.HasPrefix(f, "::/fwcheck-") && strings.HasSuffix(f, ".json") {
 			jsonFiles = append(jsonFiles, f)
 		}
+		if strings.HasPrefix(f, "::/fwcheck-") && strings.HasSuffix(f, ".html") {
+			htmlFiles = append(htmlFiles, f)
+		}
 	}
 	require.Len(t, jsonFiles, 1, "files on the results partition: %s", out)
+	// The HTML report is saved beside it.
+	require.Len(t, htmlFiles, 1, "files on the results partition: %s", out)
+	page, err := exec.Command("mtype", "-i", disk, htmlFiles[0]).Output()
+	require.NoError(t, err)
+	require.Contains(t, string(page), `id="verdict"`)
 	b, err := exec.Command("mtype", "-i", disk, jsonFiles[0]).Output()
 	require.NoError(t, err)
 	return b
