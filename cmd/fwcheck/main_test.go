@@ -18,6 +18,13 @@ import (
 
 // fwcheck runs the command line in-process and returns its exit code and
 // output.
+// TestMain runs the tests at the report's default width, whatever the
+// COLUMNS of the shell that started them.
+func TestMain(m *testing.M) {
+	os.Unsetenv("COLUMNS")
+	os.Exit(m.Run())
+}
+
 func fwcheck(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var o, e bytes.Buffer
@@ -357,4 +364,13 @@ func TestErrorsAreSanitised(t *testing.T) {
 	assert.NotContains(t, stderr, "\x1b")
 	assert.Contains(t, stderr, `dump^[]0;pwned\x07\x0ax.txt`)
 	assert.Equal(t, 1, strings.Count(stderr, "\n"), "%q", stderr)
+}
+
+func TestTermWidth(t *testing.T) {
+	var b bytes.Buffer
+	assert.Equal(t, 80, termWidth(&b), "not a terminal, no COLUMNS")
+	t.Setenv("COLUMNS", "120")
+	assert.Equal(t, 120, termWidth(&b))
+	t.Setenv("COLUMNS", "junk")
+	assert.Equal(t, 80, termWidth(&b))
 }
