@@ -16,6 +16,7 @@ import (
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/report"
 	"github.com/fwcheck/fwcheck/tests"
+	"github.com/fwcheck/fwcheck/tests/checktest"
 )
 
 func text(t *testing.T, d *report.Document, o report.TextOptions) string {
@@ -289,5 +290,29 @@ func BenchmarkWriteText(b *testing.B) {
 		if err := report.WriteText(io.Discard, d, report.TextOptions{Color: true}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestTextGolden keeps the report's layout under review: a grouped klog
+// run at 80 and 60 columns, a waived run, and the hostile strings.
+func TestTextGolden(t *testing.T) {
+	fixed := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	h := hostileDoc()
+	h.Start = fixed
+	ws, err := report.ReadWaivers(strings.NewReader(`{"waivers": [{"label": "AMLMethodNotFound", "reason": "fixed in 1.1", "expires": "2026-12-31"}, {"label": "OSILinuxQuery", "reason": "old", "expires": "2026-01-01"}]}`))
+	require.NoError(t, err)
+	w := manyFindings()
+	w.ApplyWaivers(ws, fixed)
+	for _, c := range []struct {
+		name string
+		d    *report.Document
+		o    report.TextOptions
+	}{
+		{"grouped-80", manyFindings(), report.TextOptions{FailOn: tests.Medium}},
+		{"grouped-60-verbose", manyFindings(), report.TextOptions{Width: 60, Verbose: true}},
+		{"waived", w, report.TextOptions{FailOn: tests.Medium}},
+		{"hostile", h, report.TextOptions{Verbose: true}},
+	} {
+		checktest.Golden(t, "testdata/golden", c.name, text(t, c.d, c.o))
 	}
 }
