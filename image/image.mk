@@ -5,7 +5,9 @@
 #                     python3-jsonschema and chromium, with apt-get, only
 #                     when missing
 #   make image        build out/fwcheck.cpio.gz for KERNEL
-#   make demo         build the image and boot it under QEMU with OVMF on q35;
+#   make demo         build the image and boot it under QEMU with OVMF on q35
+#                     (kernel booted "quiet": a dozen lines of boot noise
+#                     instead of ~400; the results keep the whole log);
 #                     the report appears on this terminal and the machine
 #                     powers off. DEMO_AFTER=shell stays at the image's shell
 #                     instead (Ctrl-A X quits QEMU); DEMO_FIRMWARE=seabios
@@ -68,4 +70,4 @@ demo: deps-image image
 	@$(find_kernel); \
 	echo "Booting $(IMAGE) with $$k under QEMU ($(DEMO_FIRMWARE)); the report follows, then fwcheck.after=$(DEMO_AFTER) (at a shell, Ctrl-A X quits QEMU)."; \
 	tpm=""; command -v swtpm >/dev/null && tpm="--tpm"; \
-	./fwcheck-image boot --initramfs $(IMAGE) --kernel "$$k" --firmware $(DEMO_FIRMWARE) --append "fwcheck.after=$(DEMO_AFTER) $(APPEND)" $$tpm
+	./fwcheck-image boot --initramfs $(IMAGE) --kernel "$$k" --firmware $(DEMO_FIRMWARE) --append "quiet fwcheck.after=$(DEMO_AFTER) $(APPEND)" $$tpm
