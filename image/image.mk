@@ -61,10 +61,19 @@ fwcheck-image:
 
 .PHONY: fwcheck-image
 
+# The image is rebuilt only when an input changed: a Go source, template or
+# data file of the module, go.mod/go.sum, the kernel (path and time), or
+# the version. $(IMAGE).inputs records the last build's kernel and version.
+IMAGE_SOURCES = $(shell find . -path ./out -prune -o \( -name '*.go' -o -name '*.json' -o -name '*.tmpl' \) -newer $(IMAGE) -print 2>/dev/null | grep -v _test.go | head -1)
+
 image: fwcheck-image
 	@$(find_kernel); mkdir -p $(dir $(IMAGE)); \
+	want="$$k $$(stat -c %Y "$$k") $(VERSION)"; \
+	if [ -f "$(IMAGE)" ] && [ "$$(cat "$(IMAGE).inputs" 2>/dev/null)" = "$$want" ] && \
+	   [ -z "$(IMAGE_SOURCES)" ] && [ ! go.mod -nt "$(IMAGE)" ] && [ ! go.sum -nt "$(IMAGE)" ]; then \
+	  echo "$(IMAGE) is up to date (kernel $$k, version $(VERSION))"; exit 0; fi; \
 	echo "./fwcheck-image build -o $(IMAGE) --kernel $$k"; \
-	./fwcheck-image build -o $(IMAGE) --kernel "$$k" --version $(VERSION)
+	./fwcheck-image build -o $(IMAGE) --kernel "$$k" --version $(VERSION) && echo "$$want" > "$(IMAGE).inputs"
 
 demo: deps-image image
 	@$(find_kernel); \
