@@ -338,9 +338,13 @@ func (ts *Tables) RootAbsence(sig string) (reason, remedy string) {
 		name = "RSDP"
 	}
 	if m, ok := ts.RootsMissing[sig]; ok {
-		remedy = "run as root"
-		if strings.Contains(m, "iomem=relaxed") {
+		switch {
+		case strings.Contains(m, "iomem=relaxed"):
 			remedy = "boot with iomem=relaxed"
+		case strings.Contains(m, "no such file"):
+			remedy = "this kernel has no /dev/mem: run on a kernel built with CONFIG_DEVMEM, or give an acpidump that includes it"
+		default:
+			remedy = "run as root"
 		}
 		return m, remedy
 	}

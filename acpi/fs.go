@@ -56,7 +56,7 @@ func LoadFS(fsys fs.FS, dir string) (*Tables, error) {
 		ts.add(&Table{Signature: tableSignature(path.Base(p), raw), Raw: raw, Origin: rel})
 	}
 	if len(variants) > 0 {
-		ts.warnf("skipped %d QEMU variant files (%s …): load a configuration with LoadQEMU", len(variants), path.Base(variants[0]))
+		ts.warnf("skipped %d QEMU variant files (%s …): they are alternative tables from QEMU's test suite, not part of one machine; give a directory that holds one machine's tables", len(variants), path.Base(variants[0]))
 	}
 	if len(ts.List) == 0 {
 		return nil, fmt.Errorf("acpi tables: none in %s", dir)

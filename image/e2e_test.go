@@ -197,13 +197,21 @@ func resultsDisk(t *testing.T) string {
 func readResultsFile(t *testing.T, disk string) []byte {
 	out, err := exec.Command("mdir", "-b", "-i", disk, "::").CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	var jsonFiles []string
+	var jsonFiles, htmlFiles []string
 	for _, f := range strings.Fields(string(out)) {
 		if strings.HasPrefix(f, "::/fwcheck-") && strings.HasSuffix(f, ".json") {
 			jsonFiles = append(jsonFiles, f)
 		}
+		if strings.HasPrefix(f, "::/fwcheck-") && strings.HasSuffix(f, ".html") {
+			htmlFiles = append(htmlFiles, f)
+		}
 	}
 	require.Len(t, jsonFiles, 1, "files on the results partition: %s", out)
+	// The HTML report is saved beside it.
+	require.Len(t, htmlFiles, 1, "files on the results partition: %s", out)
+	page, err := exec.Command("mtype", "-i", disk, htmlFiles[0]).Output()
+	require.NoError(t, err)
+	require.Contains(t, string(page), `id="verdict"`)
 	b, err := exec.Command("mtype", "-i", disk, jsonFiles[0]).Output()
 	require.NoError(t, err)
 	return b
@@ -237,7 +245,7 @@ var expected = map[string]func(t *testing.T, m qemu.Machine, r report.Result){
 		// The root tables are read through /dev/mem: OVMF's XSDT, and
 		// SeaBIOS's RSDT, which sits above the kernel's low RAM where
 		// read(2) is refused and mmap(2) is needed.
-		assert.False(t, mentions(r, "not available"), "%+v", r.Findings)
+		assert.False(t, mentions(r, "could not be read"), "%+v", r.Findings)
 		if m.UEFI {
 			assert.True(t, mentions(r, "XSDT lists"), "%+v", r.Findings)
 		} else {

@@ -342,9 +342,10 @@ func (l *Live) CloseResults() error {
 }
 
 // SaveResults writes the results to the results partition (see
-// OpenResults) and unmounts it. It returns the device and the file names
-// written, or ok=false when there is no results partition.
-func (l *Live) SaveResults(stamp time.Time, text, jsonDoc []byte) (dev string, files []string, ok bool, err error) {
+// OpenResults) and unmounts it: the JSON document, the text report, and
+// the HTML report when there is one. It returns the device and the file
+// names written, or ok=false when there is no results partition.
+func (l *Live) SaveResults(stamp time.Time, text, jsonDoc []byte, htmlDoc ...[]byte) (dev string, files []string, ok bool, err error) {
 	mnt, dev, ok, err := l.OpenResults()
 	if !ok || err != nil {
 		return dev, nil, ok, err
@@ -354,7 +355,10 @@ func (l *Live) SaveResults(stamp time.Time, text, jsonDoc []byte) (dev string, f
 	for _, f := range []struct {
 		name string
 		data []byte
-	}{{base + ".json", jsonDoc}, {base + ".txt", text}} {
+	}{{base + ".json", jsonDoc}, {base + ".txt", text}, {base + ".html", bytes.Join(htmlDoc, nil)}} {
+		if f.name == base+".html" && len(f.data) == 0 {
+			continue
+		}
 		if err := os.WriteFile(filepath.Join(mnt, f.name), f.data, 0o644); err != nil {
 			errs = append(errs, err)
 			continue

@@ -36,7 +36,7 @@ func (l *Live) OpenResults() (string, string, bool, error) { return "", "", fals
 func (l *Live) CloseResults() error { return nil }
 
 // SaveResults finds no results partition.
-func (l *Live) SaveResults(time.Time, []byte, []byte) (string, []string, bool, error) {
+func (l *Live) SaveResults(time.Time, []byte, []byte, ...[]byte) (string, []string, bool, error) {
 	return "", nil, false, nil
 }
 

@@ -144,7 +144,13 @@ func loadACPI(src Source) (*acpi.Tables, error) {
 			if ts.RootsMissing == nil {
 				ts.RootsMissing = map[string]string{}
 			}
-			ts.RootsMissing[rootFiles[file]] = fmt.Sprintf("%s not available: %v", file, err)
+			// "record fwcheck/acpi/RSDP: open /dev/mem: …" says how, not what:
+			// keep the cause.
+			var pe *fs.PathError
+			if errors.As(err, &pe) && pe.Op == "record" {
+				err = pe.Err
+			}
+			ts.RootsMissing[rootFiles[file]] = fmt.Sprintf("%s could not be read: %v", file, err)
 			continue
 		}
 		roots.Add(&acpi.Table{Signature: rootFiles[file], Raw: b, Origin: "recorded " + file})

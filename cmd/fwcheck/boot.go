@@ -119,6 +119,7 @@ func bootMain(cmdlineFile string) int {
 		code = exitUsage
 	} else {
 		doc.Errors = append(reqErrs, doc.Errors...)
+		doc.Judge(defaultFailOn)
 		var text, js bytes.Buffer
 		if err := report.WriteText(&text, doc, report.TextOptions{FailOn: defaultFailOn}); err != nil {
 			live.Logf("fwcheck: report: %v", err)
@@ -130,7 +131,11 @@ func bootMain(cmdlineFile string) int {
 		if err := live.Publish(text.Bytes(), js.Bytes()); err != nil {
 			live.Logf("fwcheck: publishing results: %v", err)
 		}
-		dev, files, found, err := live.SaveResults(stamp, text.Bytes(), js.Bytes())
+		var page bytes.Buffer
+		if err := report.WriteHTML(&page, doc, defaultFailOn); err != nil {
+			live.Logf("fwcheck: report: %v", err)
+		}
+		dev, files, found, err := live.SaveResults(stamp, text.Bytes(), js.Bytes(), page.Bytes())
 		switch {
 		case err != nil:
 			live.Logf("fwcheck: results partition %s: %v", dev, err)
