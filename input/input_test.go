@@ -139,13 +139,14 @@ func TestLiveKernelLogThroughKmsg(t *testing.T) {
 }
 
 func TestMemFSIsAFileSystem(t *testing.T) {
-	m := memFS{
+	m, err := newMemFS(map[string]*memFile{
 		"sys/firmware/acpi/tables/FACP":         {data: []byte("FACP....")},
 		"sys/firmware/acpi/tables/dynamic/SSDT": {data: []byte("SSDT")},
 		"proc/version":                          {data: []byte("Linux\n")},
-	}
+	})
+	require.NoError(t, err)
 	require.NoError(t, fstest.TestFS(m, "sys/firmware/acpi/tables/FACP", "sys/firmware/acpi/tables/dynamic/SSDT", "proc/version"))
-	_, err := m.Open("sys/nope")
+	_, err = m.Open("sys/nope")
 	assert.ErrorIs(t, err, fs.ErrNotExist)
 	_, err = m.Open("/abs")
 	assert.ErrorIs(t, err, fs.ErrInvalid)

@@ -154,11 +154,14 @@ func loadACPI(src Source) (*acpi.Tables, error) {
 }
 
 func loadKlog(src Source) ([]klog.Record, error) {
-	b, err := fs.ReadFile(src, RecordedDir+"/"+KlogFile)
+	// Parsed as it is read, not read whole first: the log is the largest
+	// input, and one copy of it (its records) is enough.
+	f, err := src.Open(RecordedDir + "/" + KlogFile)
 	if err != nil {
 		return nil, err
 	}
-	return klog.Parse(bytes.NewReader(b))
+	defer f.Close()
+	return klog.Parse(f)
 }
 
 // loadKlogFile reads a kernel log the user named ("-": standard input). A
