@@ -33,6 +33,7 @@ func ParseDump(r io.Reader) (*Tables, error) {
 	sc := bufio.NewScanner(br)
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
 	var cur *Table
+	var data int
 	flush := func() {
 		if cur != nil {
 			if len(cur.Raw) >= 8 && string(cur.Raw[:8]) == "RSD PTR " {
@@ -51,10 +52,13 @@ func ParseDump(r io.Reader) (*Tables, error) {
 		}
 		if sig, addr, ok := dumpHeaderLine(s); ok {
 			flush()
+			if len(ts.List) >= MaxTables {
+				return nil, fmt.Errorf("acpidump line %d: more than %d tables (real machines have under 100)", line, MaxTables)
+			}
 			cur = &Table{Signature: sig, Address: addr, Origin: "acpidump"}
 			continue
 		}
-		off, data, ok := dumpRow(s)
+		off, row, ok := dumpRow(s)
 		if !ok || cur == nil {
 			// Keep the first few skipped lines; count the rest, so junk
 			// costs a counter, not memory.
@@ -67,7 +71,10 @@ func ParseDump(r io.Reader) (*Tables, error) {
 		if off != len(cur.Raw) {
 			return nil, fmt.Errorf("acpidump line %d: %s row offset 0x%x, expected 0x%x", line, cur.Signature, off, len(cur.Raw))
 		}
-		cur.Raw = append(cur.Raw, data...)
+		if data += len(row); data > MaxTableData {
+			return nil, fmt.Errorf("acpidump line %d: more than %d MiB of table data (real machines have a few)", line, MaxTableData>>20)
+		}
+		cur.Raw = append(cur.Raw, row...)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("acpidump: %w", err)

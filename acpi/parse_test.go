@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -601,4 +602,14 @@ func TestParseDumpTruncatedFile(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, whole.List, 2)
 	assert.Empty(t, whole.Warnings)
+}
+
+func TestDumpLimits(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i <= MaxTables; i++ {
+		fmt.Fprintf(&b, "SSDT @ 0x0\n    0000: 53 53 44 54 24 00 00 00 01 00 00 00 00 00 00 00  SSDT$...........\n")
+	}
+	_, err := ParseDump(strings.NewReader(b.String()))
+	assert.ErrorContains(t, err, "more than 4096 tables")
+	// internal/hostile tries MaxTableData with a gzip bomb of hex rows.
 }

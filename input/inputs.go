@@ -112,7 +112,12 @@ func loadACPIFile(p string, _ []byte) (*acpi.Tables, error) {
 		}
 		return ts, nil
 	}
-	ts, err := acpi.LoadFS(os.DirFS(p), ".")
+	// Within the snapshot limits: regular files only, nothing outside p.
+	d, err := openDirSnapshot(p)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := acpi.LoadFS(d, ".")
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
