@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -175,7 +176,7 @@ func loadKlogFile(p string, stdin []byte) ([]klog.Record, error) {
 	b := stdin
 	if p != "-" {
 		var err error
-		if b, err = os.ReadFile(p); err != nil {
+		if b, err = readLimited(p, MaxSnapshotFile); err != nil {
 			return nil, err
 		}
 	}
@@ -235,4 +236,22 @@ func loadMemoryMap(src Source) ([]MemoryRange, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Start < out[j].Start })
 	return out, nil
+}
+
+// readLimited reads the file a user named (which may be a pipe: a shell's
+// process substitution), refusing more than max bytes (/dev/zero).
+func readLimited(p string, max int64) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("%s: larger than %d MiB, more than a kernel log holds", p, max>>20)
+	}
+	return b, nil
 }

@@ -1,7 +1,6 @@
 package klog
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -16,10 +15,12 @@ import (
 // records are skipped. Identical consecutive records are folded.
 func ParseKmsg(r io.Reader) ([]Record, error) {
 	var out []Record
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-	for sc.Scan() {
-		line := sc.Bytes()
+	lr := newLineReader(r)
+	for {
+		line, cut, more := lr.next()
+		if !more {
+			break
+		}
 		if len(line) == 0 || line[0] == ' ' {
 			continue
 		}
@@ -28,6 +29,7 @@ func ParseKmsg(r io.Reader) ([]Record, error) {
 		if !ok {
 			continue
 		}
+		rec.Truncated = cut
 		if kmsgFlags(s) == "+" && len(out) > 0 {
 			last := &out[len(out)-1]
 			last.Text += rec.Text
@@ -35,8 +37,8 @@ func ParseKmsg(r io.Reader) ([]Record, error) {
 		}
 		out = appendFold(out, rec)
 	}
-	if err := sc.Err(); err != nil {
-		return out, fmt.Errorf("klog: kmsg: %w", err)
+	if lr.err != nil {
+		return out, fmt.Errorf("klog: kmsg: %w", lr.err)
 	}
 	return out, nil
 }

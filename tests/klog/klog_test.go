@@ -243,3 +243,23 @@ func TestKlogGoldenHasNoStaleFiles(t *testing.T) {
 	}
 	checktest.NoStaleGolden(t, filepath.Join("testdata", "golden"), names)
 }
+
+// A line over klog.MaxLine is cut, said so, and the rest of the log is
+// still checked by both log checks.
+func TestOverlongLineLeavesTheRestChecked(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "dmesg.txt")
+	log := "[    0.100000] DMI: QEMU Standard PC (Q35 + ICH9, 2009), BIOS 1.16.3 04/01/2014\n" +
+		"[    1.000000] ACPI: " + strings.Repeat("A", 2<<20) + "\n" +
+		"[    3.082295] ACPI Error: Could not disable RealTimeClock events (20220331/evxfevnt-243)\n"
+	require.NoError(t, os.WriteFile(p, []byte(log), 0o644))
+	r := checktest.Run(t, Check, checktest.LogMachine(p))
+	assert.Equal(t, tests.StatusFailed, r.Status)
+	assert.Len(t, checktest.FindingsWith(r, "ACPIFixedEventDisableFailed"), 1, "the line after the long one is checked")
+	require.Len(t, r.Unchecked, 1)
+	assert.Contains(t, r.Unchecked[0].What, "[1.000000]")
+	assert.Contains(t, r.Unchecked[0].What, "bytes past the first 1048576")
+
+	r = checktest.Run(t, oops.Check, checktest.LogMachine(p))
+	assert.Equal(t, tests.StatusIncomplete, r.Status, "not skipped, not passed")
+	require.Len(t, r.Unchecked, 1)
+}
