@@ -156,6 +156,15 @@ func loadACPI(src Source) (*acpi.Tables, error) {
 		roots.Add(&acpi.Table{Signature: rootFiles[file], Raw: b, Origin: "recorded " + file})
 	}
 	ts.MergeRoots(roots)
+	// What the snapshot left out (the MSDM table) is said, not silently
+	// missing.
+	if b, err := fs.ReadFile(src, RecordedDir+"/"+OmittedFile); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(l, acpi.SysfsDir+"/") {
+				ts.Warnings = append(ts.Warnings, "snapshot: "+l)
+			}
+		}
+	}
 	return ts, nil
 }
 
