@@ -263,3 +263,27 @@ func TestOverlongLineLeavesTheRestChecked(t *testing.T) {
 	assert.Equal(t, tests.StatusIncomplete, r.Status, "not skipped, not passed")
 	require.Len(t, r.Unchecked, 1)
 }
+
+func TestLoadDBValidatesEntries(t *testing.T) {
+	es, err := LoadDB(filepath.Join("..", "..", "klog", "testdata", "fwts-klog.json"))
+	require.NoError(t, err, "the fwts-format fixture is valid")
+	require.NotEmpty(t, es)
+
+	dir := t.TempDir()
+	for name, c := range map[string]struct{ json, want string }{
+		"label": {`{"klog_error_check": [{"compare_mode": "string", "log_level": "LOG_LEVEL_HIGH", "pattern": "ACPI: x", "advice": "Fix x.", "label": "Bad label\u001b]0;pwned\u0007"}]}`,
+			`entry 1 (label "Bad label\x1b]0;pwned\a", pattern "ACPI: x"): label "Bad label\x1b]0;pwned\a" is not CamelCase`},
+		"advice": {`{"klog_error_check": [{"compare_mode": "string", "pattern": "a", "advice": "ok", "label": "GoodOne"}, {"compare_mode": "string", "pattern": "ACPI: y", "advice": "  ", "label": "NoAdvice"}]}`,
+			`entry 2 (label "NoAdvice", pattern "ACPI: y"): label "NoAdvice" has no advice`},
+		"long": {`{"klog_error_check": [{"compare_mode": "string", "pattern": "z", "advice": "a", "label": "` + strings.Repeat("A", 65) + `"}]}`,
+			"label is longer than 64 characters"},
+	} {
+		p := filepath.Join(dir, name+".json")
+		require.NoError(t, os.WriteFile(p, []byte(c.json), 0o644))
+		_, err := LoadDB(p)
+		require.Error(t, err, name)
+		assert.Contains(t, err.Error(), c.want, name)
+		assert.NotContains(t, err.Error(), "\n", name)
+		assert.NotContains(t, err.Error(), "\x1b", name)
+	}
+}
