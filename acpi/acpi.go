@@ -176,7 +176,7 @@ const (
 	// MaxTables bounds the tables a loader reads.
 	MaxTables = 4096
 	// MaxTableData bounds the table bytes read from acpidump text.
-	MaxTableData = 64 << 20
+	MaxTableData = 32 << 20
 )
 
 // Tables is the set of ACPI tables of one machine.

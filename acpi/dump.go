@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -75,6 +76,14 @@ func ParseDump(r io.Reader) (*Tables, error) {
 			return nil, fmt.Errorf("acpidump line %d: more than %d MiB of table data (real machines have a few)", line, MaxTableData>>20)
 		}
 		cur.Raw = append(cur.Raw, row...)
+		// Once the length field is in, make room for the whole table at
+		// once (within what MaxTableData leaves), so an honest table is
+		// one allocation of its own size, not a chain of doublings.
+		if n := len(cur.Raw); n >= 8 && n-len(row) < 8 {
+			if want := int(binary.LittleEndian.Uint32(cur.Raw[4:8])); want > n && want-n <= MaxTableData-data {
+				cur.Raw = slices.Grow(cur.Raw, want-n)
+			}
+		}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("acpidump: %w", err)

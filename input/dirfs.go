@@ -38,6 +38,9 @@ func (d *dirSnapshot) Open(name string) (fs.File, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
+	if len(name) > maxSnapshotName || tooDeep(name) {
+		return nil, &fs.PathError{Op: "open", Path: truncName(name), Err: fmt.Errorf("more than %d directories deep or %d bytes long", maxSnapshotDepth, maxSnapshotName)}
+	}
 	f, err := d.root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err

@@ -15,6 +15,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"runtime/debug"
 	"strings"
 	"time"
 )
@@ -113,6 +114,26 @@ const (
 	MaxSnapshotEntries = 100_000
 )
 
+// maxSnapshotStream bounds an archive's uncompressed stream: the data kept,
+// plus a tar header for each of the entries allowed, plus slack.
+const maxSnapshotStream = MaxSnapshotTotal + 512*MaxSnapshotEntries + 16<<20
+
+// loadMemoryLimit is the soft memory limit while an archive is read.
+const loadMemoryLimit = MaxSnapshotTotal*3/2 + 16<<20
+
+// maxSnapshotName bounds a name in an archive (Linux's PATH_MAX).
+const maxSnapshotName = 4096
+
+// maxSnapshotDepth bounds how deep a snapshot's paths go. The deepest a
+// capture writes is six ("sys/firmware/acpi/tables/dynamic/SSDT3"); a
+// bound keeps walking a tree linear (opening a path through os.Root costs a
+// step per directory) and its recursion shallow.
+const maxSnapshotDepth = 32
+
+// tooDeep reports whether the path name (slash-separated) is more than
+// maxSnapshotDepth directories deep.
+func tooDeep(name string) bool { return strings.Count(name, "/") > maxSnapshotDepth }
+
 // snapshotEntryCost is what one kept entry costs beyond its name and data
 // (map slot, file record, directory entry), counted against
 // MaxSnapshotTotal so that a million empty files cannot pass as "no data".
@@ -154,7 +175,18 @@ func readTarGz(r io.Reader) (*memFS, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not a .tar.gz: %w", err)
 	}
-	tr := tar.NewReader(zr)
+	// Go's collector lets the heap grow to twice what is live before it
+	// collects; while an archive is read, a soft memory limit keeps the
+	// peak near 1.5 times the most an archive may keep (a lower limit the
+	// user set with GOMEMLIMIT stays).
+	if old := debug.SetMemoryLimit(-1); old > loadMemoryLimit {
+		debug.SetMemoryLimit(loadMemoryLimit)
+		defer debug.SetMemoryLimit(old)
+	}
+	// The archive's whole stream is bounded too: headers, names and the
+	// data of entries that are skipped all cost time to decompress.
+	lr := &io.LimitedReader{R: zr, N: maxSnapshotStream + 1}
+	tr := tar.NewReader(lr)
 	files := map[string]*memFile{}
 	var total int64
 	for entries := 1; ; entries++ {
@@ -162,15 +194,24 @@ func readTarGz(r io.Reader) (*memFS, error) {
 		if errors.Is(err, io.EOF) {
 			break
 		}
+		if lr.N <= 0 {
+			return nil, fmt.Errorf("expands to more than %d MiB", maxSnapshotStream>>20)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("corrupt archive: %w", err)
 		}
 		if entries > MaxSnapshotEntries {
 			return nil, fmt.Errorf("more than %d entries (a snapshot holds a few hundred)", MaxSnapshotEntries)
 		}
+		if len(h.Name) > maxSnapshotName {
+			return nil, fmt.Errorf("a name of %d bytes in the archive, longer than the %d a path can have", len(h.Name), maxSnapshotName)
+		}
 		name := path.Clean(strings.TrimPrefix(h.Name, "./"))
 		if !fs.ValidPath(name) || name == "." {
 			return nil, fmt.Errorf("bad path %q in archive", truncName(h.Name))
+		}
+		if tooDeep(name) {
+			return nil, fmt.Errorf("a path more than %d directories deep in the archive: %q", maxSnapshotDepth, truncName(name))
 		}
 		if h.Typeflag != tar.TypeReg {
 			continue
@@ -189,6 +230,9 @@ func readTarGz(r io.Reader) (*memFS, error) {
 		// buffer, so memory stays close to the data kept.
 		b := make([]byte, h.Size)
 		if _, err := io.ReadFull(tr, b); err != nil {
+			if lr.N <= 0 {
+				return nil, fmt.Errorf("expands to more than %d MiB", maxSnapshotStream>>20)
+			}
 			return nil, fmt.Errorf("%q: %w", truncName(name), err)
 		}
 		total += cost

@@ -1,0 +1,100 @@
+//go:build linux
+
+package hostile
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fwcheck/fwcheck/acpi"
+	"github.com/fwcheck/fwcheck/tests"
+	"github.com/fwcheck/fwcheck/tests/checktest"
+)
+
+// dumpOf writes tables as acpidump text.
+func dumpOf(t *testing.T, raws ...[]byte) []byte {
+	t.Helper()
+	ts := &acpi.Tables{}
+	for _, r := range raws {
+		ts.Add(&acpi.Table{Signature: string(r[:4]), Raw: r})
+	}
+	var b bytes.Buffer
+	require.NoError(t, acpi.WriteDump(&b, ts))
+	return b.Bytes()
+}
+
+// An MCFG of 2,000 identical entries (32 KB) took 29 s, 5.4 GB and wrote
+// 877 MB of JSON: one finding per overlapping pair.
+func TestMCFGIdenticalEntries(t *testing.T) {
+	e := checktest.MCFGEntry(0xb0000000, 0, 0, 255)
+	var es [][]byte
+	for range 2000 {
+		es = append(es, e)
+	}
+	in := file(t, "mcfg.dump", dumpOf(t, checktest.MCFG(es...)))
+	out := file(t, "out.json", nil)
+	r := run(t, "run", "mcfg", "--acpidump", in, "--json", out, "--color", "never")
+	assert.Equal(t, 1, r.code, "the overlaps fail the run: %.300s", r.stderr)
+	st, err := os.Stat(out)
+	require.NoError(t, err)
+	assert.Less(t, st.Size(), int64(1<<20), "results stay small")
+	_, _, _, labels := readDoc(t, out).result(t, "mcfg")
+	for l, n := range labels {
+		assert.LessOrEqual(t, n, tests.MaxPerLabel+1, l)
+	}
+	assert.NotEmpty(t, labels)
+}
+
+// 5 million junk lines (11.7 KB gzipped) took 3.9 GB and exited 0.
+func TestDumpOfJunkLines(t *testing.T) {
+	in := gzFile(t, "junk.dump.gz", func(w io.Writer) {
+		w.Write(dumpOf(t, checktest.SDT("HPET", 1, make([]byte, 20))))
+		line := []byte("this is no acpidump line\n")
+		for range 5_000_000 {
+			w.Write(line)
+		}
+	})
+	r := run(t, "run", "--acpidump", in, "--color", "never")
+	oneLineError(t, r, "not acpidump text: 5000000 of its 5000004 lines are not table data")
+}
+
+// 200,000 tiny tables took 379 s (Tables.Add rescanned every table).
+func TestDumpOfTinyTables(t *testing.T) {
+	var b bytes.Buffer
+	for range 200_000 {
+		b.WriteString("SSDT @ 0x0000000000000000\n    0000: 53 53 44 54 10 00 00 00 01 00 00 00 00 00 00 00  SSDT............\n\n")
+	}
+	r := run(t, "run", "--acpidump", file(t, "tiny.dump", b.Bytes()), "--color", "never")
+	oneLineError(t, r, "more than 4096 tables")
+}
+
+// Hex rows compress well: a few MiB of gzip expand to over 32 MiB of tables.
+func TestDumpGzipBomb(t *testing.T) {
+	in := gzFile(t, "bomb.dump.gz", func(w io.Writer) {
+		fmt.Fprint(w, "DSDT @ 0x0000000000000000\n")
+		for off := 0; off <= acpi.MaxTableData; off += 16 {
+			fmt.Fprintf(w, "    %04X: 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00  ................\n", off)
+		}
+	})
+	r := run(t, "run", "--acpidump", in, "--color", "never")
+	oneLineError(t, r, "more than 32 MiB of table data")
+}
+
+// A raw-table directory of 40,000 files is refused past the table limit.
+func TestRawTableDirectoryOfManyFiles(t *testing.T) {
+	dir := t.TempDir()
+	hdr := checktest.SDT("SSDT", 2, nil)
+	for i := range 5000 {
+		require.NoError(t, os.WriteFile(fmt.Sprintf("%s/SSDT%d", dir, i), hdr, 0o644))
+	}
+	r := run(t, "run", "--acpidump", dir, "--color", "never")
+	oneLineError(t, r, "more than 4096 tables")
+	assert.False(t, strings.Contains(r.stderr, "\x1b"))
+}
