@@ -2,6 +2,7 @@ package acpi
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -467,6 +468,15 @@ func FuzzParseDump(f *testing.F) {
 		}
 	}
 	f.Add([]byte("FACP @ 0x0\n  0000: 46 41 43 50  FACP\n"))
+	// A length field far beyond the rows that follow (the allocation at
+	// the declared length is bounded), and the same gzip-compressed.
+	huge := "DSDT @ 0x0\n    0000: 44 53 44 54 FF FF FF 01 02 00 00 00 00 00 00 00  DSDT............\n    0010: 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00  ................\n"
+	f.Add([]byte(huge))
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(huge))
+	zw.Close()
+	f.Add(gz.Bytes())
 	f.Fuzz(func(t *testing.T, b []byte) {
 		ts, err := ParseDump(bytes.NewReader(b))
 		if err != nil {
