@@ -34,9 +34,14 @@ func ParseDump(r io.Reader) (*Tables, error) {
 	sc := bufio.NewScanner(br)
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
 	var cur *Table
-	var data int
+	var data, reserved int
 	flush := func() {
 		if cur != nil {
+			// A table shorter than its length field does not keep the
+			// room reserved for the rest.
+			if cap(cur.Raw)-len(cur.Raw) > 4096 {
+				cur.Raw = bytes.Clone(cur.Raw)
+			}
 			if len(cur.Raw) >= 8 && string(cur.Raw[:8]) == "RSD PTR " {
 				cur.Signature = SigRSDP
 			}
@@ -77,10 +82,12 @@ func ParseDump(r io.Reader) (*Tables, error) {
 		}
 		cur.Raw = append(cur.Raw, row...)
 		// Once the length field is in, make room for the whole table at
-		// once (within what MaxTableData leaves), so an honest table is
-		// one allocation of its own size, not a chain of doublings.
+		// once, so an honest table is one allocation of its own size, not
+		// a chain of doublings. What is reserved this way is bounded by
+		// MaxTableData over the whole dump, whatever the length fields say.
 		if n := len(cur.Raw); n >= 8 && n-len(row) < 8 {
-			if want := int(binary.LittleEndian.Uint32(cur.Raw[4:8])); want > n && want-n <= MaxTableData-data {
+			if want := int(binary.LittleEndian.Uint32(cur.Raw[4:8])); want > n && want-n <= MaxTableData-reserved {
+				reserved += want - n
 				cur.Raw = slices.Grow(cur.Raw, want-n)
 			}
 		}

@@ -98,3 +98,16 @@ func TestRawTableDirectoryOfManyFiles(t *testing.T) {
 	oneLineError(t, r, "more than 4096 tables")
 	assert.False(t, strings.Contains(r.stderr, "\x1b"))
 }
+
+// Length fields are not believed beyond the data limit: 4,000 tables that
+// each claim 32 MiB and hold one row.
+func TestDumpOfTablesClaimingToBeHuge(t *testing.T) {
+	var b bytes.Buffer
+	for range 4000 {
+		b.WriteString("SSDT @ 0x0000000000000000\n    0000: 53 53 44 54 FF FF FF 01 01 00 00 00 00 00 00 00  SSDT............\n\n")
+	}
+	out := file(t, "out.json", nil)
+	r := run(t, "run", "checksum", "--acpidump", file(t, "claims.dump", b.Bytes()), "--json", out, "--color", "never")
+	assert.Contains(t, []int{0, 1, 3}, r.code, "%.300s", r.stderr)
+	assert.Less(t, r.rss, int64(100<<20))
+}
