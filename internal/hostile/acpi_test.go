@@ -50,6 +50,22 @@ func TestMCFGIdenticalEntries(t *testing.T) {
 		assert.LessOrEqual(t, n, tests.MaxPerLabel+1, l)
 	}
 	assert.NotEmpty(t, labels)
+	assert.Equal(t, 1, labels["MCFGOverlap"], "one finding for the one region")
+}
+
+// 200,000 distinct, mutually overlapping entries (a 3 MB MCFG): the
+// pairwise comparison would take 2·10¹⁰ steps.
+func TestMCFGManyOverlappingEntries(t *testing.T) {
+	var es [][]byte
+	for i := range 200_000 {
+		es = append(es, checktest.MCFGEntry(0xB0000000+uint64(i)<<20, 0, 0, 255))
+	}
+	in := file(t, "mcfg.dump", dumpOf(t, checktest.MCFG(es...)))
+	out := file(t, "out.json", nil)
+	r := run(t, "run", "mcfg", "--acpidump", in, "--json", out, "--color", "never")
+	assert.Equal(t, 1, r.code, "%.300s", r.stderr)
+	_, _, _, labels := readDoc(t, out).result(t, "mcfg")
+	assert.Equal(t, tests.MaxPerLabel+1, labels["MCFGOverlap"], "capped, then one 'and N more'")
 }
 
 // 5 million junk lines (11.7 KB gzipped) took 3.9 GB and exited 0.
