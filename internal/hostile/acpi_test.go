@@ -33,6 +33,7 @@ func dumpOf(t *testing.T, raws ...[]byte) []byte {
 // An MCFG of 2,000 identical entries (32 KB) took 29 s, 5.4 GB and wrote
 // 877 MB of JSON: one finding per overlapping pair.
 func TestMCFGIdenticalEntries(t *testing.T) {
+	skipShort(t)
 	e := checktest.MCFGEntry(0xb0000000, 0, 0, 255)
 	var es [][]byte
 	for range 2000 {
@@ -56,6 +57,7 @@ func TestMCFGIdenticalEntries(t *testing.T) {
 // 200,000 distinct, mutually overlapping entries (a 3 MB MCFG): the
 // pairwise comparison would take 2·10¹⁰ steps.
 func TestMCFGManyOverlappingEntries(t *testing.T) {
+	skipShort(t)
 	var es [][]byte
 	for i := range 200_000 {
 		es = append(es, checktest.MCFGEntry(0xB0000000+uint64(i)<<20, 0, 0, 255))
@@ -83,6 +85,7 @@ func TestDumpOfJunkLines(t *testing.T) {
 
 // 200,000 tiny tables took 379 s (Tables.Add rescanned every table).
 func TestDumpOfTinyTables(t *testing.T) {
+	skipShort(t)
 	var b bytes.Buffer
 	for range 200_000 {
 		b.WriteString("SSDT @ 0x0000000000000000\n    0000: 53 53 44 54 10 00 00 00 01 00 00 00 00 00 00 00  SSDT............\n\n")
@@ -105,6 +108,7 @@ func TestDumpGzipBomb(t *testing.T) {
 
 // A raw-table directory of 40,000 files is refused past the table limit.
 func TestRawTableDirectoryOfManyFiles(t *testing.T) {
+	skipShort(t)
 	dir := t.TempDir()
 	hdr := checktest.SDT("SSDT", 2, nil)
 	for i := range 5000 {
@@ -118,6 +122,7 @@ func TestRawTableDirectoryOfManyFiles(t *testing.T) {
 // Length fields are not believed beyond the data limit: 4,000 tables that
 // each claim 32 MiB and hold one row.
 func TestDumpOfTablesClaimingToBeHuge(t *testing.T) {
+	skipShort(t)
 	var b bytes.Buffer
 	for range 4000 {
 		b.WriteString("SSDT @ 0x0000000000000000\n    0000: 53 53 44 54 FF FF FF 01 01 00 00 00 00 00 00 00  SSDT............\n\n")

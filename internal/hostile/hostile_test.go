@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -40,6 +41,10 @@ func TestMain(m *testing.M) {
 	if os.Getenv(spawnEnv) != "" {
 		os.Exit(spawn(os.Args[1:]))
 	}
+	flag.Parse()
+	if testing.Short() {
+		os.Exit(m.Run()) // every case skips: they build and run the binary
+	}
 	code := func() int {
 		dir, err := os.MkdirTemp("", "fwcheck-hostile-")
 		if err != nil {
@@ -60,6 +65,15 @@ func TestMain(m *testing.M) {
 		return m.Run()
 	}()
 	os.Exit(code)
+}
+
+// skipShort skips a case under -short (make test-short): the cases build
+// the binary and generate large inputs, about 40 s in all.
+func skipShort(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds fwcheck and generates large inputs")
+	}
 }
 
 // result is one run of fwcheck.
@@ -131,6 +145,7 @@ func spawn(args []string) int {
 // runAs is run as user uid (-1: as the test's own user).
 func runAs(t *testing.T, uid int, args ...string) result {
 	t.Helper()
+	skipShort(t)
 	uf := filepath.Join(t.TempDir(), "usage.json")
 	cmd := exec.Command(os.Args[0], append([]string{bin}, args...)...)
 	cmd.Dir = workDir
@@ -220,6 +235,7 @@ func readDoc(t *testing.T, p string) *doc {
 // file writes b to a new file in the test's directory.
 func file(t *testing.T, name string, b []byte) string {
 	t.Helper()
+	skipShort(t)
 	p := filepath.Join(t.TempDir(), name)
 	require.NoError(t, os.WriteFile(p, b, 0o644))
 	return p
@@ -228,6 +244,7 @@ func file(t *testing.T, name string, b []byte) string {
 // gzFile writes what fill writes, gzip-compressed, to a new file.
 func gzFile(t *testing.T, name string, fill func(w io.Writer)) string {
 	t.Helper()
+	skipShort(t)
 	p := filepath.Join(t.TempDir(), name)
 	f, err := os.Create(p)
 	require.NoError(t, err)
