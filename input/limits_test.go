@@ -115,3 +115,31 @@ func TestDirectorySnapshotSizeLimit(t *testing.T) {
 	_, err = fs.ReadFile(src, "big")
 	assert.ErrorContains(t, err, "too large")
 }
+
+func TestKernelLogFileLimit(t *testing.T) {
+	dir := t.TempDir()
+	exact := filepath.Join(dir, "exact.txt")
+	line := "[    1.000000] ACPI: Interpreter enabled\n"
+	b := []byte(strings.Repeat(line, MaxSnapshotFile/len(line)))
+	b = append(b, strings.Repeat("x", MaxSnapshotFile-len(b))...)
+	require.NoError(t, os.WriteFile(exact, b, 0o644))
+	recs, err := loadKlogFile(exact, nil)
+	require.NoError(t, err, "a log of exactly the limit is read")
+	assert.NotEmpty(t, recs)
+
+	over := filepath.Join(dir, "over.txt")
+	require.NoError(t, os.WriteFile(over, append(b, '\n'), 0o644))
+	_, err = loadKlogFile(over, nil)
+	assert.EqualError(t, err, over+": larger than 64 MiB, more than a kernel log holds")
+
+	notLog := filepath.Join(dir, "notlog.txt")
+	require.NoError(t, os.WriteFile(notLog, []byte("hello\nworld\n"), 0o644))
+	_, err = loadKlogFile(notLog, nil)
+	assert.ErrorContains(t, err, "not a kernel log")
+	empty := filepath.Join(dir, "empty.txt")
+	require.NoError(t, os.WriteFile(empty, []byte("\n  \n"), 0o644))
+	_, err = loadKlogFile(empty, nil)
+	assert.NoError(t, err, "an empty log is no error (the checks skip it)")
+	_, err = loadKlogFile("-", []byte("junk\n[    2.000000] late but real\n"))
+	assert.NoError(t, err)
+}

@@ -60,6 +60,9 @@ type Record struct {
 	// Truncated is how many bytes of the line were cut off because it was
 	// longer than MaxLine (0 for a whole line). Text holds the rest.
 	Truncated int64
+	// Dropped, on the last record only, is how many lines after it were
+	// not read because the log held more than MaxRecords records.
+	Dropped int64
 }
 
 // Stamp returns the record's time as dmesg prints it ("12.345678"), or ""
@@ -85,6 +88,7 @@ func Parse(r io.Reader) ([]Record, error) {
 	var out []Record
 	lr := newLineReader(r)
 	prevKmsg := false
+	var dropped int64
 	for {
 		b, cut, ok := lr.next()
 		if !ok {
@@ -94,6 +98,10 @@ func Parse(r io.Reader) ([]Record, error) {
 		if prevKmsg && strings.HasPrefix(line, " ") {
 			continue // kmsg dictionary line (" SUBSYSTEM=pci")
 		}
+		if len(out) >= MaxRecords {
+			dropped++
+			continue
+		}
 		rec, ok, kmsg := parseLine(line)
 		prevKmsg = kmsg
 		if !ok {
@@ -102,10 +110,24 @@ func Parse(r io.Reader) ([]Record, error) {
 		rec.Truncated = cut
 		out = appendFold(out, rec)
 	}
+	markDropped(out, dropped)
 	if lr.err != nil {
 		return out, fmt.Errorf("klog: %w", lr.err)
 	}
 	return out, nil
+}
+
+// MaxRecords bounds the records read from one log. A kernel's log buffer
+// holds at most a few hundred thousand (32 MiB, the largest
+// CONFIG_LOG_BUF_SHIFT, of ~100-byte records); a file of millions of tiny
+// lines would otherwise cost gigabytes. The lines past it are counted
+// (Record.Dropped), not read.
+const MaxRecords = 500_000
+
+func markDropped(out []Record, dropped int64) {
+	if dropped > 0 && len(out) > 0 {
+		out[len(out)-1].Dropped = dropped
+	}
 }
 
 // MaxLine is the longest kernel-log line read whole. The kernel itself
@@ -160,6 +182,15 @@ func (l *lineReader) next() (line []byte, cut int64, ok bool) {
 		}
 		return line, cut, true
 	}
+}
+
+// DroppedLines returns how many lines of the log were not read because it
+// held more than MaxRecords records.
+func DroppedLines(recs []Record) int64 {
+	if len(recs) == 0 {
+		return 0
+	}
+	return recs[len(recs)-1].Dropped
 }
 
 // TruncatedLines counts the records whose line was cut at MaxLine and

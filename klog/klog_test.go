@@ -2,6 +2,7 @@ package klog
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -294,4 +295,21 @@ func TestOverlongLineIsCutAndTheRestRead(t *testing.T) {
 	require.Len(t, recs, 2)
 	assert.Zero(t, recs[0].Truncated)
 	assert.Len(t, recs[0].Text, MaxLine)
+}
+
+func TestRecordsPastTheLimitAreCountedNotRead(t *testing.T) {
+	var b bytes.Buffer
+	for i := range MaxRecords + 7 {
+		fmt.Fprintf(&b, "6,%d,1000,-;line %d\n", i, i)
+	}
+	kmsg := b.String()
+	recs, err := ParseKmsg(strings.NewReader(kmsg))
+	require.NoError(t, err)
+	require.Len(t, recs, MaxRecords)
+	assert.EqualValues(t, 7, DroppedLines(recs))
+	recs, err = Parse(strings.NewReader(kmsg))
+	require.NoError(t, err)
+	require.Len(t, recs, MaxRecords)
+	assert.EqualValues(t, 7, DroppedLines(recs))
+	assert.Zero(t, DroppedLines(recs[:10]))
 }

@@ -16,12 +16,17 @@ import (
 func ParseKmsg(r io.Reader) ([]Record, error) {
 	var out []Record
 	lr := newLineReader(r)
+	var dropped int64
 	for {
 		line, cut, more := lr.next()
 		if !more {
 			break
 		}
 		if len(line) == 0 || line[0] == ' ' {
+			continue
+		}
+		if len(out) >= MaxRecords {
+			dropped++
 			continue
 		}
 		s := string(bytes.TrimRight(line, "\r"))
@@ -37,6 +42,7 @@ func ParseKmsg(r io.Reader) ([]Record, error) {
 		}
 		out = appendFold(out, rec)
 	}
+	markDropped(out, dropped)
 	if lr.err != nil {
 		return out, fmt.Errorf("klog: kmsg: %w", lr.err)
 	}

@@ -7,9 +7,15 @@ import (
 )
 
 // NotCheckedTruncated reports, for a check reading the kernel log, the
-// ends of lines the reader cut at klog.MaxLine: the rest of the log was
-// checked, those bytes were not.
+// ends of lines the reader cut at klog.MaxLine and the lines it did not
+// read past klog.MaxRecords: the rest of the log was checked, those were
+// not.
 func NotCheckedTruncated(p *Pass, recs []klog.Record) {
+	if d := klog.DroppedLines(recs); d > 0 {
+		p.NotChecked(fmt.Sprintf("the last %d lines of the kernel log", d),
+			fmt.Sprintf("the log holds more than %d records, more than a kernel's log buffer does; the first %d were checked", klog.MaxRecords, klog.MaxRecords),
+			"check a shorter log (one boot: dmesg, or journalctl -k -b)")
+	}
 	n, first := klog.TruncatedLines(recs)
 	if n == 0 {
 		return

@@ -4,6 +4,10 @@ package hostile
 
 import (
 	"archive/tar"
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -75,4 +79,26 @@ func TestBadAdviceDatabase(t *testing.T) {
 
 	r = run(t, "klog", log, "--klog-db", "/dev/zero", "--color", "never")
 	oneLineError(t, r, "larger than 16 MiB, not a klog.json")
+}
+
+// A 60 MiB log of 4 million tiny lines took 1.1 GB and 3 s: records are
+// read up to klog.MaxRecords, the rest counted and reported not checked.
+func TestKernelLogOfMillionsOfTinyLines(t *testing.T) {
+	skipShort(t)
+	p := filepath.Join(t.TempDir(), "tiny.log")
+	f, err := os.Create(p)
+	require.NoError(t, err)
+	w := bufio.NewWriter(f)
+	for i := range 4_000_000 {
+		fmt.Fprintf(w, "[1.0] a%d\n", i)
+	}
+	require.NoError(t, w.Flush())
+	require.NoError(t, f.Close())
+	out := file(t, "out.json", nil)
+	r := run(t, "run", "klog", "oops", "--klog", p, "--json", out, "--color", "never")
+	assert.Equal(t, 0, r.code, "%.300s", r.stderr)
+	status, _, unchecked, _ := readDoc(t, out).result(t, "klog")
+	assert.Equal(t, "incomplete", status)
+	require.Len(t, unchecked, 1)
+	assert.Contains(t, unchecked[0], "the last 3500000 lines of the kernel log")
 }
