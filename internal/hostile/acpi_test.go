@@ -132,3 +132,25 @@ func TestDumpOfTablesClaimingToBeHuge(t *testing.T) {
 	assert.Contains(t, []int{0, 1, 3}, r.code, "%.300s", r.stderr)
 	assert.Less(t, r.rss, int64(100<<20))
 }
+
+// Root tables of millions of entries (a 24 MB XSDT, an 8 MB RSDT, none of
+// them matching) took 4.5 s and 346 MB: entries past acpi.MaxTables are
+// reported not checked.
+func TestHugeRootTables(t *testing.T) {
+	skipShort(t)
+	var addrs []uint64
+	var raddrs []uint32
+	for i := range 3_000_000 {
+		addrs = append(addrs, 0x100000+uint64(i)*64)
+		if i < 2_000_000 {
+			raddrs = append(raddrs, 0x100000+uint32(i)*64+8)
+		}
+	}
+	in := file(t, "roots.dump", dumpOf(t, checktest.SDT("XSDT", 1, checktest.XSDTBody(addrs...)), checktest.SDT("RSDT", 1, checktest.RSDTBody(raddrs...))))
+	out := file(t, "out.json", nil)
+	r := run(t, "run", "--acpidump", in, "--json", out, "--color", "never")
+	assert.Equal(t, 1, r.code, "%.300s", r.stderr)
+	_, _, unchecked, labels := readDoc(t, out).result(t, "acpitables")
+	assert.Contains(t, unchecked, "XSDT entries 4096 to 2999999: the XSDT lists 3000000 tables, more than the 4096 fwcheck reads (real machines have under 100)")
+	assert.Equal(t, tests.MaxPerLabel+1, labels["ACPIRootTablesMismatch"])
+}
