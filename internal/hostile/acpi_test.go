@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"strings"
 	"testing"
@@ -153,4 +154,35 @@ func TestHugeRootTables(t *testing.T) {
 	_, _, unchecked, labels := readDoc(t, out).result(t, "acpitables")
 	assert.Contains(t, unchecked, "XSDT entries 4096 to 2999999: the XSDT lists 3000000 tables, more than the 4096 fwcheck reads (real machines have under 100)")
 	assert.Equal(t, tests.MaxPerLabel+1, labels["ACPIRootTablesMismatch"])
+}
+
+// A 24 MB MADT of 3 million local APICs took 1.7 s and 760 MB.
+func TestHugeMADT(t *testing.T) {
+	skipShort(t)
+	var ents [][]byte
+	for i := range 3_000_000 {
+		ents = append(ents, checktest.LAPIC(byte(i), byte(i>>3), 1))
+	}
+	in := file(t, "madt.dump", dumpOf(t, checktest.FADT(nil), checktest.MADT(4, ents...)))
+	out := file(t, "out.json", nil)
+	r := run(t, "run", "madt", "--acpidump", in, "--json", out, "--color", "never")
+	assert.Equal(t, 1, r.code, "%.300s", r.stderr)
+	_, _, unchecked, _ := readDoc(t, out).result(t, "madt")
+	assert.Contains(t, strings.Join(unchecked, "\n"), "APIC: the 23475712 bytes after its first 65536 subtables")
+}
+
+// Large tables of noise through every ACPI check: a 24 MiB DSDT of random
+// bytes, and an FPDT of a million records.
+func TestLargeNoiseTables(t *testing.T) {
+	skipShort(t)
+	noise := make([]byte, 24<<20)
+	rand.NewChaCha8([32]byte{1}).Read(noise)
+	var fpdt []byte
+	for range 1_000_000 {
+		fpdt = append(fpdt, 0, 0, 16, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+	}
+	for name, tab := range map[string][]byte{"dsdt": checktest.SDT("DSDT", 2, noise), "fpdt": checktest.SDT("FPDT", 1, fpdt)} {
+		r := run(t, "run", "--acpidump", file(t, name+".dump", dumpOf(t, checktest.FADT(nil), tab)), "--json", "/dev/null", "--color", "never")
+		assert.Contains(t, []int{0, 1}, r.code, "%s: %.300s", name, r.stderr)
+	}
 }
