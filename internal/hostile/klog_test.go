@@ -100,5 +100,34 @@ func TestKernelLogOfMillionsOfTinyLines(t *testing.T) {
 	status, _, unchecked, _ := readDoc(t, out).result(t, "klog")
 	assert.Equal(t, "incomplete", status)
 	require.Len(t, unchecked, 1)
-	assert.Contains(t, unchecked[0], "the last 3500000 lines of the kernel log")
+	assert.Contains(t, unchecked[0], "the last 3900000 lines of the kernel log")
+}
+
+// Logs of 150,000 lines that each report something (oops, warning, a
+// database match) took 3–6 s and up to 300 MB: records past
+// klog.MaxRecords are not read, and findings past tests.MaxPerLabel are
+// counted without being formatted.
+func TestKernelLogOfReports(t *testing.T) {
+	skipShort(t)
+	for _, line := range []string{
+		"BUG: kernel NULL pointer dereference, address: 0000000000000000 %d",
+		"WARNING: CPU: 0 PID: %d at drivers/acpi/x.c:1 f+0x1/0x2",
+		`ACPI Error: AE_NOT_FOUND, While resolving a named reference package element - \_SB.X%d (20220331/dspkginit-438)`,
+		"[Firmware Bug]: TSC_DEADLINE disabled due to Errata %d",
+	} {
+		p := filepath.Join(t.TempDir(), "log")
+		f, err := os.Create(p)
+		require.NoError(t, err)
+		w := bufio.NewWriter(f)
+		for i := range 150_000 {
+			fmt.Fprintf(w, "[%d.000000] "+line+"\n", i, i)
+		}
+		require.NoError(t, w.Flush())
+		require.NoError(t, f.Close())
+		out := file(t, "out.json", nil)
+		r := run(t, "run", "--klog", p, "--json", out, "--color", "never")
+		assert.Equal(t, 1, r.code, "%.300s", r.stderr)
+		_, _, unchecked, _ := readDoc(t, out).result(t, "klog")
+		assert.Contains(t, strings.Join(unchecked, "\n"), "the last 50000 lines of the kernel log", line)
+	}
 }
