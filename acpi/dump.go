@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -92,7 +93,9 @@ func ParseDump(r io.Reader) (*Tables, error) {
 			}
 		}
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return nil, fmt.Errorf("acpidump line %d: longer than 1 MiB: not acpidump text", line+1)
+	} else if err != nil {
 		return nil, fmt.Errorf("acpidump: %w", err)
 	}
 	// acpidump writes every table whole, so a last table shorter than its

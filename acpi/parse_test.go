@@ -623,3 +623,12 @@ func TestDumpLimits(t *testing.T) {
 	assert.ErrorContains(t, err, "more than 4096 tables")
 	// internal/hostile tries MaxTableData with a gzip bomb of hex rows.
 }
+
+func TestDumpWithAnEndlessLine(t *testing.T) {
+	_, err := ParseDump(io.LimitReader(zeros{}, 4<<20))
+	assert.EqualError(t, err, "acpidump line 1: longer than 1 MiB: not acpidump text")
+}
+
+type zeros struct{}
+
+func (zeros) Read(b []byte) (int, error) { clear(b); return len(b), nil }
