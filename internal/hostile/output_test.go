@@ -5,6 +5,7 @@ package hostile
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -46,9 +47,9 @@ func fingerprintOf(t *testing.T, p string) fingerprint {
 }
 
 // `fwcheck snapshot -o` deleted its target on any failure, a device node
-// and a link to /proc/self/fd/1 among them. A read-only file, a directory
-// and /dev/null must come out of it untouched, run as root and as an
-// unprivileged user.
+// and a link to /proc/self/fd/1 among them. A read-only file, a directory,
+// /dev/null, a device node and that link must come out of it untouched,
+// run as root and as an unprivileged user.
 func TestSnapshotOutputIsNeverDestroyed(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root, to run fwcheck both as root and as nobody")
@@ -78,18 +79,31 @@ func TestSnapshotOutputIsNeverDestroyed(t *testing.T) {
 			require.NoError(t, os.Mkdir(subdir, 0o777))
 			require.NoError(t, os.WriteFile(filepath.Join(subdir, "keep.json"), []byte("{}"), 0o644))
 
-			targets := []struct {
+			// A device node and a link to standard output, as the issue
+			// saw deleted: written in place, kept.
+			node := filepath.Join(dir, "null")
+			require.NoError(t, syscall.Mknod(node, syscall.S_IFCHR|0o666, 1<<8|3))
+			require.NoError(t, os.Chmod(node, 0o666))
+			stdout := filepath.Join(dir, "stdout")
+			require.NoError(t, os.Symlink("/proc/self/fd/1", stdout))
+			type target struct {
 				path     string
 				wantCode int
-			}{{readOnly, 2}, {subdir, 2}, {os.DevNull, 0}}
+				want     string // in the one-line error
+			}
+			refuse := "refusing to replace it"
+			targets := []target{{readOnly, 2, refuse}, {subdir, 2, refuse}, {os.DevNull, 0, ""}, {node, 0, ""}}
+			if user.uid < 0 {
+				targets = append(targets, target{stdout, 0, ""})
+			} else {
+				// The test's pipe is root's: nobody may not reopen it.
+				targets = append(targets, target{stdout, 2, "permission denied"})
+			}
 			if user.uid >= 0 {
 				// root's file, which nobody may not write but could rename over.
 				theirs := filepath.Join(dir, "roots.tar.gz")
 				require.NoError(t, os.WriteFile(theirs, []byte("root's snapshot"), 0o644))
-				targets = append(targets, struct {
-					path     string
-					wantCode int
-				}{theirs, 2})
+				targets = append(targets, target{theirs, 2, refuse})
 			}
 			for _, target := range targets {
 				before := fingerprintOf(t, target.path)
@@ -97,17 +111,25 @@ func TestSnapshotOutputIsNeverDestroyed(t *testing.T) {
 				bounded(t, r)
 				assert.Equal(t, target.wantCode, r.code, "%s: %s", target.path, r.stderr)
 				if target.wantCode == 2 {
-					oneLineError(t, r, "refusing to replace it")
+					oneLineError(t, r, target.want)
 				}
 				after := fingerprintOf(t, target.path)
-				if target.path == os.DevNull {
+				if target.path == stdout {
+					link, err := os.Readlink(stdout)
+					require.NoError(t, err)
+					assert.Equal(t, "/proc/self/fd/1", link)
+				}
+				if target.path == stdout && r.code == 0 {
+					assert.True(t, strings.HasPrefix(r.stdout, "\x1f\x8b"), "the snapshot went to standard output")
+				}
+				if target.path == os.DevNull || target.path == node {
 					before.mtime, after.mtime = 0, 0 // writing to it touches its time
 				}
 				assert.Equal(t, before, after, "%s untouched", target.path)
 			}
 			ents, err := os.ReadDir(dir)
 			require.NoError(t, err)
-			assert.Len(t, ents, len(targets)-1, "no temporary file left behind")
+			assert.Len(t, ents, len(targets)-1, "no temporary file left behind") // /dev/null is elsewhere
 		})
 	}
 }
