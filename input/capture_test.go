@@ -2,7 +2,11 @@ package input
 
 import (
 	"bytes"
+	"fmt"
 	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -124,4 +128,68 @@ func TestSnapshotRedact(t *testing.T) {
 	dmi, err := DMI.Get(New(snapshot{name: "s", fsys: m}, Options{}))
 	require.NoError(t, err)
 	assert.Equal(t, "QEMU", dmi.SysVendor)
+}
+
+// The redactor on real SMBIOS tables: u-root's dmidecode test dumps
+// (dmidecode --dump-bin, table at offset 0x20) with dmidecode's own output
+// beside them. Every serial number and asset tag dmidecode printed for the
+// redacted structure types is gone, unless the same text is also another
+// field's value; manufacturers and product names stay.
+func TestRedactSMBIOSRealTables(t *testing.T) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/u-root/u-root").Output()
+	dir := filepath.Join(strings.TrimSpace(string(out)), "cmds/exp/dmidecode/testdata")
+	bins, _ := filepath.Glob(filepath.Join(dir, "*.bin"))
+	if err != nil || len(bins) == 0 {
+		t.Skip("u-root's dmidecode test data is not in the module cache")
+	}
+	checked := 0
+	for _, bin := range bins {
+		txt, err := os.ReadFile(strings.TrimSuffix(bin, ".bin") + ".orig.txt")
+		if err != nil {
+			continue
+		}
+		raw, err := os.ReadFile(bin)
+		require.NoError(t, err)
+		table := bytes.Clone(raw[0x20:])
+		private, public := map[string]bool{}, map[string]bool{}
+		typ := -1
+		for _, l := range strings.Split(string(txt), "\n") {
+			if _, rest, ok := strings.Cut(l, "DMI type "); ok && strings.HasPrefix(l, "Handle") {
+				fmt.Sscan(rest, &typ)
+				continue
+			}
+			k, v, ok := strings.Cut(strings.TrimSpace(l), ": ")
+			if !ok || !strings.HasPrefix(l, "\t") || strings.HasPrefix(l, "\t\t") {
+				continue
+			}
+			if _, red := smbiosPrivate[byte(typ)]; red && (k == "Serial Number" || k == "Asset Tag") {
+				private[v] = true
+			} else {
+				public[v] = true
+			}
+		}
+		n := RedactSMBIOS(table)
+		assert.Len(t, table, len(raw)-0x20)
+		assert.Positive(t, n, bin)
+	private:
+		for v := range private {
+			if len(v) < 3 || !bytes.Contains(raw[0x20:], []byte(v)) {
+				continue
+			}
+			for p := range public {
+				if strings.Contains(p, v) {
+					continue private // the same text in a field that stays
+				}
+			}
+			assert.NotContains(t, string(table), v, "%s: %q", filepath.Base(bin), v)
+			checked++
+		}
+		for v := range public {
+			if len(v) >= 4 && bytes.Contains(raw[0x20:], []byte(v+"\x00")) && !private[v] {
+				assert.Contains(t, string(table), v+"\x00", "%s: %q kept", filepath.Base(bin), v)
+			}
+		}
+	}
+	t.Logf("%d serial numbers and asset tags checked gone", checked)
+	assert.Positive(t, checked)
 }

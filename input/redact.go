@@ -24,6 +24,12 @@ import (
 //
 // Firmware GUIDs in the kernel log are UUIDs too and are replaced with the
 // rest; a log advice entry matching one then no longer matches.
+//
+// The SMBIOS walk is written here rather than taken from u-root's
+// pkg/smbios, which decodes structures into values and marshals them anew:
+// a redacted table must stay byte for byte what the firmware wrote, apart
+// from the overwritten strings, for the checks that read it afterwards.
+// It is tested on the real tables of u-root's dmidecode test data.
 
 var dmiPrivate = map[string]bool{
 	"product_serial": true, "product_uuid": true, "board_serial": true, "chassis_serial": true,
