@@ -168,6 +168,17 @@ func Sum(b []byte) uint8 {
 	return s
 }
 
+// Limits on what a table set may hold, so that hostile input (a dump of
+// 200,000 tiny tables, a gzip bomb of hex rows) is an error rather than
+// minutes and gigabytes. Real machines have under 100 tables (large servers
+// a few hundred SSDTs) and a few megabytes of table data.
+const (
+	// MaxTables bounds the tables a loader reads.
+	MaxTables = 4096
+	// MaxTableData bounds the table bytes read from acpidump text.
+	MaxTableData = 32 << 20
+)
+
 // Tables is the set of ACPI tables of one machine.
 type Tables struct {
 	// List holds every table in the order found, the RSDP/XSDT/RSDT included

@@ -40,7 +40,9 @@ func LoadFS(fsys fs.FS, dir string) (*Tables, error) {
 			variants = append(variants, p)
 			return nil
 		}
-		names = append(names, p)
+		if names = append(names, p); len(names) > MaxTables {
+			return fmt.Errorf("more than %d tables in %s (real machines have under 100)", MaxTables, dir)
+		}
 		return nil
 	})
 	if err != nil {
@@ -192,6 +194,9 @@ func LoadQEMU(fsys fs.FS, dir, variant string) (*Tables, error) {
 	}
 	if len(sigs) == 0 {
 		return nil, fmt.Errorf("qemu tables: none for variant %q in %s", variant, dir)
+	}
+	if len(sigs) > MaxTables {
+		return nil, fmt.Errorf("qemu tables: more than %d in %s", MaxTables, dir)
 	}
 	sort.Strings(sigs)
 	ts := &Tables{Source: path.Join(dir, variant)}

@@ -187,6 +187,11 @@ func NewLabel(name string, sev Severity, spec, advice string) *Label {
 	return l
 }
 
+// Validate reports what makes l unusable in results: a name that is not
+// CamelCase, no valid severity, no advice. Labels that come from data (an
+// imported advice database) are checked with it when they are loaded.
+func (l *Label) Validate() error { return l.validate() }
+
 func (l *Label) validate() error {
 	switch {
 	case !labelRE.MatchString(l.Name):

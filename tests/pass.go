@@ -195,6 +195,17 @@ func (p *Pass) add(k Kind, l *Label, why, format string, args []any) {
 	if l != nil && !p.allowed[l.Name] {
 		panic(fmt.Sprintf("check %s reports label %s it does not declare", p.Check.ID, l.Name))
 	}
+	if l != nil && k != KindPass && p.perLabel[l.Name] >= MaxPerLabel {
+		// Over the cap the finding is only counted: do not format it (a
+		// hostile input reports millions).
+		if k == KindFail {
+			p.fails++
+		}
+		if p.perLabel[l.Name]++; p.perLabel[l.Name] == MaxPerLabel+1 {
+			p.dropped = append(p.dropped, l.Name)
+		}
+		return
+	}
 	f := Finding{Kind: k, Message: fmt.Sprintf(format, args...), Explained: why}
 	if l != nil {
 		f.Label, f.Severity, f.Advice, f.Spec = l.Name, l.Severity, l.Advice, l.Spec

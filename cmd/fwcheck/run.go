@@ -393,11 +393,14 @@ func init() {
 	}
 	addCommand(l)
 
-	s := &command{name: "snapshot", args: "-o FILE.tar.gz", short: "capture every input the checks read, to analyse elsewhere with --from"}
+	s := &command{name: "snapshot", args: "-o FILE.tar.gz [--redact] [--include-msdm]", short: "capture every input the checks read, to analyse elsewhere with --from"}
 	s.run = func(e *env, args []string) int {
 		fs := newFlags(s)
 		outp := fs.String("o", "", "write the snapshot to `FILE` (.tar.gz)")
 		root := fs.String("root", "/", hiddenUsage)
+		var opts input.CaptureOptions
+		fs.BoolVar(&opts.IncludeMSDM, "include-msdm", false, "keep the MSDM table, which holds the Windows product key (left out by default)")
+		fs.BoolVar(&opts.Redact, "redact", false, "drop serial numbers, UUIDs and MAC addresses (DMI, SMBIOS, kernel log), to share the snapshot")
 		if _, code, ok := parseFlags(e, s, fs, args); !ok {
 			return code
 		}
@@ -421,10 +424,14 @@ func init() {
 		// Snapshots hold the kernel log and firmware tables: 0600.
 		err := atomicfile.Write(*outp, 0o600, func(w io.Writer) error {
 			var err error
-			notes, err = input.Capture(w, input.Live(*root), order)
+			notes, err = input.CaptureWith(w, input.Live(*root), order, opts)
 			return err
 		})
 		for _, n := range notes {
+			if strings.Contains(n, ": left out") || strings.HasSuffix(n, "(--redact)") {
+				fmt.Fprintf(e.stderr, "fwcheck snapshot: %s\n", report.Sanitize(n, false))
+				continue
+			}
 			fmt.Fprintf(e.stderr, "fwcheck snapshot: not captured: %s\n", report.Sanitize(n, false))
 		}
 		if err != nil {
@@ -467,9 +474,12 @@ func (cfg *runConfig) fileInputs(e *env, acpidump, klogFile string) error {
 	if klogFile != "" {
 		cfg.Files.Files[input.KernelLog] = klogFile
 		if klogFile == "-" {
-			b, err := io.ReadAll(io.LimitReader(e.stdin, maxStdin))
+			b, err := io.ReadAll(io.LimitReader(e.stdin, maxStdin+1))
 			if err != nil {
 				return err
+			}
+			if len(b) > maxStdin {
+				return fmt.Errorf("standard input: larger than %d MiB, more than a kernel log holds", maxStdin>>20)
 			}
 			cfg.Files.Stdin = b
 		}
@@ -477,8 +487,9 @@ func (cfg *runConfig) fileInputs(e *env, acpidump, klogFile string) error {
 	return nil
 }
 
-// maxStdin bounds what standard input may bring (a kernel log).
-const maxStdin = 256 << 20
+// maxStdin bounds what standard input may bring (a kernel log): as much
+// as a kernel-log file may hold.
+const maxStdin = input.MaxSnapshotFile
 
 func encodeJSON(e *env, c *command, v any) int {
 	enc := json.NewEncoder(e.stdout)
