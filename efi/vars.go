@@ -64,7 +64,10 @@ type Vars struct {
 	// Problems are files that are not well-formed variables (too short
 	// for the attribute word, a name without a GUID).
 	Problems []string
-	byKey    map[string]*Variable
+	// Unreadable are variables that could not be read (efivarfs keeps
+	// some from users other than root), with the error.
+	Unreadable []string
+	byKey      map[string]*Variable
 }
 
 // Get returns the variable name of vendor g, or nil.
@@ -127,7 +130,7 @@ func ReadVars(fsys fs.FS, dir string) (*Vars, error) {
 		}
 		b, err := fs.ReadFile(fsys, path.Join(dir, n))
 		if err != nil {
-			v.Problems = append(v.Problems, fmt.Sprintf("%s: %v", n, err))
+			v.Unreadable = append(v.Unreadable, fmt.Sprintf("%s: %v", n, err))
 			continue
 		}
 		if len(b) < 4 {

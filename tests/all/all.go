@@ -7,6 +7,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/acpitables"
 	"github.com/fwcheck/fwcheck/tests/checksum"
+	"github.com/fwcheck/fwcheck/tests/esrt"
 	"github.com/fwcheck/fwcheck/tests/fadt"
 	"github.com/fwcheck/fwcheck/tests/hpet"
 	"github.com/fwcheck/fwcheck/tests/klog"
@@ -14,6 +15,9 @@ import (
 	"github.com/fwcheck/fwcheck/tests/mcfg"
 	"github.com/fwcheck/fwcheck/tests/oops"
 	"github.com/fwcheck/fwcheck/tests/s3"
+	"github.com/fwcheck/fwcheck/tests/secureboot"
+	"github.com/fwcheck/fwcheck/tests/tpmeventlog"
+	"github.com/fwcheck/fwcheck/tests/uefiboot"
 )
 
 // Checks returns every check, in run order (by category, then ID). It
@@ -31,6 +35,10 @@ func Checks() []*tests.Check {
 		klog.Check,
 		oops.Check,
 		s3.Check,
+		uefiboot.Check,
+		secureboot.Check,
+		esrt.Check,
+		tpmeventlog.Check,
 	}
 	if err := tests.Validate(cs); err != nil {
 		panic(err)
