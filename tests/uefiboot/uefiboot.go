@@ -107,6 +107,7 @@ func run(p *tests.Pass) error {
 	boBefore := p.Failures()
 	bo := vars.Global("BootOrder")
 	var order []uint16
+	orderOK := false
 	if bo == nil {
 		p.Info(nil, "no BootOrder variable: the boot manager uses its default boot behaviour (removable media paths)")
 	} else {
@@ -117,6 +118,8 @@ func run(p *tests.Pass) error {
 			p.Fail(labelOrderMalformed, "BootOrder: %v", err)
 		case len(order) == 0:
 			p.Fail(labelOrderMalformed, "BootOrder is empty")
+		default:
+			orderOK = true
 		}
 	}
 	seen := map[uint16]bool{}
@@ -178,10 +181,10 @@ func run(p *tests.Pass) error {
 			p.Fail(labelVarMalformed, "BootCurrent is %d bytes, expected 2", len(bc.Data))
 		case vars.Global(BootName(cur[0])) == nil:
 			p.Fail(labelCurrentMissing, "BootCurrent is %s, but there is no %s variable", BootName(cur[0]), BootName(cur[0]))
-		case bo != nil && !slices.Contains(order, cur[0]):
+		case orderOK && !slices.Contains(order, cur[0]):
 			p.Fail(labelCurrentNotInOrder, "BootCurrent %s is not in BootOrder %s", BootName(cur[0]), orderText(order))
 		default:
-			p.Passed("BootCurrent %s has its variable%s", BootName(cur[0]), map[bool]string{true: " and is in BootOrder"}[bo != nil])
+			p.Passed("BootCurrent %s has its variable%s", BootName(cur[0]), map[bool]string{true: " and is in BootOrder"}[orderOK])
 		}
 	} else {
 		p.Info(nil, "no BootCurrent variable: the OS was not started through a boot option")
