@@ -367,8 +367,30 @@ func (n Node) msgText() (string, bool) {
 			return "", false
 		}
 		return fmt.Sprintf("I2O(0x%X)", t), true
-	case 10: // Vendor
+	case 10: // Vendor: the terminal types have texts of their own
+		if g, ok := guidAt(d, 0); ok && len(d) == 16 {
+			if name, ok := vendorMsgNames[g]; ok {
+				return name + "()", true
+			}
+		}
 		return vendor("VenMsg", d)
+	case 14: // UART
+		baud, ok := le64(d, 4)
+		if !ok || len(d) < 15 {
+			return "", false
+		}
+		parity := map[byte]string{0: "D", 1: "N", 2: "E", 3: "O", 4: "M", 5: "S"}[d[13]]
+		if parity == "" {
+			parity = fmt.Sprintf("0x%X", d[13])
+		}
+		stop := map[byte]string{0: "D", 1: "1", 2: "1.5", 3: "2"}[d[14]]
+		if stop == "" {
+			stop = fmt.Sprintf("0x%X", d[14])
+		}
+		if baud == 0 {
+			return fmt.Sprintf("Uart(DEFAULT,%d,%s,%s)", d[12], parity, stop), true
+		}
+		return fmt.Sprintf("Uart(%d,%d,%s,%s)", baud, d[12], parity, stop), true
 	case 11: // MAC
 		if len(d) < 33 {
 			return "", false
@@ -452,6 +474,15 @@ func (n Node) msgText() (string, bool) {
 		return fmt.Sprintf("eMMC(0x%X)", d[0]), true
 	}
 	return "", false
+}
+
+// vendorMsgNames are the vendor messaging nodes with a text form of their
+// own (the terminal types, UEFI 2.10 §10.3.4.10).
+var vendorMsgNames = map[GUID]string{
+	MustGUID("e0c14753-f9be-11d2-9a0c-0090273fc14d"): "VenPcAnsi",
+	MustGUID("dfa66065-b419-11d3-9a2d-0090273fc14d"): "VenVt100",
+	MustGUID("7baec70b-57e0-4c76-8e87-2f9e28088343"): "VenVt100Plus",
+	MustGUID("ad15a0d6-8bec-4acf-a073-d01de77e2d88"): "VenUtf8",
 }
 
 func protoName(p uint16) string {

@@ -1,13 +1,19 @@
 package efi
 
 import (
+	"archive/tar"
+	"compress/gzip"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/binary"
+	"io"
+	"io/fs"
 	"math/big"
+	"os"
+	"path/filepath"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -253,4 +259,55 @@ func FuzzSignatureLists(f *testing.F) {
 			t.Fatalf("lists cover %d of %d bytes", n, len(b))
 		}
 	})
+}
+
+// TestOVMFVariables reads the efivarfs of a real OVMF guest (q35, Debian's
+// OVMF 2022.11, captured by the image tests): every variable reads, and the
+// console and boot paths decode to the texts EDK2 itself prints.
+func TestOVMFVariables(t *testing.T) {
+	fsys := snapshotFS(t, "../tests/all/testdata/efitpm/ovmf-q35-tpm-crb.tar.gz")
+	v, err := ReadVars(fsys, VarsDir)
+	require.NoError(t, err)
+	assert.Empty(t, v.Problems)
+	assert.Len(t, v.List, 26)
+	o, err := ParseLoadOption(v.Global("Boot0000").Data)
+	require.NoError(t, err)
+	assert.Equal(t, "UiApp", o.Description)
+	assert.Equal(t, "Fv(7cb8bdc9-f8eb-4f34-aaea-3ee4af6516a1)/FvFile(462caa21-7614-4503-836e-8ab6f4662331)", o.FilePath.String())
+	o, err = ParseLoadOption(v.Global("PlatformRecovery0000").Data)
+	require.NoError(t, err)
+	assert.Equal(t, `\EFI\BOOT\BOOTX64.EFI`, o.FilePath.String())
+	out, _, err := ParseDevicePath(v.Global("ConOut").Data)
+	require.NoError(t, err)
+	assert.Equal(t, "PciRoot(0x0)/Pci(0x1,0x0)/AcpiAdr(0x80010100),PciRoot(0x0)/Pci(0x1F,0x0)/Serial(0x0)/Uart(115200,8,N,1)/VenPcAnsi()", out.String())
+	in, _, err := ParseDevicePath(v.Global("ConIn").Data)
+	require.NoError(t, err)
+	assert.Equal(t, "PciRoot(0x0)/Pci(0x1F,0x0)/Acpi(PNP0303,0x0),PciRoot(0x0)/Pci(0x1F,0x0)/Serial(0x0)/Uart(115200,8,N,1)/VenPcAnsi(),UsbClass(0xFFFF,0xFFFF,0x3,0x1,0x1)", in.String())
+	order, err := Uint16s(v.Global("BootOrder").Data)
+	require.NoError(t, err)
+	assert.Equal(t, []uint16{0}, order)
+}
+
+// snapshotFS unpacks a .tar.gz snapshot into a directory.
+func snapshotFS(t *testing.T, p string) fs.FS {
+	f, err := os.Open(p)
+	require.NoError(t, err)
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	require.NoError(t, err)
+	tr := tar.NewReader(zr)
+	dir := t.TempDir()
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		full := filepath.Join(dir, filepath.FromSlash(h.Name))
+		require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))
+		b, err := io.ReadAll(tr)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(full, b, 0o644))
+	}
+	return os.DirFS(dir)
 }

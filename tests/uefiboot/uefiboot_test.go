@@ -94,3 +94,18 @@ func TestUEFIBoot(t *testing.T) {
 	assert.Equal(t, tests.StatusSkipped, unmounted.Status, "efivarfs not mounted: %s", unmounted.Reason)
 	assert.Contains(t, unmounted.Reason, "mount -t efivarfs")
 }
+
+// TestGuests runs the check on the efivarfs recorded from QEMU guests: OVMF
+// passes with its UiApp option decoded; SeaBIOS did not boot through UEFI.
+func TestGuests(t *testing.T) {
+	r := checktest.Run(t, Check, checktest.SnapshotMachine(t, "../all/testdata/efitpm/ovmf-q35-tpm-crb.tar.gz"))
+	assert.Equal(t, tests.StatusPassed, r.Status, "%+v", r.Findings)
+	var infos []string
+	for _, f := range r.Findings {
+		infos = append(infos, f.Message)
+	}
+	assert.Contains(t, infos, `Boot0000 "UiApp" (active, hidden): Fv(7cb8bdc9-f8eb-4f34-aaea-3ee4af6516a1)/FvFile(462caa21-7614-4503-836e-8ab6f4662331)`)
+	assert.Contains(t, infos, "BootOrder [0000]: 1 options, each with its Boot#### variable, none listed twice")
+	r = checktest.Run(t, Check, checktest.SnapshotMachine(t, "../all/testdata/efitpm/seabios-pc-tpm-tis.tar.gz"))
+	assert.Equal(t, tests.StatusNotApplicable, r.Status)
+}
