@@ -221,8 +221,13 @@ func TestBootSecureBootKeys(t *testing.T) {
 	r := bootAndSnapshot(t, qemu.Config{Machine: qemu.OVMF, TPMDevice: "tpm-crb", OVMFVars: vars})
 	record(t, "ovmf-q35-ms-vars", r.snapshot)
 	sb := result(t, r.doc, "secureboot")
-	assert.True(t, mentions(sb, "SetupMode=0"), "a platform key is enrolled: %+v", sb.Findings)
+	assert.True(t, mentions(sb, "Secure Boot enabled, SetupMode=0"), "a platform key is enrolled: %+v", sb.Findings)
 	assert.True(t, mentions(sb, "PK: 1 signature lists: 1 X509"), "%+v", sb.Findings)
 	assert.True(t, mentions(sb, "KEK: "), "%+v", sb.Findings)
-	assert.True(t, mentions(sb, "Microsoft"), "Microsoft's certificates in KEK and db: %+v", sb.Findings)
+	assert.True(t, mentions(sb, `KEK: "CN=Microsoft Corporation KEK CA 2011`), "Microsoft's KEK: %+v", sb.Findings)
+	assert.True(t, mentions(sb, `db: "CN=Microsoft Corporation UEFI CA 2011`), "Microsoft's UEFI CA in db: %+v", sb.Findings)
+	// The guest booted the live image, so the UEFI boot variables and the
+	// event log of a Secure Boot boot are checked too.
+	assert.Equal(t, tests.StatusPassed, result(t, r.doc, "uefi-boot").Status)
+	assert.Equal(t, tests.StatusPassed, result(t, r.doc, "tpm-eventlog").Status)
 }

@@ -7,6 +7,7 @@ package secureboot
 
 import (
 	"crypto/x509"
+	"crypto/x509/pkix"
 	"fmt"
 	"strings"
 	"time"
@@ -217,8 +218,28 @@ func summary(ls []efi.SignatureList) string {
 	return fmt.Sprintf("%d signature lists: %s", len(ls), strings.Join(parts, ", "))
 }
 
+// dn writes a distinguished name's common name, organisation and country
+// ("CN=…, O=…, C=…"), the parts a person recognises a key by; a name with
+// none of them is written whole.
+func dn(n pkix.Name) string {
+	var parts []string
+	if n.CommonName != "" {
+		parts = append(parts, "CN="+n.CommonName)
+	}
+	for _, o := range n.Organization {
+		parts = append(parts, "O="+o)
+	}
+	for _, c := range n.Country {
+		parts = append(parts, "C="+c)
+	}
+	if len(parts) == 0 {
+		return n.String()
+	}
+	return strings.Join(parts, ", ")
+}
+
 func certText(c *x509.Certificate) string {
-	return fmt.Sprintf("%q issued by %q, valid %s to %s", c.Subject.String(), c.Issuer.String(),
+	return fmt.Sprintf("%q issued by %q, valid %s to %s", dn(c.Subject), dn(c.Issuer),
 		c.NotBefore.UTC().Format("2006-01-02"), c.NotAfter.UTC().Format("2006-01-02"))
 }
 
@@ -238,9 +259,9 @@ func checkValidity(p *tests.Pass, db string, c *x509.Certificate) {
 	now := Now()
 	switch {
 	case now.After(c.NotAfter):
-		p.Fail(labelExpired, "%s: %q expired on %s", db, c.Subject.String(), c.NotAfter.UTC().Format("2006-01-02"))
+		p.Fail(labelExpired, "%s: %q expired on %s", db, dn(c.Subject), c.NotAfter.UTC().Format("2006-01-02"))
 	case now.AddDate(1, 0, 0).After(c.NotAfter):
-		p.Fail(labelExpiring, "%s: %q expires on %s", db, c.Subject.String(), c.NotAfter.UTC().Format("2006-01-02"))
+		p.Fail(labelExpiring, "%s: %q expires on %s", db, dn(c.Subject), c.NotAfter.UTC().Format("2006-01-02"))
 	}
 }
 

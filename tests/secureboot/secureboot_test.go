@@ -144,3 +144,33 @@ func findingContaining(r tests.Result, s string) *tests.Finding {
 	}
 	return nil
 }
+
+// TestGuests runs the check on the efivarfs of QEMU guests: OVMF booted
+// with Debian's variable store that enrols Microsoft's keys under a Debian
+// platform key, and with the empty store.
+func TestGuests(t *testing.T) {
+	Now = func() time.Time { return now }
+	r := checktest.Run(t, Check, checktest.SnapshotMachine(t, "../all/testdata/efitpm/ovmf-q35-ms-vars.tar.gz"))
+	assert.Equal(t, tests.StatusFailed, r.Status)
+	for _, want := range []string{
+		"Secure Boot enabled, SetupMode=0",
+		`PK: "CN=Debian UEFI Secure Boot (PK/KEK key), O=Debian" issued by "CN=Debian UEFI Secure Boot (PK/KEK key), O=Debian"`,
+		"KEK: 2 signature lists: 2 X509",
+		`KEK: "CN=Microsoft Corporation KEK CA 2011, O=Microsoft Corporation, C=US" expired on 2026-06-24`,
+		`db: "CN=Microsoft Corporation UEFI CA 2011, O=Microsoft Corporation, C=US" expired on 2026-06-27`,
+		`db: "CN=Microsoft Windows Production PCA 2011, O=Microsoft Corporation, C=US" expired on 2026-10-19`,
+		"dbx: 1 signature lists: 1 SHA256",
+		"Secure Boot is enabled and dbx holds 1 entries",
+		"PK holds one key, not marked as a test key",
+	} {
+		assert.NotNil(t, findingContaining(r, want), "%q in %+v", want, r.Findings)
+	}
+	assert.ElementsMatch(t, []string{"SecureBootCertificateExpired", "SecureBootCertificateExpired", "SecureBootCertificateExpired", "SecureBootDbxEmpty"},
+		checktest.FailLabels(r))
+
+	r = checktest.Run(t, Check, checktest.SnapshotMachine(t, "../all/testdata/efitpm/ovmf-q35-tpm-crb.tar.gz"))
+	assert.Equal(t, tests.StatusPassed, r.Status, "setup mode, explained by the VM: %+v", r.Findings)
+	assert.Contains(t, checktest.FindingWith(r, "SecureBootSetupMode").Explained, "QEMU")
+	r = checktest.Run(t, Check, checktest.SnapshotMachine(t, "../all/testdata/efitpm/seabios-pc-tpm-tis.tar.gz"))
+	assert.Equal(t, tests.StatusNotApplicable, r.Status)
+}
