@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"net"
+	"net/netip"
 	"strings"
 )
 
@@ -411,9 +411,9 @@ func (n Node) msgText() (string, bool) {
 		if d[14] == 1 {
 			typ = "Static"
 		}
-		s := fmt.Sprintf("IPv4(%s,%s,%s,%s", net.IP(d[4:8]), protoName(proto), typ, net.IP(d[0:4]))
+		s := fmt.Sprintf("IPv4(%s,%s,%s,%s", ip4(d[4:8]), protoName(proto), typ, ip4(d[0:4]))
 		if len(d) >= 23 {
-			s += fmt.Sprintf(",%s,%s", net.IP(d[15:19]), net.IP(d[19:23]))
+			s += fmt.Sprintf(",%s,%s", ip4(d[15:19]), ip4(d[19:23]))
 		}
 		return s + ")", true
 	case 13: // IPv6
@@ -425,9 +425,9 @@ func (n Node) msgText() (string, bool) {
 		if typ == "" {
 			typ = fmt.Sprintf("0x%X", d[34])
 		}
-		s := fmt.Sprintf("IPv6(%s,%s,%s,%s", net.IP(d[16:32]), protoName(proto), typ, net.IP(d[0:16]))
+		s := fmt.Sprintf("IPv6(%s,%s,%s,%s", ip6(d[16:32]), protoName(proto), typ, ip6(d[0:16]))
 		if len(d) >= 56 {
-			s += fmt.Sprintf(",0x%X,%s", d[35], net.IP(d[36:52]))
+			s += fmt.Sprintf(",0x%X,%s", d[35], ip6(d[36:52]))
 		}
 		return s + ")", true
 	case 15: // USB class
@@ -484,6 +484,9 @@ var vendorMsgNames = map[GUID]string{
 	MustGUID("7baec70b-57e0-4c76-8e87-2f9e28088343"): "VenVt100Plus",
 	MustGUID("ad15a0d6-8bec-4acf-a073-d01de77e2d88"): "VenUtf8",
 }
+
+func ip4(b []byte) string { return netip.AddrFrom4([4]byte(b)).String() }
+func ip6(b []byte) string { return netip.AddrFrom16([16]byte(b)).String() }
 
 func protoName(p uint16) string {
 	switch p {

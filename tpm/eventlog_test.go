@@ -132,3 +132,26 @@ func FuzzParse(f *testing.F) {
 		_ = l.Indices()
 	})
 }
+
+// BenchmarkParseReplay parses and replays, in every bank it declares, each
+// real log go-eventlog ships (302 KB in all).
+func BenchmarkParseReplay(b *testing.B) {
+	total := 0
+	for _, raw := range realLogs {
+		total += len(raw)
+	}
+	b.SetBytes(int64(total))
+	for b.Loop() {
+		for _, raw := range realLogs {
+			l, err := Parse(raw)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, a := range l.Algs {
+				if _, _, err := l.Replay(a); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+}
