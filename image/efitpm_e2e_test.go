@@ -32,7 +32,7 @@ import (
 )
 
 // efiTPMChecks are the checks these boots run.
-const efiTPMChecks = "uefi-boot,secureboot,esrt,tpm-eventlog"
+const efiTPMChecks = "uefi-boot,secureboot,esrt,tpm-eventlog,tpm2-table"
 
 type shellBoot struct {
 	console  string
@@ -175,6 +175,13 @@ func TestBootTPMReplay(t *testing.T) {
 			ev := result(t, r.doc, "tpm-eventlog")
 			assert.Equal(t, tests.StatusPassed, ev.Status, "the firmware's log replays to the PCRs")
 			assert.True(t, mentions(ev, "sha256 bank: PCR 0, 1, 2, 3, 4, 5, 6, 7"), "PCRs 0-7 replay in the SHA-256 bank")
+			// QEMU describes the TPM in a TPM2 table: CRB (start method 7)
+			// or FIFO/TIS (6), with the log area it gives the firmware.
+			tt := result(t, r.doc, "tpm2-table")
+			assert.Equal(t, tests.StatusPassed, tt.Status)
+			want := map[string]string{"tpm-crb": "start method 7 (command response buffer (CRB))", "tpm-tis": "start method 6 (FIFO/TIS (memory-mapped I/O))"}[c.device]
+			assert.True(t, mentions(tt, want), "%s: %+v", want, tt.Findings)
+			assert.True(t, mentions(tt, "log area 65536 bytes at"), "%+v", tt.Findings)
 			for _, id := range []string{"uefi-boot", "secureboot", "esrt"} {
 				res := result(t, r.doc, id)
 				if !c.m.UEFI {

@@ -16,6 +16,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/oops"
 	"github.com/fwcheck/fwcheck/tests/s3"
 	"github.com/fwcheck/fwcheck/tests/secureboot"
+	"github.com/fwcheck/fwcheck/tests/tpm2table"
 	"github.com/fwcheck/fwcheck/tests/tpmeventlog"
 	"github.com/fwcheck/fwcheck/tests/uefiboot"
 )
@@ -39,6 +40,7 @@ func Checks() []*tests.Check {
 		secureboot.Check,
 		esrt.Check,
 		tpmeventlog.Check,
+		tpm2table.Check,
 	}
 	if err := tests.Validate(cs); err != nil {
 		panic(err)
