@@ -168,7 +168,7 @@ func run(p *tests.Pass) error {
 			n += len(l.Signatures)
 		}
 		if n != 1 {
-			p.Fail(labelPKCount, "PK holds %d entries", n)
+			p.Fail(labelPKCount, "PK holds %s", entries(n))
 		}
 		before := p.Failures()
 		for _, c := range efi.Certificates(pk) {
@@ -188,13 +188,13 @@ func run(p *tests.Pass) error {
 			n += len(l.Signatures)
 		}
 		if n < minDbx {
-			msg := fmt.Sprintf("Secure Boot is enabled and dbx holds %d entries", n)
+			msg := fmt.Sprintf("Secure Boot is enabled and dbx holds %s", entries(n))
 			if vars.Get("dbx", efi.ImageSecurityDatabase) == nil {
 				msg = "Secure Boot is enabled and there is no dbx"
 			}
 			p.Fail(labelDbxEmpty, "%s", msg)
 		} else {
-			p.Passed("dbx holds %d entries", n)
+			p.Passed("dbx holds %s", entries(n))
 		}
 	}
 	return nil
@@ -278,4 +278,11 @@ func virtualMachine(p *tests.Pass) string {
 		}
 	}
 	return ""
+}
+
+func entries(n int) string {
+	if n == 1 {
+		return "1 entry"
+	}
+	return fmt.Sprintf("%d entries", n)
 }

@@ -160,7 +160,7 @@ func TestGuests(t *testing.T) {
 		`db: "CN=Microsoft Corporation UEFI CA 2011, O=Microsoft Corporation, C=US" expired on 2026-06-27`,
 		`db: "CN=Microsoft Windows Production PCA 2011, O=Microsoft Corporation, C=US" expired on 2026-10-19`,
 		"dbx: 1 signature lists: 1 SHA256",
-		"Secure Boot is enabled and dbx holds 1 entries",
+		"Secure Boot is enabled and dbx holds 1 entry",
 		"PK holds one key, not marked as a test key",
 	} {
 		assert.NotNil(t, findingContaining(r, want), "%q in %+v", want, r.Findings)
