@@ -235,6 +235,12 @@ func FuzzDevicePath(f *testing.F) {
 	f.Add(cat(node(2, 1, cat(u32(0x0a0341d0), u32(0))...), node(1, 1, 2, 0x1f), node(3, 18, cat(u16(0), u16(0xffff), u16(0))...), end()))
 	f.Add(cat(node(4, 1, make([]byte, 38)...), node(4, 4, ucs2z(`\a`)...), node(0x7f, 1), node(3, 11, make([]byte, 33)...), end()))
 	f.Add(cat(node(2, 2, make([]byte, 15)...), node(3, 13, make([]byte, 56)...), node(5, 1, 2, 0, 0, 0, 'x', 0), end()))
+	// The real OVMF variables' paths and load options.
+	v, err := ReadVars(snapshotFS(f, "../tests/all/testdata/efitpm/ovmf-q35-tpm-crb.tar.gz"), VarsDir)
+	require.NoError(f, err)
+	for _, x := range v.List {
+		f.Add(x.Data)
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		dp, _, err := ParseDevicePath(b)
 		_ = dp.String()
@@ -249,6 +255,15 @@ func FuzzSignatureLists(f *testing.F) {
 	owner := MustGUID("77fa9abd-0359-4d32-bd60-28f4e78f784b")
 	f.Add(cat(sigList(CertX509, owner, testCert(f, "seed", time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))), sigList(CertSHA256, owner, make([]byte, 32))))
 	f.Add(sigList(CertSHA1, owner, make([]byte, 20), make([]byte, 20)))
+	ms := snapshotFS(f, "../tests/all/testdata/efitpm/ovmf-q35-ms-vars.tar.gz")
+	v, err := ReadVars(ms, VarsDir)
+	require.NoError(f, err)
+	for _, n := range []string{"PK", "KEK"} {
+		f.Add(v.Global(n).Data)
+	}
+	for _, n := range []string{"db", "dbx"} {
+		f.Add(v.Get(n, ImageSecurityDatabase).Data)
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		ls, err := ParseSignatureLists(b)
 		n := 0
@@ -289,7 +304,7 @@ func TestOVMFVariables(t *testing.T) {
 }
 
 // snapshotFS unpacks a .tar.gz snapshot into a directory.
-func snapshotFS(t *testing.T, p string) fs.FS {
+func snapshotFS(t testing.TB, p string) fs.FS {
 	f, err := os.Open(p)
 	require.NoError(t, err)
 	defer f.Close()

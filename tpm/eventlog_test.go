@@ -121,6 +121,9 @@ func FuzzParse(f *testing.F) {
 	legacy := make([]byte, 32)
 	binary.LittleEndian.PutUint32(legacy[4:], EvSeparator)
 	f.Add(append(legacy, legacy...))
+	for _, raw := range realLogs {
+		f.Add(raw)
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		l, err := Parse(b)
 		if err != nil {
