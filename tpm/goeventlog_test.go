@@ -66,3 +66,24 @@ func TestAgainstGoEventlog(t *testing.T) {
 		})
 	}
 }
+
+// TestDataDigests: in every real log, each event whose digest is defined as
+// the hash of its data has that digest in every bank.
+func TestDataDigests(t *testing.T) {
+	n := 0
+	for name, raw := range realLogs {
+		l, err := Parse(raw)
+		require.NoError(t, err)
+		for _, e := range l.Events {
+			if DataDigested(e.Type) {
+				n++
+				assert.Empty(t, e.DataMismatch(), "%s event %d (%s)", name, e.Seq, EventTypeName(e.Type))
+			}
+		}
+	}
+	t.Logf("%d events checked", n)
+	l, err := Parse(newLog().event(0, EvSeparator, []byte{0, 0, 0, 0}).bytes())
+	require.NoError(t, err)
+	l.Events[0].Data[0] = 1
+	assert.Equal(t, []Alg{SHA1, SHA256}, l.Events[0].DataMismatch())
+}

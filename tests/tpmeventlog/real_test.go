@@ -56,20 +56,19 @@ func TestRealLogs(t *testing.T) {
 }
 
 // TestCorruptedEvent changes one digest of one event in a copy of a real
-// log: the replay no longer gives the TPM's value, and the finding names
-// that PCR and that bank, and no other.
+// log (OVMF's first firmware-volume blob in PCR 0, SeaBIOS's first option
+// ROM in PCR 2): the replay no longer gives the TPM's value, and the finding
+// names that PCR and that bank, and no other.
 func TestCorruptedEvent(t *testing.T) {
-	for _, g := range guests {
+	for g, pcr := range map[string]uint32{"ovmf-q35-tpm-crb": 0, "seabios-pc-tpm-tis": 2} {
 		for _, a := range []tpm.Alg{tpm.SHA256, tpm.SHA1} {
 			t.Run(g+"/"+a.String(), func(t *testing.T) {
 				files := readSnapshot(t, g)
 				raw := bytes.Clone(files[logFile])
 				l, err := tpm.Parse(raw)
 				require.NoError(t, err)
-				// The first EV_SEPARATOR of PCR 4 (both firmwares measure one).
-				var pcr uint32 = 4
 				for _, e := range l.Events {
-					if e.PCR == pcr && e.Type == tpm.EvSeparator {
+					if e.PCR == pcr && !tpm.DataDigested(e.Type) && e.Type != tpm.EvNoAction {
 						e.Digests[a][0] ^= 0xff // the digest aliases raw
 						break
 					}
@@ -85,6 +84,23 @@ func TestCorruptedEvent(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestCorruptedData changes the data of OVMF's EV_EFI_VARIABLE_DRIVER_CONFIG
+// event for SecureBoot: the PCRs still replay (the digests are intact), but
+// the event no longer matches its digest.
+func TestCorruptedData(t *testing.T) {
+	files := readSnapshot(t, "ovmf-q35-tpm-crb")
+	raw := bytes.Clone(files[logFile])
+	l, err := tpm.Parse(raw)
+	require.NoError(t, err)
+	e := l.Events[3]
+	require.Equal(t, "EV_EFI_VARIABLE_DRIVER_CONFIG", tpm.EventTypeName(e.Type))
+	e.Data[len(e.Data)-1] ^= 1 // the SecureBoot value
+	files[logFile] = raw
+	r := checktest.Run(t, Check, checktest.FilesMachine(t, files))
+	assert.Equal(t, []string{"TPMEventLogDataMismatch", "TPMEventLogDataMismatch", "TPMEventLogDataMismatch", "TPMEventLogDataMismatch"}, checktest.FailLabels(r))
+	assert.Contains(t, checktest.FindingWith(r, "TPMEventLogDataMismatch").Message, "event 4 (EV_EFI_VARIABLE_DRIVER_CONFIG, PCR 7): its sha1 digest")
 }
 
 // TestTruncatedRealLog cuts a real log inside its last event.

@@ -54,6 +54,11 @@ var (
 		"The event log and the TPM disagree on which PCR banks exist: the firmware must log a "+
 			"digest for every bank the TPM has active, and the log must not declare banks the TPM "+
 			"does not have. A bank left unlogged cannot be verified.")
+	labelData = tests.NewLabel("TPMEventLogDataMismatch", tests.Medium, pfpSpec,
+		"An event's digest is not the hash of its data, though the profile defines it so for this "+
+			"event type (EV_SEPARATOR, EV_EFI_ACTION, EV_EFI_VARIABLE_DRIVER_CONFIG and others). "+
+			"Verifiers that read the machine's state from the log (the Secure Boot variables, the "+
+			"separators) cannot trust what it says. Hash exactly the event data that is logged.")
 	labelMissingDigest = tests.NewLabel("TPMEventLogMissingDigest", tests.Medium, pfpSpec,
 		"Events lack a digest for a bank that the log's header declares; those events cannot be "+
 			"replayed in that bank. Give each event a digest for every declared algorithm.")
@@ -68,7 +73,7 @@ var Check = &tests.Check{
 	Optional: []input.Decl{input.PCRs},
 	Spec:     pfpSpec,
 	Labels: []*tests.Label{labelMismatch, labelTruncated, labelMalformed, labelUnknown, labelNoSeparator,
-		labelNoSHA256, labelBanks, labelMissingDigest},
+		labelNoSHA256, labelBanks, labelMissingDigest, labelData},
 	Run: run,
 }
 
@@ -156,6 +161,7 @@ func run(p *tests.Pass) error {
 func checkEvents(p *tests.Pass, l *tpm.Log) {
 	unknown := map[uint32]int{}
 	sep := map[uint32]bool{}
+	checked, before := 0, p.Failures()
 	for _, e := range l.Events {
 		if !tpm.KnownEventType(e.Type) {
 			unknown[e.Type]++
@@ -166,6 +172,13 @@ func checkEvents(p *tests.Pass, l *tpm.Log) {
 		if e.Type == tpm.EvSeparator {
 			sep[e.PCR] = true
 		}
+		if tpm.DataDigested(e.Type) {
+			checked++
+			for _, a := range e.DataMismatch() {
+				p.Fail(labelData, "event %d (%s, PCR %d): its %s digest %x is not the hash of its %d bytes of data",
+					e.Seq, tpm.EventTypeName(e.Type), e.PCR, a, e.Digests[a], len(e.Data))
+			}
+		}
 	}
 	types := make([]uint32, 0, len(unknown))
 	for t := range unknown {
@@ -174,6 +187,9 @@ func checkEvents(p *tests.Pass, l *tpm.Log) {
 	slices.Sort(types)
 	for _, t := range types {
 		p.Fail(labelUnknown, "%d events of undefined type 0x%08x", unknown[t], t)
+	}
+	if checked > 0 && p.Failures() == before {
+		p.Passed("%d events whose digest is the hash of their data match it", checked)
 	}
 	if l.Truncated {
 		return // the separators may be in the part that was lost
