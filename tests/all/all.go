@@ -7,6 +7,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/acpitables"
 	"github.com/fwcheck/fwcheck/tests/checksum"
+	"github.com/fwcheck/fwcheck/tests/esrt"
 	"github.com/fwcheck/fwcheck/tests/fadt"
 	"github.com/fwcheck/fwcheck/tests/hpet"
 	"github.com/fwcheck/fwcheck/tests/klog"
@@ -16,6 +17,10 @@ import (
 	"github.com/fwcheck/fwcheck/tests/reboot"
 	"github.com/fwcheck/fwcheck/tests/reset"
 	"github.com/fwcheck/fwcheck/tests/s3"
+	"github.com/fwcheck/fwcheck/tests/secureboot"
+	"github.com/fwcheck/fwcheck/tests/tpm2table"
+	"github.com/fwcheck/fwcheck/tests/tpmeventlog"
+	"github.com/fwcheck/fwcheck/tests/uefiboot"
 )
 
 // Checks returns every check, in run order (by category, then ID). It
@@ -35,6 +40,11 @@ func Checks() []*tests.Check {
 		s3.Check,
 		reboot.Check,
 		reset.Check,
+		uefiboot.Check,
+		secureboot.Check,
+		esrt.Check,
+		tpmeventlog.Check,
+		tpm2table.Check,
 	}
 	if err := tests.Validate(cs); err != nil {
 		panic(err)
