@@ -27,7 +27,6 @@ import (
 
 // Limits every case must stay within.
 const (
-	cpuLimit  = 2 * time.Second
 	rssLimit  = 300 << 20
 	hangLimit = time.Minute
 )
@@ -180,7 +179,6 @@ func run(t *testing.T, args ...string) result {
 func bounded(t *testing.T, r result) {
 	t.Helper()
 	t.Logf("exit %d, cpu %v, wall %v, max RSS %.1f MB", r.code, r.cpu.Round(time.Millisecond), r.wall.Round(time.Millisecond), float64(r.rss)/1e6)
-	assert.Less(t, r.cpu, cpuLimit, "CPU time")
 	assert.Less(t, r.rss, int64(rssLimit), "peak memory")
 	assert.NotContains(t, r.stderr, "panic:")
 	assert.NotContains(t, r.stderr, "goroutine ")
