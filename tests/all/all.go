@@ -12,6 +12,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/klog"
 	"github.com/fwcheck/fwcheck/tests/madt"
 	"github.com/fwcheck/fwcheck/tests/mcfg"
+	"github.com/fwcheck/fwcheck/tests/mtrr"
 	"github.com/fwcheck/fwcheck/tests/oops"
 	"github.com/fwcheck/fwcheck/tests/s3"
 )
@@ -28,6 +29,7 @@ func Checks() []*tests.Check {
 		madt.Check,
 		mcfg.Check,
 		mcfg.Reserved,
+		mtrr.Check,
 		klog.Check,
 		oops.Check,
 		s3.Check,
