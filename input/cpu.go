@@ -177,6 +177,7 @@ func recordMSRs(root string) ([]byte, error) {
 	for _, c := range cpus {
 		if err := msr.ReadCPU(d, c, filepath.Join(dir, strconv.Itoa(c), "msr"), msrRegs, more); err != nil {
 			errs = append(errs, err.Error())
+			d.SetError(c, mtrr.MSRCap, err.Error()) // the CPU is known, its registers unread
 		}
 	}
 	if len(d.Values) == 0 {

@@ -12,6 +12,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/klog"
 	"github.com/fwcheck/fwcheck/tests/madt"
 	"github.com/fwcheck/fwcheck/tests/mcfg"
+	"github.com/fwcheck/fwcheck/tests/msrconsistency"
 	"github.com/fwcheck/fwcheck/tests/mtrr"
 	"github.com/fwcheck/fwcheck/tests/oops"
 	"github.com/fwcheck/fwcheck/tests/s3"
@@ -30,6 +31,7 @@ func Checks() []*tests.Check {
 		mcfg.Check,
 		mcfg.Reserved,
 		mtrr.Check,
+		msrconsistency.Check,
 		klog.Check,
 		oops.Check,
 		s3.Check,
