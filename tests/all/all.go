@@ -16,6 +16,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/mtrr"
 	"github.com/fwcheck/fwcheck/tests/oops"
 	"github.com/fwcheck/fwcheck/tests/s3"
+	"github.com/fwcheck/fwcheck/tests/smbios"
 )
 
 // Checks returns every check, in run order (by category, then ID). It
@@ -35,6 +36,7 @@ func Checks() []*tests.Check {
 		klog.Check,
 		oops.Check,
 		s3.Check,
+		smbios.Check,
 	}
 	if err := tests.Validate(cs); err != nil {
 		panic(err)
