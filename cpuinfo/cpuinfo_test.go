@@ -1,6 +1,7 @@
 package cpuinfo
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -44,4 +45,27 @@ func TestParse(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(sample))
 	f.Fuzz(func(t *testing.T, b []byte) { Parse(b) })
+}
+
+func TestFromLog(t *testing.T) {
+	f := FromLog([]string{
+		"microcode: CPU0 sig=0x6f6, pf=0x20, revision=0xd2",
+		"microcode: CPU1 sig=0x6f6, pf=0x20, revision=0xd1",
+		"microcode: CPU2: patch_level=0x010000d9",
+		"NX (Execute Disable) protection: active",
+		"x86/cpu: VMX (outside TXT) disabled by BIOS",
+		"kvm: disabled by bios",
+		"MDS: Vulnerable: Clear CPU buffers attempted, no microcode",
+		"Speculative Return Stack Overflow: Vulnerable: Safe RET, no microcode",
+	})
+	assert.Equal(t, map[int]uint64{0: 0xd2, 1: 0xd1, 2: 0x010000d9}, f.Microcode)
+	assert.NotEmpty(t, f.VMXOff)
+	assert.NotEmpty(t, f.KVMOff)
+	assert.Equal(t, "NX (Execute Disable) protection: active", f.NX)
+	assert.Len(t, f.NoMicrocode, 2)
+}
+
+func FuzzFromLog(f *testing.F) {
+	f.Add("microcode: CPU0 sig=0x6f6, pf=0x20, revision=0xd2\nkvm: disabled by bios\n")
+	f.Fuzz(func(t *testing.T, s string) { FromLog(strings.Split(s, "\n")) })
 }

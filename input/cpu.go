@@ -81,6 +81,13 @@ var (
 		Capture: []string{RecordedDir + "/" + PCIBARFile},
 		Load:    loadPCIBARs,
 	})
+	// CPUVulns are the kernel's CPU vulnerability verdicts, by name
+	// ("mds": "Vulnerable: Clear CPU buffers attempted, no microcode").
+	CPUVulns = Declare(Spec[map[string]string]{
+		Name: "cpu-vulnerabilities", Doc: "the kernel's CPU vulnerability and mitigation status (/sys/devices/system/cpu/vulnerabilities)",
+		Capture: []string{vulnDir},
+		Load:    loadVulns,
+	})
 	// SMBIOS is the raw SMBIOS entry point and structure table.
 	SMBIOS = Declare(Spec[*SMBIOSTables]{
 		Name: "smbios", Doc: "the raw SMBIOS entry point and table (/sys/firmware/dmi/tables)", Root: true,
@@ -95,7 +102,28 @@ const (
 	PCIBARFile = "pci-bars.txt"
 )
 
-const smbiosDir = "sys/firmware/dmi/tables"
+const (
+	smbiosDir = "sys/firmware/dmi/tables"
+	vulnDir   = "sys/devices/system/cpu/vulnerabilities"
+)
+
+func loadVulns(src Source) (map[string]string, error) {
+	ents, err := fs.ReadDir(src, vulnDir)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, e := range ents {
+		if len(out) >= 256 {
+			break
+		}
+		b, err := fs.ReadFile(src, path.Join(vulnDir, e.Name()))
+		if err == nil && len(b) < 4096 {
+			out[e.Name()] = strings.TrimSpace(string(b))
+		}
+	}
+	return out, nil
+}
 
 // SMBIOSTables are the raw SMBIOS data as the kernel exports it.
 type SMBIOSTables struct {

@@ -7,6 +7,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/acpitables"
 	"github.com/fwcheck/fwcheck/tests/checksum"
+	"github.com/fwcheck/fwcheck/tests/cpufeatures"
 	"github.com/fwcheck/fwcheck/tests/fadt"
 	"github.com/fwcheck/fwcheck/tests/hpet"
 	"github.com/fwcheck/fwcheck/tests/klog"
@@ -26,6 +27,7 @@ func Checks() []*tests.Check {
 	cs := []*tests.Check{
 		acpitables.Check,
 		checksum.Check,
+		cpufeatures.Check,
 		fadt.Check,
 		hpet.Check,
 		madt.Check,
