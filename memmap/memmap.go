@@ -275,3 +275,35 @@ func MMIOFromLog(texts []string) []MMIO {
 	}
 	return out
 }
+
+// logACPI matches the kernel's table list: "ACPI: FACP 0x000000003F7E5684
+// 0000F4 (v04 HP …)", "ACPI: FACS 0x000000003F7F7E80 000040".
+var logACPI = regexp.MustCompile(`^ACPI: ([A-Z0-9_!$ ]{4}) 0x([0-9A-Fa-f]{8,16}) ([0-9A-Fa-f]{6,8})(?: |$)`)
+
+// ACPITablesFromLog returns where the kernel said each ACPI table is, as
+// ranges typed with the table's signature (first boot's list only: a
+// signature and address seen again is skipped).
+func ACPITablesFromLog(texts []string) []Range {
+	var out []Range
+	seen := map[Range]bool{}
+	for i, t := range texts {
+		if i >= maxLines {
+			break
+		}
+		m := logACPI.FindStringSubmatch(strings.TrimSpace(t))
+		if m == nil {
+			continue
+		}
+		a, _ := strconv.ParseUint(m[2], 16, 64)
+		n, _ := strconv.ParseUint(m[3], 16, 64)
+		if n == 0 || a == 0 || a+n-1 < a {
+			continue
+		}
+		r := Range{Start: a, End: a + n - 1, Type: m[1]}
+		if !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}

@@ -89,6 +89,14 @@ func TestBARsAndMMIOFromLog(t *testing.T) {
 	assert.Equal(t, Range{0xb0000000, 0xbfffffff, "ECAM"}, m[3].Range)
 }
 
+func TestACPITablesFromLog(t *testing.T) {
+	r := ACPITablesFromLog(lines(`[    0.000000] ACPI: RSDP 0x00000000000F7F80 000024 (v02 HP    )
+[    0.000000] ACPI: FACS 0x000000003F7F7E80 000040
+[    0.000000] ACPI: FACS 0x000000003F7F7E80 000040
+[    0.000000] ACPI: Early table checksum verification disabled`))
+	assert.Equal(t, []Range{{0xF7F80, 0xF7FA3, "RSDP"}, {0x3F7F7E80, 0x3F7F7EBF, "FACS"}}, r)
+}
+
 func FuzzLogParsers(f *testing.F) {
 	f.Add("BIOS-e820: [mem 0x0000000000000000-0x000000000009fbff] usable\npci 0000:00:02.0: reg 0x30: [mem 0xfffe0000-0xffffffff pref]\nhpet0: at MMIO 0xfed00000, IRQs 2, 8, 0\n")
 	f.Add("BIOS-e820: 0000000000000000 - 0000000000000000 (usable)\nPCI: ECAM [mem 0xb0000000-0xbfffffff] (base 0xb0000000) for domain 0001 [bus 00-ff]\n")
@@ -97,6 +105,7 @@ func FuzzLogParsers(f *testing.F) {
 		E820FromLog(texts)
 		BARsFromLog(texts)
 		MMIOFromLog(texts)
+		ACPITablesFromLog(texts)
 	})
 }
 

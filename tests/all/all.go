@@ -8,6 +8,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/acpitables"
 	"github.com/fwcheck/fwcheck/tests/checksum"
 	"github.com/fwcheck/fwcheck/tests/cpufeatures"
+	"github.com/fwcheck/fwcheck/tests/e820"
 	"github.com/fwcheck/fwcheck/tests/fadt"
 	"github.com/fwcheck/fwcheck/tests/hpet"
 	"github.com/fwcheck/fwcheck/tests/klog"
@@ -28,6 +29,7 @@ func Checks() []*tests.Check {
 		acpitables.Check,
 		checksum.Check,
 		cpufeatures.Check,
+		e820.Check,
 		fadt.Check,
 		hpet.Check,
 		madt.Check,
