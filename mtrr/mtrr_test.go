@@ -195,3 +195,15 @@ func FuzzFromLog(f *testing.F) {
 		VendorFromLog(texts)
 	})
 }
+
+// BenchmarkSegments maps the whole address space of a 10-range state.
+func BenchmarkSegments(b *testing.B) {
+	vars := [][2]uint64{}
+	for i := uint64(0); i < 10; i++ {
+		vars = append(vars, [2]uint64{i<<32 | 6, 0xFF00000000 | 0x800})
+	}
+	s := FromMSRs(0x50A, 0xC00, nil, vars, 40)
+	for i := 0; i < b.N; i++ {
+		s.Segments(0, s.PhysMask())
+	}
+}

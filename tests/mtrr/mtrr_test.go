@@ -155,3 +155,17 @@ func TestGolden(t *testing.T) {
 	}
 	checktest.NoStaleGolden(t, filepath.Join("testdata", "golden"), names)
 }
+
+// BenchmarkCorpusLogs runs the check on every corpus boot log (parsing the
+// log, the MTRR dump, the e820 map and the MMIO lines included).
+func BenchmarkCorpusLogs(b *testing.B) {
+	dir := corpus.Dir(b, "klog")
+	paths, _ := filepath.Glob(filepath.Join(dir, "linuxhw", "*.dmesg.txt"))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, p := range paths {
+			tests.RunOne(&tests.Env{Machine: checktest.LogMachine(p)}, Check)
+		}
+	}
+	b.ReportMetric(float64(len(paths)*b.N)/b.Elapsed().Seconds(), "logs/s")
+}
