@@ -17,7 +17,7 @@ import (
 // resources and SMBIOS tables go the same way.
 func TestMSRsCaptureAndReopen(t *testing.T) {
 	root := writeTree(t, map[string]string{
-		"sys/bus/pci/devices/0000:00:02.0/resource": "0x00000000fd000000 0x00000000fdffffff 0x0000000000042208\n0x0000000000000000 0x0000000000000000 0x0000000000000000\n",
+		"sys/bus/pci/devices/0000:00:02.0/resource":  "0x00000000fd000000 0x00000000fdffffff 0x0000000000042208\n0x0000000000000000 0x0000000000000000 0x0000000000000000\n",
 		"sys/firmware/dmi/tables/smbios_entry_point": "_SM3_",
 		"sys/firmware/dmi/tables/DMI":                "\x7f\x04\x00\x00\x00\x00",
 		"proc/cpuinfo":                               "processor : 0\nvendor_id : GenuineIntel\n\nprocessor : 1\nvendor_id : GenuineIntel\n",
