@@ -14,7 +14,8 @@
 // structures must not be template text such as "To Be Filled By O.E.M." or
 // "Default string"; the system UUID must not be all zeros or all ones.
 // Beyond dmicheck: duplicate handles, the missing End-of-Table, the
-// 32-bit entry point's structure count, and the required structures.
+// 32-bit entry point's structure count, the required structures, and the
+// memory devices' (type 17) total against the memory map's usable RAM.
 //
 // Required structures: DSP0134 (since 2.3, in its conformance guidelines)
 // requires BIOS (0), System (1), Enclosure (3), Processor (4), Cache (7),
@@ -76,6 +77,10 @@ var (
 	labelMissing = tests.NewLabel("SMBIOSMissingStructure", tests.Medium, spec+" §6.2 (required structures)",
 		"A structure the SMBIOS specification requires is missing, so the OS and inventory tools cannot report "+
 			"that part of the machine. Publish it.")
+	labelMemSize = tests.NewLabel("SMBIOSMemorySizeMismatch", tests.Low, spec+" §7.18 (Memory Device)",
+		"The memory devices (type 17) add up to a size the firmware memory map contradicts: more usable RAM than "+
+			"installed, or less than half of it. Inventory tools and the OS report the wrong amount; describe "+
+			"every populated slot with its real size.")
 	labelMissingSlots = tests.NewLabel("SMBIOSMissingSlots", tests.Low, spec+" §6.2 (required structures)",
 		"There is no System Slots (type 9) structure, which the specification requires. Describe the board's "+
 			"expansion slots, or confirm the design has none.")
@@ -86,10 +91,10 @@ var Check = &tests.Check{
 	ID: "smbios", Title: "SMBIOS entry point, structure table, strings and required structures",
 	Category: tests.BIOS,
 	Inputs:   []input.Decl{input.SMBIOS},
-	Optional: []input.Decl{input.DMI, input.KernelLog, input.CPUInfo},
+	Optional: []input.Decl{input.DMI, input.KernelLog, input.CPUInfo, input.MemoryMap},
 	Spec:     spec,
 	Labels: []*tests.Label{labelEntry, labelEntrySum, labelCount, labelLength, labelStrings, labelStrIndex,
-		labelHandle, labelEnd, labelPlaceholder, labelUUID, labelMissing, labelMissingSlots},
+		labelHandle, labelEnd, labelPlaceholder, labelUUID, labelMissing, labelMissingSlots, labelMemSize},
 	Run: run,
 }
 
@@ -216,6 +221,7 @@ func run(p *tests.Pass) error {
 	}
 
 	checkUUID(p, raw, t)
+	checkMemory(p, raw)
 
 	why := vmWhy(p)
 	if e.Version() < 203 {
@@ -282,4 +288,43 @@ func uuidWhy(p *tests.Pass) string {
 		return w + ": the guest's UUID is what the VM was started with (QEMU: -uuid)"
 	}
 	return ""
+}
+
+// checkMemory compares the memory devices' sizes (decoded by u-root's
+// pkg/smbios) with the usable RAM of the firmware memory map: usable RAM
+// may fall short of what is installed (firmware reservations, graphics
+// memory, the MMIO hole's lost RAM) but not by half, and cannot exceed it
+// beyond 64 MiB of rounding.
+func checkMemory(p *tests.Pass, raw *input.SMBIOSTables) {
+	mm, err := tests.Load(p, input.MemoryMap)
+	if err != nil {
+		p.NotChecked("memory devices match the memory map", err.Error(), "run as root")
+		return
+	}
+	info, err := usmbios.ParseInfo(raw.EntryPoint, raw.Table)
+	if err != nil {
+		p.NotChecked("memory devices match the memory map", "u-root's SMBIOS decoder refused the table: "+err.Error(), "")
+		return
+	}
+	devs, err := info.GetMemoryDevices()
+	if err != nil || len(devs) == 0 {
+		return // a missing type 17 is reported as a missing structure
+	}
+	var installed, usable uint64
+	for _, d := range devs {
+		installed += d.GetSizeBytes()
+	}
+	for _, r := range mm {
+		if r.Type == "System RAM" && r.End >= r.Start {
+			usable += r.End - r.Start + 1
+		}
+	}
+	switch {
+	case installed == 0:
+		p.NotChecked("memory devices match the memory map", "no memory device states a size", "")
+	case usable > installed+64<<20 || usable < installed/2:
+		p.Fail(labelMemSize, "%d memory devices add up to %d MiB; the memory map has %d MiB of usable RAM", len(devs), installed>>20, usable>>20)
+	default:
+		p.Passed("%d memory devices (%d MiB) agree with the memory map's %d MiB of usable RAM", len(devs), installed>>20, usable>>20)
+	}
 }

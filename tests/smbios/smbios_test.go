@@ -2,6 +2,7 @@ package smbios
 
 import (
 	"encoding/binary"
+	"fmt"
 	"testing"
 	"testing/fstest"
 
@@ -58,7 +59,9 @@ func table(sys []byte, skip ...uint8) []byte {
 	add(7, st(7, 0x700, make([]byte, 0x0F-4)))
 	add(9, st(9, 0x900, append([]byte{1}, make([]byte, 0x0C-5)...), "PCIe x16"))
 	add(16, st(16, 0x1000, make([]byte, 0x0F-4)))
-	add(17, st(17, 0x1100, make([]byte, 0x15-4)))
+	dimm := make([]byte, 0x15-4)
+	binary.LittleEndian.PutUint16(dimm[0x0C-4:], 512) // MiB
+	add(17, st(17, 0x1100, dimm))
 	add(19, st(19, 0x1300, make([]byte, 0x0F-4)))
 	add(32, st(32, 0x2000, make([]byte, 0x0B-4)))
 	add(127, st(127, 0xFEFF, nil))
@@ -89,10 +92,16 @@ func entry32(t []byte, major, minor uint8) []byte {
 	return e
 }
 
-func machine(ep, tb []byte, vendor string) *input.Machine {
+func machine(ep, tb []byte, vendor string) *input.Machine { return machineRAM(ep, tb, vendor, 0x1FFDFFFF) }
+
+// machineRAM has usable RAM from 1 MiB to ramEnd.
+func machineRAM(ep, tb []byte, vendor string, ramEnd uint64) *input.Machine {
 	fs := fstest.MapFS{
 		"sys/firmware/dmi/tables/smbios_entry_point": {Data: ep},
 		"sys/firmware/dmi/tables/DMI":                {Data: tb},
+		"sys/firmware/memmap/0/start":                {Data: []byte("0x100000\n")},
+		"sys/firmware/memmap/0/end":                  {Data: []byte(fmt.Sprintf("0x%x\n", ramEnd))},
+		"sys/firmware/memmap/0/type":                 {Data: []byte("System RAM\n")},
 	}
 	if vendor != "" {
 		fs["sys/class/dmi/id/sys_vendor"] = &fstest.MapFile{Data: []byte(vendor + "\n")}
@@ -156,6 +165,17 @@ func TestVMExplains(t *testing.T) {
 		}
 	}
 	assert.NotEqual(t, tests.StatusFailed, r.Status)
+}
+
+func TestMemorySize(t *testing.T) {
+	tb := table(sysInfo(0x11, "A", "B", "C", "D"))
+	for _, c := range []struct {
+		end  uint64
+		want []string
+	}{{0x1FFFFFFF, nil}, {0x3FFFFFFF, []string{"SMBIOSMemorySizeMismatch"}}, {0x0FFFFFFF, []string{"SMBIOSMemorySizeMismatch"}}} {
+		r := checktest.Run(t, Check, machineRAM(entry32(tb, 2, 8), tb, "", c.end))
+		assert.Equal(t, c.want, checktest.FailLabels(r), tests.Render([]tests.Result{r}))
+	}
 }
 
 func TestNotAnEntryPoint(t *testing.T) {
