@@ -92,7 +92,9 @@ func entry32(t []byte, major, minor uint8) []byte {
 	return e
 }
 
-func machine(ep, tb []byte, vendor string) *input.Machine { return machineRAM(ep, tb, vendor, 0x1FFDFFFF) }
+func machine(ep, tb []byte, vendor string) *input.Machine {
+	return machineRAM(ep, tb, vendor, 0x1FFDFFFF)
+}
 
 // machineRAM has usable RAM from 1 MiB to ramEnd.
 func machineRAM(ep, tb []byte, vendor string, ramEnd uint64) *input.Machine {
