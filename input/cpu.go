@@ -88,6 +88,19 @@ var (
 		Capture: []string{vulnDir},
 		Load:    loadVulns,
 	})
+	// BDA is the BIOS data area (256 bytes at physical 0x400, read through
+	// /dev/mem), where legacy firmware records the EBDA's segment.
+	BDA = Declare(Spec[[]byte]{
+		Name: "bda", Doc: "the BIOS data area at 0x400 (/dev/mem)", Root: true,
+		Capture: []string{RecordedDir + "/" + BDAFile},
+		Load: func(src Source) ([]byte, error) {
+			b, err := fs.ReadFile(src, RecordedDir+"/"+BDAFile)
+			if err == nil && len(b) != 256 {
+				return nil, fmt.Errorf("recorded BDA is %d bytes, not 256", len(b))
+			}
+			return b, err
+		},
+	})
 	// SMBIOS is the raw SMBIOS entry point and structure table.
 	SMBIOS = Declare(Spec[*SMBIOSTables]{
 		Name: "smbios", Doc: "the raw SMBIOS entry point and table (/sys/firmware/dmi/tables)", Root: true,
@@ -100,6 +113,7 @@ var (
 const (
 	MSRFile    = "msr.txt"
 	PCIBARFile = "pci-bars.txt"
+	BDAFile    = "bda.bin"
 )
 
 const (
@@ -311,4 +325,16 @@ func ParsePCIBARs(b []byte) ([]memmap.BAR, error) {
 func init() {
 	AddRecorder(MSRFile, recordMSRs)
 	AddRecorder(PCIBARFile, recordPCIBARs)
+	AddRecorder(BDAFile, func(root string) ([]byte, error) {
+		f, err := os.Open(filepath.Join(root, "dev/mem"))
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		b := make([]byte, 256)
+		if _, err := (devMem{f}).ReadAt(b, 0x400); err != nil {
+			return nil, err
+		}
+		return b, nil
+	})
 }

@@ -8,7 +8,8 @@
 // Linux sanitises the map before it prints it and before it fills
 // /sys/firmware/memmap (overlaps resolved, entries merged), so an overlap
 // reaching this check is the firmware's and survived that. The EBDA's
-// position needs the BIOS data area (/dev/mem) and is not judged.
+// position comes from the BIOS data area (/dev/mem, recorded in snapshots);
+// a boot log does not show it.
 package e820
 
 import (
@@ -35,6 +36,10 @@ var (
 		"The map offers the legacy area between 640 KiB and 1 MiB (VGA memory, option ROMs, the BIOS) as "+
 			"usable RAM. An OS that believes it corrupts those regions or reads device memory as RAM. Report the "+
 			"area as reserved or leave it out of the map.")
+	labelEBDA = tests.NewLabel("E820EBDAUsable", tests.High, acpiSpec+"; IBM PC/AT BIOS data area (0x40E)",
+		"The extended BIOS data area, whose segment the BIOS data area records at 0x40E, lies in memory the map "+
+			"calls usable. The OS may reuse it while firmware (SMM, the legacy BIOS) still writes there. Report the "+
+			"EBDA as reserved.")
 	labelACPIInRAM = tests.NewLabel("E820ACPITableInUsableRAM", tests.High, acpiSpec+" (AddressRangeACPI, AddressRangeNVS)",
 		"An ACPI table lies in memory the map calls usable, so the OS may overwrite it before (or after) reading "+
 			"it. Place ACPI tables in ACPI Reclaim memory and the FACS in ACPI NVS memory.")
@@ -44,9 +49,9 @@ var (
 var Check = &tests.Check{
 	ID: "e820", Title: "firmware memory map: overlaps, empty entries, the legacy area, ACPI tables outside usable RAM",
 	Category: tests.BIOS,
-	Optional: []input.Decl{input.MemoryMap, input.ACPITables, input.KernelLog},
+	Optional: []input.Decl{input.MemoryMap, input.ACPITables, input.KernelLog, input.BDA},
 	Spec:     acpiSpec,
-	Labels:   []*tests.Label{labelOverlap, labelEmpty, labelLegacy, labelACPIInRAM},
+	Labels:   []*tests.Label{labelOverlap, labelEmpty, labelLegacy, labelEBDA, labelACPIInRAM},
 	Run:      run,
 }
 
@@ -96,7 +101,7 @@ func run(p *tests.Pass) error {
 	if p.Failures() == before {
 		p.Passed("%d entries of %s: no overlaps, no empty entries, nothing usable between 640 KiB and 1 MiB", len(m), src)
 	}
-	p.NotChecked("the EBDA is reserved", "its address is in the BIOS data area, which needs /dev/mem", "")
+	checkEBDA(p, m)
 	checkACPI(p, m, texts)
 	return nil
 }
@@ -188,4 +193,29 @@ func checkACPI(p *tests.Pass, m []memmap.Range, texts []string) {
 	if p.Failures() == before {
 		p.Passed("%d ACPI tables (from %s) lie outside usable RAM", len(tabs), src)
 	}
+}
+
+// checkEBDA judges the EBDA the BIOS data area points at: from its segment
+// (0x40E) up to 640 KiB it must not be usable RAM. A segment outside
+// 512–640 KiB means there is no EBDA (UEFI firmware without a CSM).
+func checkEBDA(p *tests.Pass, m []memmap.Range) {
+	bda, err := tests.Load(p, input.BDA)
+	if err != nil {
+		p.NotChecked("the EBDA is not usable RAM", err.Error(), "run as root on the machine: the BDA is read through /dev/mem")
+		return
+	}
+	seg := uint64(bda[0x0E]) | uint64(bda[0x0F])<<8
+	ebda := seg << 4
+	if ebda < 0x80000 || ebda >= 0xA0000 {
+		p.Passed("no EBDA (the BIOS data area's pointer is 0x%x)", ebda)
+		return
+	}
+	r := memmap.Range{Start: ebda, End: 0x9FFFF}
+	for _, e := range m {
+		if memmap.Usable(e.Type) && e.Overlaps(r) {
+			p.Fail(labelEBDA, "EBDA at 0x%x (segment 0x%x) lies in usable RAM %s", ebda, seg, e)
+			return
+		}
+	}
+	p.Passed("the EBDA at 0x%x-0x9ffff is not usable RAM", ebda)
 }

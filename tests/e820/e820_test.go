@@ -1,9 +1,11 @@
 package e820
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/stretchr/testify/assert"
 
@@ -35,6 +37,28 @@ func TestE820(t *testing.T) {
 			r := checktest.Run(t, Check, checktest.Machine(t, c.mm, fadt))
 			assert.Equal(t, c.want, checktest.FailLabels(r), tests.Render([]tests.Result{r}))
 		})
+	}
+}
+
+func TestEBDA(t *testing.T) {
+	bda := func(seg uint16) []byte {
+		b := make([]byte, 256)
+		b[0x0E], b[0x0F] = byte(seg), byte(seg>>8)
+		return b
+	}
+	for _, c := range []struct {
+		bda  []byte
+		ram  uint64
+		want []string
+	}{{bda(0x9FC0), 0x9FBFF, nil}, {bda(0x9FC0), 0x9FFFF, []string{"E820EBDAUsable"}}, {bda(0), 0x9FFFF, nil}} {
+		fs := fstest.MapFS{
+			"fwcheck/bda.bin":             {Data: c.bda},
+			"sys/firmware/memmap/0/start": {Data: []byte("0x0\n")},
+			"sys/firmware/memmap/0/end":   {Data: []byte(fmt.Sprintf("0x%x\n", c.ram))},
+			"sys/firmware/memmap/0/type":  {Data: []byte("System RAM\n")},
+		}
+		r := checktest.Run(t, Check, input.New(checktest.Snapshot{FS: fs}, input.Options{}))
+		assert.Equal(t, c.want, checktest.FailLabels(r), tests.Render([]tests.Result{r}))
 	}
 }
 
