@@ -175,8 +175,8 @@ func Parse(b []byte) (*Dump, error) {
 		if err != nil {
 			return nil, fmt.Errorf("msr dump line %d: bad register %.20q", n, f[2])
 		}
-		if e, ok := strings.CutPrefix(f[3], "error: "); ok {
-			d.SetError(c, uint32(a), e)
+		if e, ok := strings.CutPrefix(f[3], "error:"); ok {
+			d.SetError(c, uint32(a), strings.TrimSpace(e))
 			continue
 		}
 		v, err := strconv.ParseUint(f[3], 0, 64)

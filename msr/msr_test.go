@@ -96,3 +96,13 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestEmptyErrorRoundTrip(t *testing.T) {
+	d := NewDump()
+	d.SetError(0, 1, "")
+	var b bytes.Buffer
+	require.NoError(t, d.Format(&b))
+	e, err := Parse(b.Bytes())
+	require.NoError(t, err)
+	assert.Equal(t, d, e)
+}

@@ -336,7 +336,7 @@ func (s *State) Segments(start, end uint64) []Segment {
 	return out
 }
 
-// VarRange describes v as "base 0x… size 0x… WB" for messages.
+// String describes v for messages: index, base, mask and type.
 func (v Var) String() string {
 	return fmt.Sprintf("variable MTRR %d: base 0x%x mask 0x%x %s", v.Index, v.Base, v.Mask, v.Type)
 }
