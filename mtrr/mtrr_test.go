@@ -164,6 +164,8 @@ func TestFromLog(t *testing.T) {
 	assert.Equal(t, UC, s.TypeAt(0xFEDA0000).Type)
 	assert.Equal(t, []string{"variable", "fixed"}, Inconsistent(texts))
 	assert.Nil(t, FromLog([]string{"nothing here"}))
+	assert.False(t, CleanedUp(texts))
+	assert.True(t, CleanedUp([]string{"Found optimal setting for mtrr clean up"}))
 }
 
 func FuzzParseProc(f *testing.F) {

@@ -222,3 +222,18 @@ func VendorFromLog(texts []string) string {
 	}
 	return ""
 }
+
+// CleanedUp reports whether the kernel rewrote the variable MTRRs at boot
+// (mtrr_cleanup: "Found optimal setting for mtrr clean up"): the registers
+// then show the kernel's layout, and the boot-time dump the firmware's.
+func CleanedUp(texts []string) bool {
+	for i, t := range texts {
+		if i >= 4*maxLines {
+			break
+		}
+		if strings.TrimSpace(t) == "Found optimal setting for mtrr clean up" {
+			return true
+		}
+	}
+	return false
+}

@@ -195,6 +195,9 @@ func run(p *tests.Pass) error {
 		return nil
 	}
 	p.Info(nil, "MTRRs from %s: %s", src, describe(s))
+	if lib.CleanedUp(texts) && src != "the kernel log's MTRR dump" {
+		p.Info(nil, "the kernel rewrote the variable MTRRs at boot (mtrr_cleanup): they show its layout; the boot log's MTRR dump shows the firmware's")
+	}
 	tom2Unknown := amd == "unknown"
 	if amd != "" && !tom2Unknown {
 		p.Info(nil, "AMD: %s", amd)
