@@ -123,7 +123,7 @@ var verdictRE = regexp.MustCompile(`verdicts ([0-9.]+) s after kernel start`)
 
 // boot boots the live image on m with the given kernel arguments (and
 // fwcheck.after=poweroff) and returns what came out.
-func boot(t *testing.T, m qemu.Machine, args string, withResultsDisk, withTPM bool) bootResult {
+func boot(t *testing.T, m qemu.Machine, args string, withResultsDisk, withTPM bool, opts ...func(*qemu.Config)) bootResult {
 	t.Helper()
 	kernel, initramfs := liveImage(t, m)
 	cfg := qemu.Config{
@@ -131,6 +131,9 @@ func boot(t *testing.T, m qemu.Machine, args string, withResultsDisk, withTPM bo
 		Kernel:    kernel,
 		Initramfs: initramfs,
 		Append:    "fwcheck.after=poweroff " + args,
+	}
+	for _, o := range opts {
+		o(&cfg)
 	}
 	if withTPM {
 		if err := qemu.SWTPMAvailable(); err != nil {

@@ -143,6 +143,8 @@ type Config struct {
 	Input io.Reader
 	// TPM attaches a TPM 2.0 emulated by swtpm (see SWTPMAvailable).
 	TPM bool
+	// CPUs is the number of virtual CPUs (default 1).
+	CPUs int
 }
 
 // SWTPM is the TPM emulator the harness runs for Config.TPM.
@@ -217,6 +219,9 @@ func (c Config) args(tmp string, interactive bool) ([]string, error) {
 		// Offer S3 to the guest explicitly, whatever the QEMU version's
 		// default: the suspend/resume check cycles through it.
 		"-global", map[bool]string{true: "ICH9-LPC", false: "PIIX4_PM"}[c.Machine.Type == "q35"] + ".disable_s3=0",
+	}
+	if c.CPUs > 1 {
+		a = append(a, "-smp", fmt.Sprint(c.CPUs))
 	}
 	if interactive {
 		a = append(a, "-nographic")
