@@ -10,13 +10,15 @@
 // checked), or the MTRR dump the kernel printed at boot (kernel log).
 // The memory map is the firmware map (/sys/firmware/memmap) or the e820 map
 // the kernel printed; MMIO comes from the PCI BARs in sysfs or the boot
-// log, and the ACPI MCFG, HPET and MADT tables or their boot-log lines.
+// log, and the ACPI MCFG, HPET and MADT tables, /proc/iomem's IOAPIC,
+// HPET and MMCONFIG entries, or their boot-log lines.
 // The memory types follow Intel SDM Vol. 3A §12.11.4.1 (overlaps) and
 // AMD APM Vol. 2 §7.7.1 (TOM2, Tom2ForceMemTypeWB).
 package mtrr
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/fwcheck/fwcheck/acpi"
@@ -77,7 +79,7 @@ var Check = &tests.Check{
 	ID: "mtrr", Title: "MTRRs enabled, well-formed and matching the memory map (RAM write-back, MMIO uncached)",
 	Category: tests.CPU,
 	Optional: []input.Decl{input.MSRs, input.ProcMTRR, input.CPUInfo, input.MemoryMap, input.PCIBARs,
-		input.ACPITables, input.KernelLog, input.DMI},
+		input.ACPITables, input.IOMem, input.KernelLog, input.DMI},
 	Spec: "Intel SDM Vol. 3A §12.11; AMD APM Vol. 2 §7.7",
 	Labels: []*tests.Label{labelDisabled, labelFixedDisabled, labelReservedType, labelNonContiguous,
 		labelMisaligned, labelOverlap, labelRAMNotWB, labelMMIOCached, labelPrefetchWB, labelAMDFixDramMod},
@@ -417,6 +419,11 @@ func mmioRanges(p *tests.Pass, texts []string) (out []mmio, srcs []string) {
 				}
 			}
 		}
+	} else if res, err := tests.Load(p, input.IOMem); err == nil && len(iomemMMIO(res)) > 0 {
+		srcs = append(srcs, "/proc/iomem's IOAPIC, HPET and MMCONFIG entries")
+		for _, m := range iomemMMIO(res) {
+			out = append(out, mmio{m.Range, m.What, false})
+		}
 	} else if ms := memmap.MMIOFromLog(texts); len(ms) > 0 {
 		srcs = append(srcs, "the kernel log's IOAPIC, HPET and ECAM lines")
 		for _, m := range ms {
@@ -424,6 +431,19 @@ func mmioRanges(p *tests.Pass, texts []string) (out []mmio, srcs []string) {
 		}
 	}
 	return out, srcs
+}
+
+var iomemName = regexp.MustCompile(`^(?:IOAPIC \d+|HPET \d+|PCI MMCONFIG [0-9a-fA-F]{4} \[bus [0-9a-fA-F]{2}-[0-9a-fA-F]{2}\])$`)
+
+// iomemMMIO picks the register blocks the kernel names in /proc/iomem.
+func iomemMMIO(res []memmap.Resource) []memmap.MMIO {
+	var out []memmap.MMIO
+	for _, r := range res {
+		if iomemName.MatchString(r.Type) {
+			out = append(out, memmap.MMIO{Range: r.Range, What: r.Type})
+		}
+	}
+	return out
 }
 
 func checkMMIO(p *tests.Pass, s *lib.State, texts []string, tom2Unknown bool) {

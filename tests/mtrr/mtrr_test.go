@@ -119,6 +119,17 @@ func TestAMDTOM2(t *testing.T) {
 	assert.Equal(t, []string{"AMDMtrrFixDramModEnabled", "MTRRRAMNotWriteBack"}, checktest.FailLabels(r))
 }
 
+// TestIOMemMMIO: without ACPI tables, the register blocks come from
+// /proc/iomem; a write-back default type over the I/O APIC is a failure.
+func TestIOMemMMIO(t *testing.T) {
+	m := machine{def: 0xC06, vars: [][2]uint64{{0xC0000000, 0xFC0000800}}, memmap: ram2G}.build()
+	fs := m.Src.(checktest.Snapshot).FS.(fstest.MapFS)
+	fs["proc/iomem"] = &fstest.MapFile{Data: []byte("00000000-0009fbff : System RAM\nfec00000-fec003ff : IOAPIC 0\nb0000000-bfffffff : PCI MMCONFIG 0000 [bus 00-ff]\n")}
+	r := checktest.Run(t, Check, input.New(m.Src, input.Options{}))
+	assert.Equal(t, []string{"MTRRMMIOCached"}, checktest.FailLabels(r), tests.Render([]tests.Result{r}))
+	assert.Contains(t, r.Findings[len(r.Findings)-1].Message, "MMCONFIG")
+}
+
 func TestNoSource(t *testing.T) {
 	r := checktest.Run(t, Check, input.New(input.Empty(), input.Options{}))
 	assert.Equal(t, tests.StatusSkipped, r.Status)
