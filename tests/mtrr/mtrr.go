@@ -61,11 +61,12 @@ var (
 		"System RAM in the firmware memory map is not write-back under the MTRRs, so the OS either runs from "+
 			"slow uncached memory or drops it (Linux trims RAM that MTRRs leave uncached). Cover all usable RAM with "+
 			"write-back ranges; it often takes one more variable MTRR or a write-back default type with UC holes.")
-	labelMMIOCached = tests.NewLabel("MTRRMMIOCached", tests.Critical, sdmOver,
+	labelMMIOCached = tests.NewLabel("MTRRMMIOCached", tests.High, sdmOver,
 		"A device's register block (a PCI BAR, the ECAM window, the HPET or an I/O APIC) is cacheable under the "+
-			"MTRRs: reads may be served from cache and writes delayed or merged, which corrupts device state. Make "+
-			"MMIO uncached; only prefetchable BARs may be write-combining.")
-	labelPrefetchWB = tests.NewLabel("MTRRPrefetchableBARWriteBack", tests.High, sdmOver,
+			"MTRRs: reads may be served from cache and writes delayed or merged, which corrupts device state. An OS "+
+			"that maps MMIO uncached through PAT is shielded; firmware, SMM code and OSes without PAT are not. Make "+
+			"MMIO uncached in the MTRRs; only prefetchable BARs may be write-combining.")
+	labelPrefetchWB = tests.NewLabel("MTRRPrefetchableBARWriteBack", tests.Medium, sdmOver,
 		"A prefetchable PCI BAR is write-back (or write-through / write-protect) under the MTRRs. Prefetchable "+
 			"memory tolerates write-combining, but caching it makes the CPU and the device disagree about its "+
 			"contents. Leave such BARs UC (the OS adds WC through PAT) or make them WC.")
@@ -387,8 +388,8 @@ func mmioRanges(p *tests.Pass, texts []string) (out []mmio, srcs []string) {
 		srcs = append(srcs, "PCI BARs from sysfs")
 	}
 	for _, b := range bars {
-		if b.Index == 6 {
-			continue // expansion ROMs are read once and may be cached
+		if b.Index > 5 {
+			continue // expansion ROMs (read once, may be cached), SR-IOV and bridge windows
 		}
 		out = append(out, mmio{b.Range, b.Device + " BAR " + fmt.Sprint(b.Index), b.Prefetchable})
 	}
