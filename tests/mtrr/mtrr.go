@@ -229,7 +229,7 @@ func run(p *tests.Pass) error {
 		}
 	} else {
 		p.NotChecked("MTRR enable bits, default type and fixed ranges", src+" shows only variable ranges",
-			"run as root where /dev/cpu/N/msr exists (the msr module)")
+			"run as root with the msr module loaded")
 	}
 	for _, f := range s.Fixed {
 		if !f.Type.Valid() {
