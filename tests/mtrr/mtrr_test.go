@@ -180,3 +180,24 @@ func BenchmarkCorpusLogs(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(paths)*b.N)/b.Elapsed().Seconds(), "logs/s")
 }
+
+// FuzzCheck runs the check on hostile MSR dumps, cpuinfo and PCI
+// resources: it must not abort.
+func FuzzCheck(f *testing.F) {
+	m := machine{def: 0xC00, vars: wb2G, memmap: ram2G, pci: gpu}.build()
+	fs := m.Src.(checktest.Snapshot).FS.(fstest.MapFS)
+	f.Add(fs["fwcheck/msr.txt"].Data, []byte("processor : 0\naddress sizes : 1 bits physical, 48 bits virtual\n"), []byte(gpu))
+	f.Fuzz(func(t *testing.T, msrs, cpuinfo, pci []byte) {
+		fs := fstest.MapFS{}
+		for k, v := range m.Src.(checktest.Snapshot).FS.(fstest.MapFS) {
+			fs[k] = v
+		}
+		fs["fwcheck/msr.txt"] = &fstest.MapFile{Data: msrs}
+		fs["proc/cpuinfo"] = &fstest.MapFile{Data: cpuinfo}
+		fs["fwcheck/pci-bars.txt"] = &fstest.MapFile{Data: pci}
+		r := tests.RunOne(&tests.Env{Machine: input.New(checktest.Snapshot{FS: fs}, input.Options{})}, Check)
+		if r.Status == tests.StatusAborted {
+			t.Fatalf("aborted: %s", r.Reason)
+		}
+	})
+}
