@@ -1,6 +1,10 @@
 package cpuinfo
 
 import (
+	"bytes"
+	"encoding/binary"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -68,4 +72,47 @@ func TestFromLog(t *testing.T) {
 func FuzzFromLog(f *testing.F) {
 	f.Add("microcode: CPU0 sig=0x6f6, pf=0x20, revision=0xd2\nkvm: disabled by bios\n")
 	f.Fuzz(func(t *testing.T, s string) { FromLog(strings.Split(s, "\n")) })
+}
+
+func TestCPUIDRoundTripAndDevice(t *testing.T) {
+	// A file laid out like /dev/cpu/N/cpuid for leaf 1: 16 bytes at offset 1.
+	p := filepath.Join(t.TempDir(), "cpuid")
+	b := make([]byte, 17)
+	binary.LittleEndian.PutUint32(b[1+8:], 1<<5|1<<31) // ECX: VMX, hypervisor
+	require.NoError(t, os.WriteFile(p, b, 0o644))
+	r, err := ReadCPUIDDevice(p, []Leaf{{1, 0}})
+	require.NoError(t, err)
+	c := CPUID{0: r}
+	set, known := c.Bit(0, Leaf{1, 0}, 2, 5)
+	assert.True(t, set && known)
+	_, known = c.Bit(0, Leaf{7, 0}, 1, 0)
+	assert.False(t, known)
+	var out bytes.Buffer
+	require.NoError(t, c.Format(&out))
+	d, err := ParseCPUID(out.Bytes())
+	require.NoError(t, err)
+	assert.Equal(t, c, d)
+	_, err = ReadCPUIDDevice(p, []Leaf{{0x80000001, 0}})
+	assert.Error(t, err, "offset past the file: as a CPU without the leaf")
+	for _, bad := range []string{"cpu 0 1 0 0 0 0\n", "cpu x 1 0 0 0 0 0\n", "cpu 0 1 0 0 0 0 zz\n"} {
+		_, err := ParseCPUID([]byte(bad))
+		assert.Error(t, err, bad)
+	}
+}
+
+func FuzzParseCPUID(f *testing.F) {
+	f.Add([]byte("cpu 0 0x1 0x0 0x000806a1 0x00100800 0x80000021 0x1f8bfbff\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, err := ParseCPUID(b)
+		if err != nil {
+			return
+		}
+		var out bytes.Buffer
+		if err := c.Format(&out); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ParseCPUID(out.Bytes()); err != nil {
+			t.Fatal(err)
+		}
+	})
 }

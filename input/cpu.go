@@ -48,6 +48,25 @@ var (
 			return cpuinfo.Parse(b)
 		},
 	})
+	// CPUID is raw CPUID of every CPU through /dev/cpu/N/cpuid (the cpuid
+	// module is loaded when the device files are missing), recorded as
+	// fwcheck/cpuid.txt: what the CPU reports before the kernel clears
+	// flags (vmx, svm) that firmware disabled.
+	CPUID = Declare(Spec[cpuinfo.CPUID]{
+		Name: "cpuid", Doc: "raw CPUID leaves of every CPU (/dev/cpu/N/cpuid)", Root: true,
+		Capture: []string{RecordedDir + "/" + CPUIDFile},
+		Load: func(src Source) (cpuinfo.CPUID, error) {
+			b, err := fs.ReadFile(src, RecordedDir+"/"+CPUIDFile)
+			if err != nil {
+				return nil, err
+			}
+			c, err := cpuinfo.ParseCPUID(b)
+			if err == nil && len(c) == 0 {
+				return nil, &Unavailable{"cpuid", "no CPUID leaf could be read"}
+			}
+			return c, err
+		},
+	})
 	// ProcMTRR is the kernel's view of the variable MTRRs (/proc/mtrr),
 	// for when the registers cannot be read.
 	ProcMTRR = Declare(Spec[*mtrr.State]{
@@ -114,6 +133,7 @@ const (
 	MSRFile    = "msr.txt"
 	PCIBARFile = "pci-bars.txt"
 	BDAFile    = "bda.bin"
+	CPUIDFile  = "cpuid.txt"
 )
 
 const (
@@ -233,6 +253,60 @@ func recordMSRs(root string) ([]byte, error) {
 	return b.Bytes(), err
 }
 
+// cpuNumbers lists the numbered entries of dir (/dev/cpu), in order.
+func cpuNumbers(dir string) ([]int, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var cpus []int
+	for _, e := range ents {
+		if cpuDir.MatchString(e.Name()) {
+			n, _ := strconv.Atoi(e.Name())
+			cpus = append(cpus, n)
+		}
+	}
+	sort.Ints(cpus)
+	return cpus, nil
+}
+
+// recordCPUID reads cpuinfo.Leaves on every CPU under root, loading the
+// cpuid module first when /dev/cpu/N/cpuid is missing on the real root.
+// A leaf past the CPU's maximum reads as whatever the CPU returns for it;
+// a read error ends that CPU's leaves.
+func recordCPUID(root string) ([]byte, error) {
+	dir := filepath.Join(root, "dev/cpu")
+	if filepath.Clean(root) == "/" {
+		if _, err := os.Stat(filepath.Join(dir, "0", "cpuid")); errors.Is(err, fs.ErrNotExist) {
+			loadModule("cpuid")
+		}
+	}
+	cpus, err := cpuNumbers(dir)
+	if err != nil {
+		return nil, err
+	}
+	c := cpuinfo.CPUID{}
+	var errs []string
+	for _, n := range cpus {
+		r, err := cpuinfo.ReadCPUIDDevice(filepath.Join(dir, strconv.Itoa(n), "cpuid"), cpuinfo.Leaves)
+		if len(r) > 0 {
+			c[n] = r
+		}
+		if err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
+	if len(c) == 0 {
+		if len(errs) == 0 {
+			errs = append(errs, "no /dev/cpu/N/cpuid device (is the cpuid module available?)")
+		}
+		return nil, errors.New(strings.Join(uniqStrings(errs), "; "))
+	}
+	var b bytes.Buffer
+	err = c.Format(&b)
+	return b.Bytes(), err
+}
+
 func uniqStrings(ss []string) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -325,6 +399,7 @@ func ParsePCIBARs(b []byte) ([]memmap.BAR, error) {
 func init() {
 	AddRecorder(MSRFile, recordMSRs)
 	AddRecorder(PCIBARFile, recordPCIBARs)
+	AddRecorder(CPUIDFile, recordCPUID)
 	AddRecorder(BDAFile, func(root string) ([]byte, error) {
 		f, err := os.Open(filepath.Join(root, "dev/mem"))
 		if err != nil {

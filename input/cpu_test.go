@@ -5,10 +5,13 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fwcheck/fwcheck/cpuinfo"
 )
 
 // TestMSRsCaptureAndReopen reads MSRs from a live root whose
@@ -21,6 +24,7 @@ func TestMSRsCaptureAndReopen(t *testing.T) {
 		"sys/firmware/dmi/tables/smbios_entry_point": "_SM3_",
 		"sys/firmware/dmi/tables/DMI":                "\x7f\x04\x00\x00\x00\x00",
 		"proc/cpuinfo":                               "processor : 0\nvendor_id : GenuineIntel\n\nprocessor : 1\nvendor_id : GenuineIntel\n",
+		"dev/cpu/0/cpuid":                            strings.Repeat("\x01", 32),
 	})
 	for cpu, def := range map[int]uint64{0: 0xC06, 1: 0x0} {
 		dev := filepath.Join(root, "dev/cpu", string(rune('0'+cpu)), "msr")
@@ -35,7 +39,7 @@ func TestMSRsCaptureAndReopen(t *testing.T) {
 	}
 	live := &liveSource{root: root, fsys: os.DirFS(root)}
 	var buf bytes.Buffer
-	_, err := Capture(&buf, live, []Decl{MSRs, PCIBARs, SMBIOS, CPUInfo})
+	_, err := Capture(&buf, live, []Decl{MSRs, PCIBARs, SMBIOS, CPUInfo, CPUID})
 	require.NoError(t, err)
 	p := filepath.Join(t.TempDir(), "s.tar.gz")
 	require.NoError(t, os.WriteFile(p, buf.Bytes(), 0o600))
@@ -58,6 +62,13 @@ func TestMSRsCaptureAndReopen(t *testing.T) {
 	sm, err := SMBIOS.Get(m)
 	require.NoError(t, err)
 	assert.Equal(t, []byte("_SM3_"), sm.EntryPoint)
+	ids, err := CPUID.Get(m)
+	require.NoError(t, err)
+	r, ok := ids.Get(0, cpuinfo.Leaf{Leaf: 1})
+	assert.True(t, ok, "leaf 1 is within the 32-byte file")
+	assert.Equal(t, uint32(0x01010101), r[0])
+	_, ok = ids.Get(0, cpuinfo.Leaf{Leaf: 0x80000000})
+	assert.False(t, ok, "leaf 0x80000000 is past the file: a failed read ends the CPU's leaves")
 	cpus, err := CPUInfo.Get(m)
 	require.NoError(t, err)
 	assert.Len(t, cpus, 2)

@@ -3,7 +3,8 @@
 // microcode revision on every CPU, and mitigations the kernel cannot apply
 // because the firmware ships old microcode.
 //
-// Evidence, live or from a snapshot: /proc/cpuinfo (flags, microcode per
+// Evidence, live or from a snapshot: raw CPUID (VMX, SVM, NX and long-mode
+// bits as the CPU reports them), /proc/cpuinfo (flags, microcode per
 // CPU), IA32_FEATURE_CONTROL, IA32_MISC_ENABLE and AMD's VM_CR from the
 // MSRs, /sys/devices/system/cpu/vulnerabilities; from a boot log alone:
 // the kernel's microcode, NX, "VMX (outside TXT) disabled by BIOS" and
@@ -49,7 +50,7 @@ var (
 var Check = &tests.Check{
 	ID: "cpu-features", Title: "NX enabled, VMX/SVM not locked off, identical microcode, mitigations not starved of microcode",
 	Category: tests.CPU,
-	Optional: []input.Decl{input.CPUInfo, input.MSRs, input.CPUVulns, input.KernelLog, input.DMI},
+	Optional: []input.Decl{input.CPUInfo, input.CPUID, input.MSRs, input.CPUVulns, input.KernelLog, input.DMI},
 	Spec:     "Intel SDM Vol. 3A/3C/4; AMD APM Vol. 2",
 	Labels:   []*tests.Label{labelNX, labelVMX, labelSVM, labelMicrocode, labelNoMicrocode},
 	Run:      run,
@@ -57,6 +58,7 @@ var Check = &tests.Check{
 
 func run(p *tests.Pass) error {
 	cpus, cpuErr := tests.Load(p, input.CPUInfo)
+	ids, _ := tests.Load(p, input.CPUID)
 	d, _ := tests.Load(p, input.MSRs)
 	vulns, _ := tests.Load(p, input.CPUVulns)
 	recs, _ := tests.Load(p, input.KernelLog)
@@ -66,7 +68,7 @@ func run(p *tests.Pass) error {
 		texts = append(texts, r.Text)
 	}
 	lf := cpuinfo.FromLog(texts)
-	if cpus == nil && d == nil && vulns == nil && recs == nil {
+	if cpus == nil && ids == nil && d == nil && vulns == nil && recs == nil {
 		p.Skip("no CPU information: %v", cpuErr)
 		return nil
 	}
@@ -83,6 +85,8 @@ func run(p *tests.Pass) error {
 	switch {
 	case d != nil && intel && bit(d, msr.MiscEnable, 34):
 		p.Fail(labelNX, "IA32_MISC_ENABLE has XD_DISABLE (bit 34) set")
+	case has(ids, extLeaf, 3, 29) && !has(ids, extLeaf, 3, 20):
+		p.Fail(labelNX, "CPUID 0x80000001: long mode without NX (EDX bit 20 clear)")
 	case cpus != nil && cpus[0].Has("lm") && !cpus[0].Has("nx"):
 		p.Fail(labelNX, "the 64-bit CPU does not show the nx flag")
 	case strings.Contains(lf.NX, "protection missing"):
@@ -96,9 +100,9 @@ func run(p *tests.Pass) error {
 	// VMX / SVM.
 	switch {
 	case intel:
-		checkVMX(p, cpus, d, lf, vmWhy("nested virtualization is the hypervisor's choice"))
+		checkVMX(p, cpus, has(ids, cpuinfo.Leaf{Leaf: 1}, 2, 5), d, lf, vmWhy("nested virtualization is the hypervisor's choice"))
 	case amd:
-		checkSVM(p, cpus, d, lf, vmWhy("nested virtualization is the hypervisor's choice"))
+		checkSVM(p, cpus, has(ids, extLeaf, 2, 2), d, lf, vmWhy("nested virtualization is the hypervisor's choice"))
 	default:
 		p.NotChecked("VMX/SVM not locked off", "CPU vendor unknown", "")
 	}
@@ -193,12 +197,25 @@ func bit(d *msr.Dump, a uint32, n uint) bool {
 	return ok && v&(1<<n) != 0
 }
 
-func checkVMX(p *tests.Pass, cpus []cpuinfo.CPU, d *msr.Dump, lf cpuinfo.LogFacts, why string) {
+// extLeaf is CPUID's extended feature leaf (NX, LM, SVM).
+var extLeaf = cpuinfo.Leaf{Leaf: 0x80000001}
+
+// has reports whether the boot CPU's CPUID has bit n of register reg in
+// leaf l (false when CPUID was not read).
+func has(ids cpuinfo.CPUID, l cpuinfo.Leaf, reg, n int) bool {
+	if cs := ids.CPUs(); len(cs) > 0 {
+		set, _ := ids.Bit(cs[0], l, reg, n)
+		return set
+	}
+	return false
+}
+
+func checkVMX(p *tests.Pass, cpus []cpuinfo.CPU, cpuidVMX bool, d *msr.Dump, lf cpuinfo.LogFacts, why string) {
 	if d != nil && len(d.CPUs()) > 0 {
 		v, ok := d.Get(d.CPUs()[0], msr.FeatureControl)
 		if ok {
 			locked, vmxOn := v&1 != 0, v&(1<<2) != 0
-			supported := (len(cpus) > 0 && cpus[0].Has("vmx")) || lf.VMXOff != "" || lf.KVMOff != ""
+			supported := cpuidVMX || (len(cpus) > 0 && cpus[0].Has("vmx")) || lf.VMXOff != "" || lf.KVMOff != ""
 			switch {
 			case locked && !vmxOn && supported:
 				p.Explained(labelVMX, why, "IA32_FEATURE_CONTROL 0x%x: locked with VMX outside SMX disabled", v)
@@ -224,11 +241,11 @@ func checkVMX(p *tests.Pass, cpus []cpuinfo.CPU, d *msr.Dump, lf cpuinfo.LogFact
 	}
 }
 
-func checkSVM(p *tests.Pass, cpus []cpuinfo.CPU, d *msr.Dump, lf cpuinfo.LogFacts, why string) {
+func checkSVM(p *tests.Pass, cpus []cpuinfo.CPU, cpuidSVM bool, d *msr.Dump, lf cpuinfo.LogFacts, why string) {
 	if d != nil && len(d.CPUs()) > 0 {
 		if v, ok := d.Get(d.CPUs()[0], msr.VMCR); ok {
 			locked, dis := v&(1<<3) != 0, v&(1<<4) != 0
-			supported := (len(cpus) > 0 && cpus[0].Has("svm")) || lf.KVMOff != ""
+			supported := cpuidSVM || (len(cpus) > 0 && cpus[0].Has("svm")) || lf.KVMOff != ""
 			switch {
 			case locked && dis && supported:
 				p.Explained(labelSVM, why, "VM_CR 0x%x: SVMDIS set and locked", v)

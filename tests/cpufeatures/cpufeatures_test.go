@@ -51,6 +51,14 @@ func TestCPUFeatures(t *testing.T) {
 			"fwcheck/msr.txt": "cpu 0 0x3a 0x5\ncpu 0 0x1a0 0x400850089\n",
 			"sys/devices/system/cpu/vulnerabilities/mds": "Vulnerable: Clear CPU buffers attempted, no microcode\n",
 		}, []string{"NXDisabled", "MicrocodeMismatch", "MitigationNeedsMicrocode"}},
+		{"VMX locked off, seen in CPUID after the kernel cleared the flag", map[string]string{
+			"proc/cpuinfo":      procCPUInfo("GenuineIntel", "lm nx", "0xd2"),
+			"fwcheck/cpuid.txt": "cpu 0 0x1 0x0 0x000806a1 0x00100800 0x00000020 0x1f8bfbff\ncpu 0 0x80000001 0x0 0x0 0x0 0x121 0x2c100800\n",
+			"fwcheck/msr.txt":   "cpu 0 0x3a 0x1\n",
+		}, []string{"VMXLockedOff"}},
+		{"NX hidden in CPUID", map[string]string{
+			"fwcheck/cpuid.txt": "cpu 0 0x0 0x0 0x1b 0x756e6547 0x6c65746e 0x49656e69\ncpu 0 0x80000001 0x0 0x0 0x0 0x121 0x2c000800\n",
+		}, []string{"NXDisabled"}},
 		{"SVM locked off", map[string]string{
 			"proc/cpuinfo":    procCPUInfo("AuthenticAMD", "lm nx svm", "0x8701021"),
 			"fwcheck/msr.txt": "cpu 0 0xc0010114 0x18\n",
