@@ -281,3 +281,27 @@ func unhexdump(s string) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// TestBootSMBIOSPlaceholders boots pc/SeaBIOS with System Information
+// strings set to the template text BIOS vendors ship and a UUID given, as
+// QEMU's -smbios lets a platform configuration do: SeaBIOS builds the
+// tables from them, and the smbios check must name each placeholder (not
+// explained: these are the platform's own strings) and accept the UUID.
+func TestBootSMBIOSPlaceholders(t *testing.T) {
+	t.Parallel()
+	r := boot(t, qemu.SeaBIOS, "fwcheck.run=smbios", false, false, func(c *qemu.Config) {
+		c.Extra = []string{"-smbios", "type=1,manufacturer=To Be Filled By O.E.M.,product=System Product Name,serial=0123456789," +
+			"uuid=8f0c7a52-3b1e-4d6a-9c2f-1e5b7d9a0c34"}
+	})
+	sm := resultsByID(r.doc)["smbios"]
+	logResults(t, "placeholders", r.doc)
+	ph := findings(sm, "SMBIOSPlaceholderString")
+	require.Len(t, ph, 3, "%+v", sm.Findings)
+	for i, want := range []string{`manufacturer is "To Be Filled By O.E.M."`, `product name is "System Product Name"`, `serial number is "0123456789"`} {
+		assert.Contains(t, ph[i].Message, want)
+		assert.Empty(t, ph[i].Explained, "the platform chose these strings")
+	}
+	assert.Equal(t, tests.StatusFailed, sm.Status)
+	assert.Empty(t, findings(sm, "SMBIOSUUIDUnset"))
+	assert.True(t, mentions(sm, "8f0c7a52-3b1e-4d6a-9c2f-1e5b7d9a0c34 is set"), "%+v", sm.Findings)
+}

@@ -145,6 +145,8 @@ type Config struct {
 	TPM bool
 	// CPUs is the number of virtual CPUs (default 1).
 	CPUs int
+	// Extra are further QEMU arguments (-smbios …).
+	Extra []string
 }
 
 // SWTPM is the TPM emulator the harness runs for Config.TPM.
@@ -223,6 +225,7 @@ func (c Config) args(tmp string, interactive bool) ([]string, error) {
 	if c.CPUs > 1 {
 		a = append(a, "-smp", fmt.Sprint(c.CPUs))
 	}
+	a = append(a, c.Extra...)
 	if interactive {
 		a = append(a, "-nographic")
 	} else {
