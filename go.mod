@@ -42,7 +42,7 @@ require (
 	github.com/rivo/uniseg v0.4.4 // indirect
 	github.com/sahilm/fuzzy v0.1.0 // indirect
 	github.com/u-root/cpuid v0.0.1-0.20250320140348-cc5fe81d966c // indirect
-	github.com/u-root/u-root v0.16.0 // indirect
+	github.com/u-root/u-root v0.16.0
 	github.com/vishvananda/netlink v1.3.0 // indirect
 	github.com/vishvananda/netns v0.0.4 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect

@@ -160,6 +160,10 @@ type Config struct {
 	// copy is booted) instead of the firmware's empty one, e.g.
 	// /usr/share/OVMF/OVMF_VARS_4M.ms.fd with Secure Boot keys enrolled.
 	OVMFVars string
+	// CPUs is the number of virtual CPUs (default 1).
+	CPUs int
+	// Extra are further QEMU arguments (-smbios …).
+	Extra []string
 }
 
 // SWTPM is the TPM emulator the harness runs for Config.TPM.
@@ -240,6 +244,10 @@ func (c Config) args(tmp string, interactive bool) ([]string, error) {
 	if !c.AllowReboot {
 		a = append(a, "-no-reboot")
 	}
+	if c.CPUs > 1 {
+		a = append(a, "-smp", fmt.Sprint(c.CPUs))
+	}
+	a = append(a, c.Extra...)
 	if interactive {
 		a = append(a, "-nographic")
 	} else {
