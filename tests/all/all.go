@@ -6,14 +6,22 @@ package all
 import (
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/acpitables"
+	"github.com/fwcheck/fwcheck/tests/amlparse"
 	"github.com/fwcheck/fwcheck/tests/checksum"
+	"github.com/fwcheck/fwcheck/tests/deviceids"
 	"github.com/fwcheck/fwcheck/tests/fadt"
 	"github.com/fwcheck/fwcheck/tests/hpet"
+	"github.com/fwcheck/fwcheck/tests/hpetcrs"
 	"github.com/fwcheck/fwcheck/tests/klog"
 	"github.com/fwcheck/fwcheck/tests/madt"
 	"github.com/fwcheck/fwcheck/tests/mcfg"
 	"github.com/fwcheck/fwcheck/tests/oops"
+	"github.com/fwcheck/fwcheck/tests/osi"
+	"github.com/fwcheck/fwcheck/tests/prw"
+	"github.com/fwcheck/fwcheck/tests/resources"
 	"github.com/fwcheck/fwcheck/tests/s3"
+	"github.com/fwcheck/fwcheck/tests/sleepstates"
+	"github.com/fwcheck/fwcheck/tests/uniqueid"
 )
 
 // Checks returns every check, in run order (by category, then ID). It
@@ -31,6 +39,15 @@ func Checks() []*tests.Check {
 		klog.Check,
 		oops.Check,
 		s3.Check,
+		// AML (issue 15)
+		amlparse.Check,
+		deviceids.Check,
+		hpetcrs.Check,
+		osi.Check,
+		prw.Check,
+		resources.Check,
+		sleepstates.Check,
+		uniqueid.Check,
 	}
 	if err := tests.Validate(cs); err != nil {
 		panic(err)
