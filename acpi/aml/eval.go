@@ -233,6 +233,44 @@ func panicSite() string {
 	}
 }
 
+// RunREG does what an OS does once it can reach each address space:
+// it calls _REG (space, 1) in every scope that declares an OperationRegion
+// of that space (ACPI 6.5 §6.5.4), in namespace order, so that the flags
+// firmware keeps about its regions (an EC "ready" flag, say) hold what
+// they hold on a running machine. Like Evaluate it changes only the
+// Evaluator's state. A _REG that cannot be evaluated statically keeps
+// what it did before it stopped; the errors are returned.
+func (e *Evaluator) RunREG() []error {
+	type key struct {
+		scope *Node
+		space uint8
+	}
+	seen := map[key]bool{}
+	var errs []error
+	e.ns.Walk(func(n *Node) bool {
+		if n.InMethod || n.External {
+			return false
+		}
+		if n.Type != TypeOperationRegion || n.Region == nil || n.Region.Space == 0xFF || n.Parent == nil {
+			return true
+		}
+		k := key{n.Parent, n.Region.Space}
+		if seen[k] {
+			return true
+		}
+		seen[k] = true
+		reg := n.Parent.Child("_REG")
+		if reg == nil || reg.Resolved() == nil || reg.Resolved().Type != TypeMethod {
+			return true
+		}
+		if _, err := e.Evaluate(reg, Integer(uint64(n.Region.Space)), Integer(1)); err != nil {
+			errs = append(errs, err)
+		}
+		return true
+	})
+	return errs
+}
+
 // EvaluatePath evaluates the object at an absolute path; a missing
 // object is an EvalUnresolved error.
 func (e *Evaluator) EvaluatePath(path string, args ...*Object) (*Object, error) {

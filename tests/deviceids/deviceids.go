@@ -72,7 +72,7 @@ func run(p *tests.Pass) error {
 	if l == nil {
 		return nil
 	}
-	e := aml.NewEvaluator(l.NS, aml.Options{})
+	e := l.NewEvaluator()
 	checked, unknown := 0, 0
 	var unknownEx string
 	for _, n := range amlcheck.Devices(l.NS) {

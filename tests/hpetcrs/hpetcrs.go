@@ -53,7 +53,7 @@ func run(p *tests.Pass) error {
 		return nil
 	}
 	base := h.BaseAddress.Address
-	e := aml.NewEvaluator(l.NS, aml.Options{})
+	e := l.NewEvaluator()
 	found := 0
 	for _, n := range amlcheck.Devices(l.NS) {
 		if !isHPET(e, n) {

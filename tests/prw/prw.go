@@ -45,7 +45,7 @@ func run(p *tests.Pass) error {
 		return nil
 	}
 	fadt, ferr := l.Tables.FADT()
-	e := aml.NewEvaluator(l.NS, aml.Options{})
+	e := l.NewEvaluator()
 	n0, g1, n1 := 0, 0, 0
 	if ferr == nil {
 		n0 = int(fadt.GPE0BlkLen) / 2 * 8

@@ -50,7 +50,7 @@ func run(p *tests.Pass) error {
 	if l == nil {
 		return nil
 	}
-	e := aml.NewEvaluator(l.NS, aml.Options{})
+	e := l.NewEvaluator()
 	decoded, unknown := 0, 0
 	kinds := map[string]int{}
 	var mems []memRange

@@ -49,7 +49,7 @@ func run(p *tests.Pass) error {
 	if l == nil {
 		return nil
 	}
-	e := aml.NewEvaluator(l.NS, aml.Options{})
+	e := l.NewEvaluator()
 	var states []string
 	sleeping := false
 	for x := 0; x <= 5; x++ {

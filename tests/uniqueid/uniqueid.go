@@ -44,7 +44,7 @@ func run(p *tests.Pass) error {
 	if l == nil {
 		return nil
 	}
-	e := aml.NewEvaluator(l.NS, aml.Options{})
+	e := l.NewEvaluator()
 	byID := map[string][]dev{}
 	devices, withUID, unknown := 0, 0, 0
 	for _, n := range amlcheck.Devices(l.NS) {
@@ -85,7 +85,7 @@ func run(p *tests.Pass) error {
 	}
 	sort.Strings(keys)
 	reported := map[string]bool{}
-	uncertain := 0
+	uncertain, dups := 0, 0
 	for _, id := range keys {
 		seen := map[string]dev{}
 		for _, d := range byID[id] {
@@ -100,7 +100,11 @@ func run(p *tests.Pass) error {
 			}
 			reported[pair] = true
 			if first.known && d.known {
-				p.Fail(labelDuplicateUID, "%s and %s: both %s with _UID %q", amlcheck.Path(first.n), amlcheck.Path(d.n), id, d.uid)
+				// not seen in the corpus yet (its one candidate, Intel
+				// USB-IO devices under several USB ports, sits in
+				// mutually exclusive If blocks): reported, not failed
+				dups++
+				p.Warn(labelDuplicateUID, "%s and %s: both %s with _UID %q", amlcheck.Path(first.n), amlcheck.Path(d.n), id, d.uid)
 			} else {
 				uncertain++
 				p.Info(nil, "%s and %s: both %s with _UID %q, but whether both are present or their _UID depends on hardware state", amlcheck.Path(first.n), amlcheck.Path(d.n), id, d.uid)
@@ -110,8 +114,8 @@ func run(p *tests.Pass) error {
 	if unknown > 0 {
 		p.NotChecked(fmt.Sprintf("the _UID of %d devices", unknown), "their _UID cannot be evaluated without the hardware", "run fwcheck aml to see the objects")
 	}
-	if p.Failures() == 0 {
-		p.Passed("%d devices with a _HID or _CID, %d with a _UID: no two present devices of an ID share a _UID", devices, withUID)
+	if dups == 0 {
+		p.Passed("%d devices with a _HID or _CID, %d with a _UID: no two present devices of an ID share a _UID (%d pairs depend on hardware state)", devices, withUID, uncertain)
 	}
 	return nil
 }

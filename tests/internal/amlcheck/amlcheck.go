@@ -58,8 +58,9 @@ func LoadTables(ts *acpi.Tables) *Loaded {
 type Result struct {
 	V   *aml.Object
 	Err error
-	// Faked: the value depends on OperationRegion reads the evaluator
-	// answered with zeros, not on the firmware alone.
+	// Faked: the value depends on hardware state: on OperationRegion
+	// reads the evaluator answered with zeros, or on load-time code that
+	// decides whether the object exists at all (aml.Node.Conditional).
 	Faked bool
 }
 
@@ -70,7 +71,7 @@ func Eval(e *aml.Evaluator, n *aml.Node, name string) *Result {
 		return nil
 	}
 	v, err := e.Evaluate(c)
-	return &Result{V: v, Err: err, Faked: e.FieldReads() > 0}
+	return &Result{V: v, Err: err, Faked: e.FieldReads() > 0 || c.Conditional}
 }
 
 // Presence is what _STA says of a device.
@@ -83,8 +84,11 @@ const (
 	Unknown                 // _STA could not be evaluated statically, or depends on hardware
 )
 
-// Present evaluates the device's _STA; reason says why it is Unknown.
+// PresenceOf evaluates the device's _STA; reason says why it is Unknown.
 func PresenceOf(e *aml.Evaluator, n *aml.Node) (pr Presence, reason string) {
+	if n.Conditional {
+		return Unknown, "the device is declared inside an If block that runs when the table loads"
+	}
 	r := Eval(e, n, "_STA")
 	switch {
 	case r == nil:
@@ -137,3 +141,13 @@ func ID(v *aml.Object) (string, bool) {
 
 // Path is a node's path as iasl prints it (\_SB.PCI0).
 func Path(n *aml.Node) string { return aml.DisplayPath(n.Path()) }
+
+// NewEvaluator returns an evaluator over the namespace in the state the
+// OS brings it to before it looks at devices: every _REG has run (see
+// aml.Evaluator.RunREG), _OSI answers as Linux does, region fields read
+// as zeros.
+func (l *Loaded) NewEvaluator() *aml.Evaluator {
+	e := aml.NewEvaluator(l.NS, aml.Options{})
+	e.RunREG()
+	return e
+}
