@@ -67,6 +67,16 @@ func validID(v *aml.Object, cid bool) (string, bool) {
 	return "a " + v.Type.String(), false
 }
 
+// acpicaRepair is what ACPICA makes of a _HID string (a leading '*'
+// dropped, upper case), when that is a valid ID.
+func acpicaRepair(v *aml.Object) (string, bool) {
+	if v == nil || v.Type != aml.TypeString {
+		return "", false
+	}
+	s := strings.ToUpper(strings.TrimPrefix(v.Str, "*"))
+	return s, s != v.Str && (pnpID.MatchString(s) || acpiID.MatchString(s))
+}
+
 func run(p *tests.Pass) error {
 	l := amlcheck.Load(p)
 	if l == nil {
@@ -93,6 +103,9 @@ func run(p *tests.Pass) error {
 			switch name {
 			case "_HID":
 				if s, ok := validID(r.V, false); !ok {
+					if fixed, ok := acpicaRepair(r.V); ok {
+						s += " (Linux's ACPICA repairs it to " + fixed + ")"
+					}
 					p.Fail(labelHID, "%s._HID is %s", path, s)
 				}
 			case "_CID":
