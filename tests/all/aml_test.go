@@ -1,6 +1,7 @@
 package all
 
 import (
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -84,4 +85,22 @@ func TestAMLFindingCounts(t *testing.T) {
 	for _, k := range keys {
 		t.Logf("%5d %s", counts[k], k)
 	}
+}
+
+// FuzzAMLChecks runs the AML checks over a fuzzed DSDT (beside a clean
+// FADT and HPET): a check must report, never abort or panic.
+func FuzzAMLChecks(f *testing.F) {
+	for _, p := range []string{"../hpetcrs/testdata/dsdt.aml", "../prw/testdata/dsdt.aml", "../uniqueid/testdata/dsdt.aml", "../../acpi/aml/testdata/eval.aml"} {
+		b, err := os.ReadFile(p)
+		require.NoError(f, err)
+		f.Add(b[36:])
+	}
+	checks := amlChecks(f)
+	f.Fuzz(func(t *testing.T, aml []byte) {
+		m := checktest.Machine(t, nil, checktest.Table{Raw: checktest.FADT(nil)}, checktest.Table{Raw: checktest.HPET(nil)},
+			checktest.Table{Raw: checktest.SDT("DSDT", 2, aml)})
+		for _, r := range runAll(m, checks) {
+			require.NotEqual(t, tests.StatusAborted, r.Status, "%s: %s", r.ID, r.Reason)
+		}
+	})
 }
