@@ -1,5 +1,6 @@
 // Package aml parses ACPI Machine Language — the DSDT and SSDTs — into one
-// ACPI namespace, the way an OS loads them, without running any of it.
+// ACPI namespace, the way an OS loads them, and evaluates what can be
+// evaluated without the hardware.
 //
 // # What is in
 //
@@ -77,7 +78,10 @@
 // a call depth limit make a loop that never ends an EvalStepLimit error,
 // not a hang. Stores into Names, buffer fields and package elements live
 // in the Evaluator, never in the namespace. DecodeResources decodes the
-// resource templates _CRS returns.
+// resource templates _CRS returns. RunREG runs the _REG methods, as an OS
+// does once it can reach each address space. Objects declared by
+// load-time If blocks are marked Conditional: ACPICA creates them only
+// when the condition holds on the machine.
 //
 // # What is out
 //
