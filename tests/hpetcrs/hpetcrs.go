@@ -102,9 +102,11 @@ func run(p *tests.Pass) error {
 			p.NotChecked(path+" _CRS", fmt.Sprintf("its memory %v differs from the HPET table base 0x%X, but whether the device is present depends on hardware state (%s)", mems, base, why),
 				"compare /proc/iomem with the HPET table on the machine")
 		case len(mems) == 0:
-			p.Fail(labelNoMemory, "%s._CRS has no memory descriptor (HPET table base 0x%X)", path, base)
+			// not seen in the corpus yet: reported, not failed
+			p.Warn(labelNoMemory, "%s._CRS has no memory descriptor (HPET table base 0x%X)", path, base)
 		case !match:
-			p.Fail(labelMismatch, "%s._CRS memory %v, HPET table base 0x%X", path, mems, base)
+			// not seen in the corpus yet: reported, not failed
+			p.Warn(labelMismatch, "%s._CRS memory %v, HPET table base 0x%X", path, mems, base)
 		default:
 			p.Passed("%s._CRS memory %v matches the HPET table base 0x%X", path, mems, base)
 		}

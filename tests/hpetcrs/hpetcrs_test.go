@@ -21,6 +21,7 @@ func TestHPETCRS(t *testing.T) {
 	// the table moved elsewhere
 	moved := checktest.HPET(func(b []byte) { b[10] = 0xC0 })
 	r = checktest.RunTables(t, Check, checktest.FADT(nil), moved, b)
-	assert.Equal(t, []string{"HPETCRSMismatch"}, checktest.FailLabels(r))
+	require.NotNil(t, checktest.FindingWith(r, "HPETCRSMismatch"))
+	assert.Equal(t, tests.StatusWarning, r.Status, "a warning until seen on a real machine")
 	assert.Equal(t, tests.StatusNotApplicable, checktest.RunTables(t, Check, checktest.FADT(nil), b).Status, "no HPET table")
 }

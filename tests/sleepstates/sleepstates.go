@@ -52,6 +52,7 @@ func run(p *tests.Pass) error {
 	e := l.NewEvaluator()
 	var states []string
 	sleeping := false
+	warned := 0
 	for x := 0; x <= 5; x++ {
 		n := l.NS.Root.Child(fmt.Sprintf("_S%d_", x))
 		if n == nil || n.External {
@@ -69,12 +70,15 @@ func run(p *tests.Pass) error {
 		}
 		a, b, ok := slpTyp(v)
 		if !ok {
-			p.Fail(labelPackage, "%s is %s", name, v)
+			// not seen in the corpus yet: reported, not failed
+			warned++
+			p.Warn(labelPackage, "%s is %s", name, v)
 			continue
 		}
 		for _, t := range []uint64{a, b} {
 			if t > 7 {
 				// not seen in the corpus yet: reported, not failed
+				warned++
 				p.Warn(labelRange, "%s: SLP_TYP 0x%X", name, t)
 			}
 		}
@@ -105,7 +109,7 @@ func run(p *tests.Pass) error {
 			p.Warn(labelNoRegister, "FADT PM1a control block is 0")
 		}
 	}
-	if p.Failures() == 0 && len(states) > 0 {
+	if p.Failures() == 0 && warned == 0 && len(states) > 0 {
 		p.Passed("sleep states %s", strings.Join(states, ", "))
 	}
 	return nil
