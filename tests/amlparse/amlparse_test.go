@@ -35,3 +35,15 @@ func TestAMLParse(t *testing.T) {
 	r = checktest.RunTables(t, Check, checktest.FADT(nil), checktest.SDT("DSDT", 2, body))
 	assert.Equal(t, []string{"AMLUnresolved", "AMLMalformed"}, checktest.FailLabels(r))
 }
+
+// TestEndlessLoop: a _STA that loops forever on its own values is
+// reported; one that polls a region field is not (the fake zero the
+// evaluator reads decides nothing).
+func TestEndlessLoop(t *testing.T) {
+	dsdt, err := os.ReadFile("testdata/loop.aml")
+	require.NoError(t, err)
+	r := checktest.RunTables(t, Check, checktest.FADT(nil), dsdt)
+	fs := checktest.FindingsWith(r, "AMLEndlessLoop")
+	require.Len(t, fs, 1)
+	assert.Contains(t, fs[0].Message, `\_SB.LOOP._STA: step limit`)
+}
