@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/fwcheck/fwcheck/acpi"
+	"github.com/fwcheck/fwcheck/internal/corpus"
 )
 
 // acpiexecObjects are the objects TestAgainstAcpiexec compares on every
@@ -35,124 +36,173 @@ func TestAgainstAcpiexec(t *testing.T) {
 		t.Skip("acpiexec not installed (Debian: acpica-tools; make deps-image installs it)")
 	}
 	all := os.Getenv("FWCHECK_ACPIEXEC_ALL") == "1"
-	compared, agree, skipped := 0, 0, 0
+	var total acpiexecCounts
 	for _, m := range loadMachines(t) {
 		if !all && !acpiexecSample[m.id] {
 			continue
 		}
-		dir := t.TempDir()
-		var files []string
+		var raws [][]byte
 		for _, tb := range append(m.tables.Get(acpi.SigDSDT), m.tables.Get(acpi.SigSSDT)...) {
-			f := filepath.Join(dir, tb.Name()+".dat")
-			if err := os.WriteFile(f, tb.Data(), 0o644); err != nil {
+			raws = append(raws, tb.Data())
+		}
+		total.add(compareAcpiexec(t, bin, m.id, m.ns, raws))
+	}
+	// QEMU's own DSDTs (with their SSDT variant), pc and q35 by default
+	dir := corpus.Dir(t, "acpi", "qemu")
+	dsdts, _ := filepath.Glob(filepath.Join(dir, "*", "DSDT*"))
+	for _, f := range dsdts {
+		variant := strings.TrimPrefix(filepath.Base(f), "DSDT")
+		if !all && variant != "" {
+			continue
+		}
+		files := []string{f}
+		if st, err := os.Stat(filepath.Join(filepath.Dir(f), "SSDT"+variant)); err == nil && !st.IsDir() {
+			files = append(files, filepath.Join(filepath.Dir(f), "SSDT"+variant))
+		}
+		var tabs []Table
+		var raws [][]byte
+		for _, p := range files {
+			tabs = append(tabs, readRaw(t, p))
+			b, err := os.ReadFile(p)
+			if err != nil {
 				t.Fatal(err)
 			}
-			files = append(files, f)
+			raws = append(raws, b)
 		}
-		askedOSI := false
-		e := NewEvaluator(m.ns, Options{OnOSI: func(string, bool) { askedOSI = true }})
-		// acpiexec runs every _REG when it installs its region handlers
-		e.RunREG()
-		ours := map[string]string{}
-		var paths []string
-		m.ns.Walk(func(n *Node) bool {
-			if n.InMethod || n.Conditional {
-				// acpiexec creates conditional objects only when the
-				// load-time code finds what they need
-				return false
-			}
-			if n.Type != TypeDevice || n.External {
-				return true
-			}
-			for _, name := range acpiexecObjects {
-				c := n.Child(name)
-				if c == nil || c.External || c.Conditional {
-					continue
-				}
-				askedOSI = false
-				v, err := e.Evaluate(c)
-				if err != nil || v == nil || e.FieldReads() > 0 || askedOSI {
-					skipped++
-					continue
-				}
-				if name == "_HID" && v.Type == TypeString {
-					// ACPICA repairs a _HID string: no leading '*',
-					// upper case (nsrepair2.c); the firmware's own value
-					// is device-ids' to judge
-					v = String(strings.ToUpper(strings.TrimPrefix(v.Str, "*")))
-				}
-				ours[c.Path()] = canonical(v)
-				paths = append(paths, c.Path())
-			}
+		ns, _ := Load(tabs...)
+		total.add(compareAcpiexec(t, bin, "qemu/"+rel(dir, f), ns, raws))
+	}
+	t.Logf("%d values compared, %d agree with acpiexec; %d not compared (they read OperationRegion fields, ask _OSI, or are not evaluable statically)",
+		total.compared, total.agree, total.skipped)
+	if total.compared == 0 {
+		t.Fatal("nothing compared")
+	}
+}
+
+type acpiexecCounts struct{ compared, agree, skipped int }
+
+func (c *acpiexecCounts) add(d acpiexecCounts) {
+	c.compared, c.agree, c.skipped = c.compared+d.compared, c.agree+d.agree, c.skipped+d.skipped
+}
+
+// compareAcpiexec evaluates the acpiexecObjects of every device of ns here
+// and with acpiexec over the raw tables (in load order), and reports each
+// value that differs.
+func compareAcpiexec(t *testing.T, bin, id string, ns *Namespace, raws [][]byte) (c acpiexecCounts) {
+	dir := t.TempDir()
+	var files []string
+	for i, b := range raws {
+		f := filepath.Join(dir, fmt.Sprintf("t%02d.dat", i))
+		if err := os.WriteFile(f, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	m := struct {
+		id string
+		ns *Namespace
+	}{id, ns}
+	compared, agree, skipped := 0, 0, 0
+	askedOSI := false
+	e := NewEvaluator(m.ns, Options{OnOSI: func(string, bool) { askedOSI = true }})
+	// acpiexec runs every _REG when it installs its region handlers
+	e.RunREG()
+	ours := map[string]string{}
+	var paths []string
+	m.ns.Walk(func(n *Node) bool {
+		if n.InMethod || n.Conditional {
+			// acpiexec creates conditional objects only when the
+			// load-time code finds what they need
+			return false
+		}
+		if n.Type != TypeDevice || n.External {
 			return true
-		})
-		theirs := map[string]string{}
-		broke := map[string]bool{}
-		pending := paths
-		for len(pending) > 0 {
-			// commands go to the interactive prompt on standard input (a
-			// -b batch line is limited to 1023 characters)
-			var cmds strings.Builder
-			for _, p := range pending {
-				cmds.WriteString("evaluate " + p + "\n")
-			}
-			cmds.WriteString("quit\n")
-			cmd := exec.Command(bin, append([]string{"-di"}, files...)...)
-			cmd.Stdin = strings.NewReader(cmds.String())
-			out, err := cmd.CombinedOutput()
-			if err != nil {
-				t.Fatalf("%s: acpiexec: %v\n%s", m.id, err, out)
-			}
-			for k, v := range parseAcpiexec(string(out)) {
-				theirs[k] = v
-			}
-			// acpiexec's debugger stops at a BreakPoint opcode and runs
-			// nothing more: start again after the method that has one
-			next := len(pending)
-			for i, p := range pending {
-				if _, ok := theirs[p]; !ok {
-					next = i
-					break
-				}
-			}
-			if k := strings.Index(string(out), "Executed AML BreakPoint"); k >= 0 {
-				// the evaluation that stopped is not compared (it
-				// printed whatever the aborted method left)
-				ev := strings.LastIndex(string(out[:k]), "Evaluating ")
-				stopped := strings.TrimSpace(strings.SplitN(string(out[ev+len("Evaluating "):]), "\n", 2)[0])
-				for i, p := range pending {
-					if p == stopped {
-						broke[p] = true
-						next = i + 1
-					}
-				}
-			} else if next < len(pending) {
-				break
-			}
-			pending = pending[next:]
 		}
-		sort.Strings(paths)
-		for _, p := range paths {
-			if broke[p] {
+		for _, name := range acpiexecObjects {
+			c := n.Child(name)
+			if c == nil || c.External || c.Conditional {
+				continue
+			}
+			askedOSI = false
+			v, err := e.Evaluate(c)
+			if err != nil || v == nil || e.FieldReads() > 0 || askedOSI {
 				skipped++
 				continue
 			}
-			compared++
-			got, ok := theirs[p]
-			switch {
-			case !ok:
-				t.Errorf("%s %s: acpiexec printed no result", m.id, p)
-			case got != ours[p]:
-				t.Errorf("%s %s:\n  ours:     %s\n  acpiexec: %s", m.id, p, ours[p], got)
-			default:
-				agree++
+			if name == "_HID" && v.Type == TypeString {
+				// ACPICA repairs a _HID string: no leading '*',
+				// upper case (nsrepair2.c); the firmware's own value
+				// is device-ids' to judge
+				v = String(strings.ToUpper(strings.TrimPrefix(v.Str, "*")))
+			}
+			ours[c.Path()] = canonical(v)
+			paths = append(paths, c.Path())
+		}
+		return true
+	})
+	theirs := map[string]string{}
+	broke := map[string]bool{}
+	pending := paths
+	for len(pending) > 0 {
+		// commands go to the interactive prompt on standard input (a
+		// -b batch line is limited to 1023 characters)
+		var cmds strings.Builder
+		for _, p := range pending {
+			cmds.WriteString("evaluate " + p + "\n")
+		}
+		cmds.WriteString("quit\n")
+		cmd := exec.Command(bin, append([]string{"-di"}, files...)...)
+		cmd.Stdin = strings.NewReader(cmds.String())
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: acpiexec: %v\n%s", m.id, err, out)
+		}
+		for k, v := range parseAcpiexec(string(out)) {
+			theirs[k] = v
+		}
+		// acpiexec's debugger stops at a BreakPoint opcode and runs
+		// nothing more: start again after the method that has one
+		next := len(pending)
+		for i, p := range pending {
+			if _, ok := theirs[p]; !ok {
+				next = i
+				break
 			}
 		}
+		if k := strings.Index(string(out), "Executed AML BreakPoint"); k >= 0 {
+			// the evaluation that stopped is not compared (it
+			// printed whatever the aborted method left)
+			ev := strings.LastIndex(string(out[:k]), "Evaluating ")
+			stopped := strings.TrimSpace(strings.SplitN(string(out[ev+len("Evaluating "):]), "\n", 2)[0])
+			for i, p := range pending {
+				if p == stopped {
+					broke[p] = true
+					next = i + 1
+				}
+			}
+		} else if next < len(pending) {
+			break
+		}
+		pending = pending[next:]
 	}
-	t.Logf("%d values compared, %d agree with acpiexec; %d not compared (they read OperationRegion fields, ask _OSI, or are not evaluable statically)", compared, agree, skipped)
-	if compared == 0 {
-		t.Fatal("nothing compared")
+	sort.Strings(paths)
+	for _, p := range paths {
+		if broke[p] {
+			skipped++
+			continue
+		}
+		compared++
+		got, ok := theirs[p]
+		switch {
+		case !ok:
+			t.Errorf("%s %s: acpiexec printed no result", m.id, p)
+		case got != ours[p]:
+			t.Errorf("%s %s:\n  ours:     %s\n  acpiexec: %s", m.id, p, ours[p], got)
+		default:
+			agree++
+		}
 	}
+	return acpiexecCounts{compared, agree, skipped}
 }
 
 // canonical renders a value in the form parseAcpiexec gives acpiexec's.
