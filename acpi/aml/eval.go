@@ -201,9 +201,6 @@ func (e *Evaluator) Evaluate(n *Node, args ...*Object) (obj *Object, err error) 
 				err = p.err
 				return
 			}
-			if re, ok := r.(runtime.Error); ok && strings.Contains(re.Error(), "stack overflow") {
-				panic(r)
-			}
 			err = &EvalError{Kind: EvalInternal, Msg: fmt.Sprint(r) + " (" + panicSite() + ")"}
 		}
 	}()

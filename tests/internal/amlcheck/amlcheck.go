@@ -79,8 +79,8 @@ type Presence int
 
 // Presences.
 const (
-	Present Presence = iota // no _STA, or its value has bit 0 set
-	Absent                  // _STA evaluated, statically, with bit 0 clear
+	Present Presence = iota // no _STA, or its value has bit 0 (present) or 3 (functioning) set
+	Absent                  // _STA evaluated, statically, with bits 0 and 3 clear
 	Unknown                 // _STA could not be evaluated statically, or depends on hardware
 )
 
@@ -99,7 +99,9 @@ func PresenceOf(e *aml.Evaluator, n *aml.Node) (pr Presence, reason string) {
 		return Unknown, "_STA gives no integer"
 	case r.Faked:
 		return Unknown, "_STA reads hardware state"
-	case r.V.Int&1 == 0:
+	case r.V.Int&(1|8) == 0:
+		// neither present (bit 0) nor functioning (bit 3): Linux
+		// enumerates a device that is either (acpi_device_is_present)
 		return Absent, ""
 	}
 	return Present, ""
