@@ -123,7 +123,7 @@ func run(p *tests.Pass) error {
 		}
 	}
 	if unknown > 0 {
-		p.NotChecked(fmt.Sprintf("%d _PRW objects (e.g. %s)", unknown, unknownEx), "they cannot be evaluated without the hardware", "")
+		p.NotChecked(fmt.Sprintf("%d _PRW objects (e.g. %s)", unknown, unknownEx), "they cannot be evaluated without the machine (hardware state, objects only run-time tables define, or code that touches hardware)", "compare with the wakeup sources the OS lists in /proc/acpi/wakeup")
 	}
 	if total == 0 {
 		if unknown == 0 {
