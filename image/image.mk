@@ -1,9 +1,9 @@
 # The live image (issue 5): included by the top-level Makefile.
 #
 #   make deps-image   install QEMU, OVMF, SeaBIOS, a kernel, dosfstools,
-#                     mtools, cpio, swtpm, and for the report tests
-#                     python3-jsonschema and chromium, with apt-get, only
-#                     when missing
+#                     mtools, cpio, swtpm, and as test oracles only
+#                     python3-jsonschema, chromium and acpica-tools (iasl,
+#                     acpiexec), with apt-get, only when missing
 #   make image        build out/fwcheck.cpio.gz for KERNEL
 #   make demo         build the image and boot it under QEMU with OVMF on q35
 #                     (kernel booted "quiet": a dozen lines of boot noise
@@ -62,6 +62,7 @@ deps-image:
 	command -v swtpm >/dev/null || missing="$$missing swtpm"; \
 	python3 -c 'import jsonschema' 2>/dev/null || missing="$$missing python3-jsonschema"; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
+	command -v iasl >/dev/null && command -v acpiexec >/dev/null || missing="$$missing acpica-tools"; \
 	if [ -z "$$missing" ]; then echo "deps-image: everything is installed"; exit 0; fi; \
 	if ! command -v apt-get >/dev/null; then \
 	  echo "deps-image: missing:$$missing; install them with your package manager" >&2; exit 1; fi; \

@@ -59,3 +59,43 @@ func BenchmarkLoadLargest(b *testing.B) {
 		Load(big.defs...)
 	}
 }
+
+// BenchmarkEvalCorpus evaluates the _HID, _CID, _UID, _STA, _CRS and _PRW
+// of every device of the 36 machines (after running their _REG methods),
+// with a fresh evaluator per machine and per iteration; evals/s counts
+// objects evaluated, with or without a value.
+func BenchmarkEvalCorpus(b *testing.B) {
+	ms := loadMachines(b)
+	type obj struct {
+		m *machine
+		n *Node
+	}
+	var objs []obj
+	for _, m := range ms {
+		m.ns.Walk(func(n *Node) bool {
+			if n.InMethod {
+				return false
+			}
+			switch n.Name {
+			case "_HID", "_CID", "_UID", "_STA", "_CRS", "_PRW":
+				objs = append(objs, obj{m, n})
+			}
+			return true
+		})
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var e *Evaluator
+		var cur *machine
+		for _, o := range objs {
+			if o.m != cur {
+				cur = o.m
+				e = NewEvaluator(cur.ns, Options{})
+				e.RunREG()
+			}
+			e.Evaluate(o.n)
+		}
+	}
+	b.ReportMetric(float64(b.N*len(objs))/b.Elapsed().Seconds(), "evals/s")
+}

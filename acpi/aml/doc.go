@@ -1,5 +1,6 @@
 // Package aml parses ACPI Machine Language — the DSDT and SSDTs — into one
-// ACPI namespace, the way an OS loads them, without running any of it.
+// ACPI namespace, the way an OS loads them, and evaluates what can be
+// evaluated without the hardware.
 //
 // # What is in
 //
@@ -58,15 +59,38 @@
 // never allocated from counts in the input, nesting is capped, and a
 // table reports at most 500 problems.
 //
+// # Evaluation
+//
+// An Evaluator (NewEvaluator) runs the code of the namespace without the
+// machine: Name values, and methods built of constants, Names, Args,
+// Locals, arithmetic and logic, buffers and packages, the conversions
+// (ToInteger, ToString, ToBuffer, ToHexString, ToDecimalString, Mid,
+// Concatenate, ConcatenateResTemplate), CreateXxxField, Index, DerefOf,
+// RefOf, CondRefOf, Match, SizeOf, ObjectType, Store and CopyObject,
+// If/Else/While/Break/Continue/Return and method calls. Integers are 32
+// bits wide when the DSDT's revision is below 2. \_OSI answers as Linux
+// does (Options.OSI changes that; Linux says no to "Linux"), \_OS is
+// "Microsoft Windows NT", \_REV is 2. OperationRegion field reads return
+// a configurable fake (Options.ReadField; zeros by default) and
+// FieldReads tells whether a result depended on one; writes to fields,
+// Timer, Events and table loads are EvalNotStatic errors, never guessed.
+// Notify, Sleep, Stall, Acquire and Release do nothing. A step limit and
+// a call depth limit make a loop that never ends an EvalStepLimit error,
+// not a hang. Stores into Names, buffer fields and package elements live
+// in the Evaluator, never in the namespace. DecodeResources decodes the
+// resource templates _CRS returns. RunREG runs the _REG methods, as an OS
+// does once it can reach each address space. Objects declared by
+// load-time If blocks are marked Conditional: ACPICA creates them only
+// when the condition holds on the machine.
+//
 // # What is out
 //
-// Nothing is evaluated (phase 2 of issue 15: an evaluator for _HID, _CRS,
-// _STA and friends, on top of this tree), so objects that only exist when
-// code runs — Load/LoadTable of dynamic tables, objects a method declares
-// — are not in the namespace, except that the declarations inside method
-// bodies are kept with InMethod set so that names in the body resolve.
-// Resource templates are buffers here; decoding them belongs with the
-// evaluator. There is no ASL output.
+// Objects that only exist when code runs — Load/LoadTable of dynamic
+// tables, objects a method declares — are not in the namespace, except
+// that the declarations inside method bodies are kept with InMethod set
+// so that names in the body resolve (the evaluator gives them their
+// values when the method runs). The evaluator does not run _INI methods
+// or table-level code by itself. There is no ASL output.
 //
 // # Why a new package
 //

@@ -33,6 +33,9 @@ func (ns *Namespace) dump(w io.Writer, all bool) error {
 // Line describes the node on one line, as Dump prints it:
 //
 //	\_SB.PCI0._HID  Integer = 0x030AD041 (PNP0A03)  [DSDT+0x1A2B]
+//
+// An object declared by load-time code inside an If block is marked
+// "conditional" after its place.
 func (n *Node) Line() string {
 	var b strings.Builder
 	b.WriteString(displayPath(n.Path()))
@@ -47,6 +50,9 @@ func (n *Node) Line() string {
 		b.WriteString("  [predefined]")
 	case n.External:
 		fmt.Fprintf(&b, "  [External only, %s+0x%X]", n.Table, n.Offset)
+	case n.Conditional:
+		// declared by load-time code: exists only if its If holds
+		fmt.Fprintf(&b, "  [%s+0x%X, conditional]", n.Table, n.Offset)
 	default:
 		fmt.Fprintf(&b, "  [%s+0x%X]", n.Table, n.Offset)
 	}

@@ -3,6 +3,7 @@ package aml
 import (
 	"io"
 	"testing"
+	"time"
 )
 
 // FuzzLoad feeds arbitrary bytes to the parser as a DSDT, and as an SSDT
@@ -39,6 +40,64 @@ func FuzzLoad(f *testing.F) {
 			for _, tab := range ns.Tables {
 				WalkTerms(tab.Code, func(tm *Term) bool { _ = tm.String(); return true })
 			}
+		}
+	})
+}
+
+// FuzzEval loads arbitrary bytes as a DSDT and evaluates every object in
+// it (methods with integer arguments): evaluation must end within its
+// step limit with a value or an EvalError, never an evaluator bug
+// (Internal) or a panic.
+func FuzzEval(f *testing.F) {
+	f.Add(fixture(f, "eval.aml").AML)
+	f.Add(fixture(f, "dsdt.aml").AML)
+	f.Add([]byte{0x14, 0x0C, 'M', 'T', 'H', '0', 0x02, 0x72, 0x68, 0x69, 0x60, 0xA4, 0x60})
+	f.Add([]byte{0x14, 0x09, 'L', 'O', 'O', 'P', 0x00, 0xA2, 0x02, 0x01})
+	f.Fuzz(func(t *testing.T, aml []byte) {
+		// a watchdog: an input that keeps the evaluator busy for
+		// seconds is a bug the fuzzer must report with the input
+		w := time.AfterFunc(10*time.Second, func() { panic("evaluation runs longer than 10 s") })
+		defer w.Stop()
+		ns, _ := Load(Table{Name: "DSDT", Signature: "DSDT", Revision: 2, AML: aml})
+		e := NewEvaluator(ns, Options{MaxSteps: 2000})
+		ns.Walk(func(n *Node) bool {
+			if n.Predefined {
+				return true
+			}
+			var args []*Object
+			if n.Method != nil {
+				for i := 0; i < n.Method.Args; i++ {
+					args = append(args, Integer(uint64(i+1)))
+				}
+			}
+			v, err := e.Evaluate(n, args...)
+			if ErrorKind(err) == EvalInternal {
+				t.Fatalf("%s: %v", n.Path(), err)
+			}
+			if v != nil {
+				_ = v.String()
+				if v.Type == TypeBuffer {
+					DecodeResources(v.Buf)
+				}
+			}
+			return true
+		})
+	})
+}
+
+// FuzzDecodeResources decodes arbitrary bytes as a resource template:
+// no panic, and every descriptor lies inside the buffer.
+func FuzzDecodeResources(f *testing.F) {
+	f.Add([]byte{0x22, 0x01, 0x00, 0x79, 0x00})
+	f.Add([]byte{0x86, 0x09, 0x00, 0x00, 0x00, 0x00, 0xD0, 0xFE, 0x00, 0x04, 0x00, 0x00, 0x79, 0x00})
+	f.Add([]byte{0x8C, 0x20, 0x00, 0x01, 0x00, 0x01, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x17, 0x00, 0x00, 0x19, 0x00, 0x00, 0x00, 0x00, 0x00, 0x12, 0x00, 'G', 'P', '0', 0x00, 0, 0, 0, 0, 0, 0, 0x79, 0x00})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		rs, _ := DecodeResources(b)
+		for _, r := range rs {
+			if r.Offset+len(r.Raw) > len(b) {
+				t.Fatalf("descriptor %v beyond the %d-byte buffer", r, len(b))
+			}
+			_ = r.String()
 		}
 	})
 }

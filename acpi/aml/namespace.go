@@ -78,6 +78,10 @@ type Node struct {
 	// Predefined marks the objects every namespace starts with (\_SB,
 	// \_OSI, \_GL, …).
 	Predefined bool
+	// Conditional marks an object declared by load-time code inside an
+	// If, Else or While block (or below such an object): whether the OS
+	// creates it depends on what that code finds when the table loads.
+	Conditional bool
 
 	// Value is a Name object's DataRefObject (an integer, string,
 	// buffer or package term; see Term.Integer and friends).

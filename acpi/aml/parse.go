@@ -611,6 +611,7 @@ func (p *parser) declare(t *Term, pos int, path string, typ Type) *Node {
 		n.Parent, n.detached = p.scope, true
 		return n
 	}
+	n.Conditional = !p.inMethod && (p.cond > 0 || parent.Conditional)
 	old := parent.Child(seg)
 	if old == nil {
 		p.l.ns.add(parent, n)

@@ -289,3 +289,7 @@ func WalkTerms(list []*Term, fn func(*Term) bool) {
 		}
 	}
 }
+
+// DisplayPath returns a path as iasl prints it, without the '_' padding
+// of its segments (`\_SB_.PCI0` → `\_SB.PCI0`).
+func DisplayPath(p string) string { return displayPath(p) }

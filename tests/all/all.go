@@ -6,26 +6,34 @@ package all
 import (
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/acpitables"
+	"github.com/fwcheck/fwcheck/tests/amlparse"
 	"github.com/fwcheck/fwcheck/tests/checksum"
 	"github.com/fwcheck/fwcheck/tests/cpufeatures"
+	"github.com/fwcheck/fwcheck/tests/deviceids"
 	"github.com/fwcheck/fwcheck/tests/e820"
 	"github.com/fwcheck/fwcheck/tests/esrt"
 	"github.com/fwcheck/fwcheck/tests/fadt"
 	"github.com/fwcheck/fwcheck/tests/hpet"
+	"github.com/fwcheck/fwcheck/tests/hpetcrs"
 	"github.com/fwcheck/fwcheck/tests/klog"
 	"github.com/fwcheck/fwcheck/tests/madt"
 	"github.com/fwcheck/fwcheck/tests/mcfg"
 	"github.com/fwcheck/fwcheck/tests/msrconsistency"
 	"github.com/fwcheck/fwcheck/tests/mtrr"
 	"github.com/fwcheck/fwcheck/tests/oops"
+	"github.com/fwcheck/fwcheck/tests/osi"
+	"github.com/fwcheck/fwcheck/tests/prw"
 	"github.com/fwcheck/fwcheck/tests/reboot"
 	"github.com/fwcheck/fwcheck/tests/reset"
+	"github.com/fwcheck/fwcheck/tests/resources"
 	"github.com/fwcheck/fwcheck/tests/s3"
 	"github.com/fwcheck/fwcheck/tests/secureboot"
+	"github.com/fwcheck/fwcheck/tests/sleepstates"
 	"github.com/fwcheck/fwcheck/tests/smbios"
 	"github.com/fwcheck/fwcheck/tests/tpm2table"
 	"github.com/fwcheck/fwcheck/tests/tpmeventlog"
 	"github.com/fwcheck/fwcheck/tests/uefiboot"
+	"github.com/fwcheck/fwcheck/tests/uniqueid"
 )
 
 // Checks returns every check, in run order (by category, then ID). It
@@ -47,14 +55,22 @@ func Checks() []*tests.Check {
 		klog.Check,
 		oops.Check,
 		s3.Check,
+		amlparse.Check,
+		deviceids.Check,
+		esrt.Check,
+		hpetcrs.Check,
+		osi.Check,
+		prw.Check,
 		reboot.Check,
 		reset.Check,
-		uefiboot.Check,
+		resources.Check,
 		secureboot.Check,
-		esrt.Check,
-		tpmeventlog.Check,
-		tpm2table.Check,
+		sleepstates.Check,
 		smbios.Check,
+		tpm2table.Check,
+		tpmeventlog.Check,
+		uefiboot.Check,
+		uniqueid.Check,
 	}
 	if err := tests.Validate(cs); err != nil {
 		panic(err)

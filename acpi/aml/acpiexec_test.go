@@ -1,0 +1,336 @@
+package aml
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/fwcheck/fwcheck/acpi"
+	"github.com/fwcheck/fwcheck/internal/corpus"
+)
+
+// acpiexecObjects are the objects TestAgainstAcpiexec compares on every
+// device.
+var acpiexecObjects = []string{"_HID", "_UID", "_STA", "_CRS"}
+
+// acpiexecSample are the machines the comparison runs on by default (of
+// different vendors and ages); FWCHECK_ACPIEXEC_ALL=1 runs all 36.
+var acpiexecSample = map[string]bool{"01ACEA39AAB2": true, "211A1085E85B": true, "3FE302D11C0A": true,
+	"CE92DF29C87C": true}
+
+// TestAgainstAcpiexec evaluates _HID, _UID, _STA and _CRS of every device
+// of the corpus machines with this package and with ACPICA's acpiexec
+// (from acpica-tools; the test skips without it), and requires the same
+// value wherever this package gives one without reading an OperationRegion
+// field (acpiexec answers those from its own simulated memory) and without
+// asking _OSI (the two answer different sets of Windows versions). acpiexec
+// runs with -di, so that, like this evaluator, it runs no _INI first.
+func TestAgainstAcpiexec(t *testing.T) {
+	bin, err := exec.LookPath("acpiexec")
+	if err != nil {
+		t.Skip("acpiexec not installed (Debian: acpica-tools; make deps-image installs it)")
+	}
+	all := os.Getenv("FWCHECK_ACPIEXEC_ALL") == "1"
+	var total acpiexecCounts
+	for _, m := range loadMachines(t) {
+		if !all && !acpiexecSample[m.id] {
+			continue
+		}
+		var raws [][]byte
+		for _, tb := range append(m.tables.Get(acpi.SigDSDT), m.tables.Get(acpi.SigSSDT)...) {
+			raws = append(raws, tb.Data())
+		}
+		total.add(compareAcpiexec(t, bin, m.id, m.ns, raws))
+	}
+	// QEMU's own DSDTs (with their SSDT variant), pc and q35 by default
+	dir := corpus.Dir(t, "acpi", "qemu")
+	dsdts, _ := filepath.Glob(filepath.Join(dir, "*", "DSDT*"))
+	for _, f := range dsdts {
+		variant := strings.TrimPrefix(filepath.Base(f), "DSDT")
+		if !all && variant != "" {
+			continue
+		}
+		files := []string{f}
+		if st, err := os.Stat(filepath.Join(filepath.Dir(f), "SSDT"+variant)); err == nil && !st.IsDir() {
+			files = append(files, filepath.Join(filepath.Dir(f), "SSDT"+variant))
+		}
+		var tabs []Table
+		var raws [][]byte
+		for _, p := range files {
+			tabs = append(tabs, readRaw(t, p))
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raws = append(raws, b)
+		}
+		ns, _ := Load(tabs...)
+		total.add(compareAcpiexec(t, bin, "qemu/"+rel(dir, f), ns, raws))
+	}
+	t.Logf("%d values compared, %d agree with acpiexec; %d not compared (they read OperationRegion fields, ask _OSI, or are not evaluable statically)",
+		total.compared, total.agree, total.skipped)
+	if total.compared == 0 {
+		t.Fatal("nothing compared")
+	}
+}
+
+type acpiexecCounts struct{ compared, agree, skipped int }
+
+func (c *acpiexecCounts) add(d acpiexecCounts) {
+	c.compared, c.agree, c.skipped = c.compared+d.compared, c.agree+d.agree, c.skipped+d.skipped
+}
+
+// compareAcpiexec evaluates the acpiexecObjects of every device of ns here
+// and with acpiexec over the raw tables (in load order), and reports each
+// value that differs.
+func compareAcpiexec(t *testing.T, bin, id string, ns *Namespace, raws [][]byte) (c acpiexecCounts) {
+	dir := t.TempDir()
+	var files []string
+	for i, b := range raws {
+		f := filepath.Join(dir, fmt.Sprintf("t%02d.dat", i))
+		if err := os.WriteFile(f, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	m := struct {
+		id string
+		ns *Namespace
+	}{id, ns}
+	compared, agree, skipped := 0, 0, 0
+	askedOSI := false
+	e := NewEvaluator(m.ns, Options{OnOSI: func(string, bool) { askedOSI = true }})
+	// acpiexec runs every _REG when it installs its region handlers
+	e.RunREG()
+	ours := map[string]string{}
+	var paths []string
+	m.ns.Walk(func(n *Node) bool {
+		if n.InMethod || n.Conditional {
+			// acpiexec creates conditional objects only when the
+			// load-time code finds what they need
+			return false
+		}
+		if n.Type != TypeDevice || n.External {
+			return true
+		}
+		for _, name := range acpiexecObjects {
+			c := n.Child(name)
+			if c == nil || c.External || c.Conditional {
+				continue
+			}
+			askedOSI = false
+			v, err := e.Evaluate(c)
+			if err != nil || v == nil || e.FieldReads() > 0 || askedOSI {
+				skipped++
+				continue
+			}
+			if name == "_HID" && v.Type == TypeString {
+				// ACPICA repairs a _HID string: no leading '*',
+				// upper case (nsrepair2.c); the firmware's own value
+				// is device-ids' to judge
+				v = String(strings.ToUpper(strings.TrimPrefix(v.Str, "*")))
+			}
+			ours[c.Path()] = canonical(v)
+			paths = append(paths, c.Path())
+		}
+		return true
+	})
+	theirs := map[string]string{}
+	broke := map[string]bool{}
+	pending := paths
+	for len(pending) > 0 {
+		// commands go to the interactive prompt on standard input (a
+		// -b batch line is limited to 1023 characters)
+		var cmds strings.Builder
+		for _, p := range pending {
+			cmds.WriteString("evaluate " + p + "\n")
+		}
+		cmds.WriteString("quit\n")
+		cmd := exec.Command(bin, append([]string{"-di"}, files...)...)
+		cmd.Stdin = strings.NewReader(cmds.String())
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: acpiexec: %v\n%s", m.id, err, out)
+		}
+		for k, v := range parseAcpiexec(string(out)) {
+			theirs[k] = v
+		}
+		// acpiexec's debugger stops at a BreakPoint opcode and runs
+		// nothing more: start again after the method that has one
+		next := len(pending)
+		for i, p := range pending {
+			if _, ok := theirs[p]; !ok {
+				next = i
+				break
+			}
+		}
+		if k := strings.Index(string(out), "Executed AML BreakPoint"); k >= 0 {
+			// the evaluation that stopped is not compared (it
+			// printed whatever the aborted method left)
+			ev := strings.LastIndex(string(out[:k]), "Evaluating ")
+			stopped := strings.TrimSpace(strings.SplitN(string(out[ev+len("Evaluating "):]), "\n", 2)[0])
+			for i, p := range pending {
+				if p == stopped {
+					broke[p] = true
+					next = i + 1
+				}
+			}
+		} else if next < len(pending) {
+			break
+		}
+		pending = pending[next:]
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		if broke[p] {
+			skipped++
+			continue
+		}
+		compared++
+		got, ok := theirs[p]
+		switch {
+		case !ok:
+			t.Errorf("%s %s: acpiexec printed no result", m.id, p)
+		case got != ours[p]:
+			t.Errorf("%s %s:\n  ours:     %s\n  acpiexec: %s", m.id, p, ours[p], got)
+		default:
+			agree++
+		}
+	}
+	return acpiexecCounts{compared, agree, skipped}
+}
+
+// canonical renders a value in the form parseAcpiexec gives acpiexec's.
+func canonical(o *Object) string {
+	if o == nil {
+		return "Uninitialized"
+	}
+	switch o.Type {
+	case TypeInteger:
+		return fmt.Sprintf("Integer %X", o.Int)
+	case TypeString:
+		return fmt.Sprintf("String %q", o.Str)
+	case TypeBuffer:
+		return fmt.Sprintf("Buffer [% X]", o.Buf)
+	case TypePackage:
+		var els []string
+		for _, e := range o.Pkg {
+			els = append(els, canonical(e))
+		}
+		return "Package {" + strings.Join(els, ", ") + "}"
+	case TypeReference:
+		if o.Ref != nil {
+			return "Reference " + o.Ref.Name
+		}
+	}
+	return "Other " + o.Type.String()
+}
+
+// parseAcpiexec reads the results of acpiexec's evaluate commands: the
+// value of each path, in canonical's form, or "failed AE_…".
+func parseAcpiexec(out string) map[string]string {
+	res := map[string]string{}
+	var lines []string
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		const pre = "Evaluation of "
+		if !strings.HasPrefix(l, pre) {
+			continue
+		}
+		rest := l[len(pre):]
+		sp := strings.IndexByte(rest, ' ')
+		if sp < 0 {
+			continue
+		}
+		path := rest[:sp]
+		if k := strings.Index(rest, "failed with status "); k >= 0 {
+			res[path] = "failed " + rest[k+len("failed with status "):]
+			continue
+		}
+		if !strings.Contains(rest, "returned object") {
+			continue
+		}
+		i++
+		v, next := parseObject(lines, i)
+		res[path] = v
+		i = next - 1
+	}
+	return res
+}
+
+// parseObject parses the object printed at lines[i] and returns it with
+// the index of the line after it.
+func parseObject(lines []string, i int) (string, int) {
+	if i >= len(lines) {
+		return "Missing", i
+	}
+	l := strings.TrimSpace(lines[i])
+	switch {
+	case strings.HasPrefix(l, "[Integer] = "):
+		var v uint64
+		fmt.Sscanf(strings.TrimPrefix(l, "[Integer] = "), "%X", &v)
+		return fmt.Sprintf("Integer %X", v), i + 1
+	case strings.HasPrefix(l, "[String] "):
+		q := strings.Index(l, `"`)
+		s := ""
+		if q >= 0 && strings.HasSuffix(l, `"`) && len(l) > q+1 {
+			s = l[q+1 : len(l)-1]
+		}
+		return fmt.Sprintf("String %q", s), i + 1
+	case strings.HasPrefix(l, "[Buffer] "):
+		var bytes []string
+		j := i + 1
+		// a buffer of up to 16 bytes is dumped on the same line
+		if k := strings.Index(l, "= "); k >= 0 && strings.Contains(l[k:], ": ") {
+			first := strings.TrimSpace(l[k+2:])
+			if c := strings.Index(first, "//"); c >= 0 {
+				first = first[:c]
+			}
+			if c := strings.Index(first, ": "); c >= 0 {
+				bytes = append(bytes, strings.Fields(first[c+2:])...)
+			}
+		}
+		for ; j < len(lines); j++ {
+			d := strings.TrimSpace(lines[j])
+			c := strings.Index(d, ": ")
+			if c != 4 {
+				break
+			}
+			hexPart := d[c+2:]
+			if k := strings.Index(hexPart, "//"); k >= 0 {
+				hexPart = hexPart[:k]
+			}
+			bytes = append(bytes, strings.Fields(hexPart)...)
+		}
+		return "Buffer [" + strings.Join(bytes, " ") + "]", j
+	case strings.HasPrefix(l, "[Package] Contains "):
+		var n int
+		fmt.Sscanf(strings.TrimPrefix(l, "[Package] Contains "), "%d", &n)
+		var els []string
+		j := i + 1
+		for k := 0; k < n; k++ {
+			var e string
+			e, j = parseObject(lines, j)
+			els = append(els, e)
+		}
+		return "Package {" + strings.Join(els, ", ") + "}", j
+	case strings.HasPrefix(l, "[Object Reference] = "):
+		f := strings.Fields(l)
+		for k := 0; k+1 < len(f); k++ {
+			if f[k] == "Name" {
+				return "Reference " + f[k+1], i + 1
+			}
+		}
+	}
+	return "Other " + l, i + 1
+}

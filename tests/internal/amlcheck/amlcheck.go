@@ -1,0 +1,155 @@
+// Package amlcheck is what the AML checks (aml-parse, uniqueid,
+// device-ids, hpet-crs, sleep-states, prw, osi, resources) share: the
+// machine's namespace, loaded once per set of tables, and the device
+// objects evaluated the way the checks need them (present or not, IDs,
+// resources), each result saying whether it depended on the fake
+// OperationRegion values the evaluator reads.
+package amlcheck
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/fwcheck/fwcheck/acpi"
+	"github.com/fwcheck/fwcheck/acpi/aml"
+	"github.com/fwcheck/fwcheck/input"
+	"github.com/fwcheck/fwcheck/tests"
+)
+
+// Loaded is a machine's namespace with the problems found loading it.
+type Loaded struct {
+	Tables   *acpi.Tables
+	NS       *aml.Namespace
+	Problems []aml.Problem
+}
+
+// one cached namespace: the checks of one run share the tables' pointer,
+// and the namespace is never modified after Load.
+var cache struct {
+	sync.Mutex
+	ts *acpi.Tables
+	l  *Loaded
+}
+
+// Load returns the namespace of the pass's ACPI tables. With no DSDT it
+// reports the check not applicable and returns nil.
+func Load(p *tests.Pass) *Loaded {
+	ts := tests.Input(p, input.ACPITables)
+	if len(ts.Get(acpi.SigDSDT)) == 0 {
+		p.NotApplicable("no DSDT: the tables hold no AML")
+		return nil
+	}
+	return LoadTables(ts)
+}
+
+// LoadTables loads the DSDT and SSDTs of ts (cached for the last ts).
+func LoadTables(ts *acpi.Tables) *Loaded {
+	cache.Lock()
+	defer cache.Unlock()
+	if cache.ts == ts && cache.l != nil {
+		return cache.l
+	}
+	ns, probs := aml.Load(aml.Definitions(ts)...)
+	cache.ts, cache.l = ts, &Loaded{Tables: ts, NS: ns, Problems: probs}
+	return cache.l
+}
+
+// Result is an object's value with how it was had.
+type Result struct {
+	V   *aml.Object
+	Err error
+	// Faked: the value depends on hardware state: on OperationRegion
+	// reads the evaluator answered with zeros, or on load-time code that
+	// decides whether the object exists at all (aml.Node.Conditional).
+	Faked bool
+}
+
+// Eval evaluates the child name of n, if there is one (nil otherwise).
+func Eval(e *aml.Evaluator, n *aml.Node, name string) *Result {
+	c := n.Child(name)
+	if c == nil {
+		return nil
+	}
+	v, err := e.Evaluate(c)
+	return &Result{V: v, Err: err, Faked: e.FieldReads() > 0 || c.Conditional}
+}
+
+// Presence is what _STA says of a device.
+type Presence int
+
+// Presences.
+const (
+	Present Presence = iota // no _STA, or its value has bit 0 (present) or 3 (functioning) set
+	Absent                  // _STA evaluated, statically, with bits 0 and 3 clear
+	Unknown                 // _STA could not be evaluated statically, or depends on hardware
+)
+
+// PresenceOf evaluates the device's _STA; reason says why it is Unknown.
+func PresenceOf(e *aml.Evaluator, n *aml.Node) (pr Presence, reason string) {
+	if n.Conditional {
+		return Unknown, "the device is declared inside an If block that runs when the table loads"
+	}
+	r := Eval(e, n, "_STA")
+	switch {
+	case r == nil:
+		return Present, ""
+	case r.Err != nil:
+		return Unknown, r.Err.Error()
+	case r.V == nil || r.V.Type != aml.TypeInteger:
+		return Unknown, "_STA gives no integer"
+	case r.Faked:
+		return Unknown, "_STA reads hardware state"
+	case r.V.Int&(1|8) == 0:
+		// neither present (bit 0) nor functioning (bit 3): Linux
+		// enumerates a device that is either (acpi_device_is_present)
+		return Absent, ""
+	}
+	return Present, ""
+}
+
+// Devices returns the namespace's devices (Device objects, not those
+// declared inside method bodies), in namespace order.
+func Devices(ns *aml.Namespace) []*aml.Node {
+	var out []*aml.Node
+	ns.Walk(func(n *aml.Node) bool {
+		if n.InMethod {
+			return false
+		}
+		if n.Type == aml.TypeDevice && !n.External {
+			out = append(out, n)
+		}
+		return true
+	})
+	return out
+}
+
+// ID renders an _HID/_CID value: a string as it is, an integer as its
+// EISA ID (or in hex when it is not one); ok is false for other types.
+func ID(v *aml.Object) (string, bool) {
+	if v == nil {
+		return "", false
+	}
+	switch v.Type {
+	case aml.TypeString:
+		return v.Str, true
+	case aml.TypeInteger:
+		if s, ok := aml.EISAID(v.Int); ok {
+			return s, true
+		}
+		return fmt.Sprintf("0x%08X", v.Int), true
+	}
+	return "", false
+}
+
+// Path is a node's path as iasl prints it (\_SB.PCI0).
+func Path(n *aml.Node) string { return aml.DisplayPath(n.Path()) }
+
+// NewEvaluator returns an evaluator over the namespace in the state the
+// OS brings it to before it looks at devices: every _REG has run (see
+// aml.Evaluator.RunREG), _OSI answers as Linux does, region fields read
+// as zeros.
+func (l *Loaded) NewEvaluator() *aml.Evaluator {
+	e := aml.NewEvaluator(l.NS, aml.Options{})
+	e.RunREG()
+	return e
+}
