@@ -26,8 +26,9 @@ var (
 		File:    loadACPIFile,
 	})
 	// KernelLog is the kernel log: /dev/kmsg live, or a dmesg/journalctl
-	// text file.
-	KernelLog = Declare(Spec[[]klog.Record]{
+	// text file, which is read record by record on each pass rather than
+	// held in memory.
+	KernelLog = Declare(Spec[*klog.Log]{
 		Name: "kernel-log", Doc: "the kernel log (/dev/kmsg)",
 		Capture: []string{RecordedDir + "/" + KlogFile},
 		Load:    loadKlog,
@@ -153,32 +154,38 @@ func loadACPI(src Source) (*acpi.Tables, error) {
 	return ts, nil
 }
 
-func loadKlog(src Source) ([]klog.Record, error) {
+func loadKlog(src Source) (*klog.Log, error) {
 	b, err := fs.ReadFile(src, RecordedDir+"/"+KlogFile)
 	if err != nil {
 		return nil, err
 	}
-	return klog.Parse(bytes.NewReader(b))
+	recs, err := klog.Parse(bytes.NewReader(b))
+	return klog.LogOf(recs), err
 }
 
 // loadKlogFile reads a kernel log the user named ("-": standard input). A
-// file in which no line is a kernel-log record is an error.
-func loadKlogFile(p string, stdin []byte) ([]klog.Record, error) {
-	b := stdin
-	if p != "-" {
-		var err error
-		if b, err = os.ReadFile(p); err != nil {
+// file in which no line is a kernel-log record is an error. A file is
+// streamed by its readers, not held in memory.
+func loadKlogFile(p string, stdin []byte) (*klog.Log, error) {
+	var l *klog.Log
+	if p == "-" {
+		l = klog.LogBytes(stdin)
+	} else {
+		f, err := os.Open(p)
+		if err != nil {
 			return nil, err
 		}
+		f.Close()
+		l = klog.LogFile(p)
 	}
-	recs, err := klog.Parse(bytes.NewReader(b))
+	ok, err := l.Recognised()
 	if err != nil {
 		return nil, err
 	}
-	if len(bytes.TrimSpace(b)) > 0 && !klog.Recognised(b) {
+	if !ok && !l.Empty() {
 		return nil, errors.New("not a kernel log: no line carries a kernel-log prefix (a [seconds] stamp, a <level>, a /dev/kmsg or journalctl form)")
 	}
-	return recs, nil
+	return l, nil
 }
 
 func loadDMI(src Source) (*DMIInfo, error) {

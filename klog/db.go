@@ -52,6 +52,14 @@ type Entry struct {
 	Advice string `json:"advice"`
 	// Scope, when set, limits the entry to some machines or kernels.
 	Scope *Scope `json:"scope,omitempty"`
+	// Cause, when set, says the message points at something other than
+	// the firmware, so a match is information, not a firmware failure:
+	// "cpu" (a property of the processor model), "silicon" (a processor or
+	// chipset erratum the kernel works around), "driver" (the kernel's own
+	// driver or an add-in device), "hardware" (what is fitted, such as
+	// memory without ECC) or "boot-parameter" (an option the user put on
+	// the kernel command line: explained by it).
+	Cause string `json:"cause,omitempty"`
 	// Source is the kernel source file that prints the message.
 	Source string `json:"source,omitempty"`
 	// Examples are message texts the entry must match, from real logs
@@ -99,6 +107,9 @@ func (e *Entry) Compile() error {
 	}
 	return nil
 }
+
+// causes are the values Entry.Cause may take.
+var causes = map[string]bool{"cpu": true, "silicon": true, "driver": true, "hardware": true, "boot-parameter": true}
 
 // Scope limits an entry to some machines or kernel versions. Empty fields
 // do not limit.
@@ -272,6 +283,9 @@ func LoadDB(r io.Reader) ([]Entry, error) {
 	for i := range es {
 		if err := es[i].Compile(); err != nil {
 			return nil, err
+		}
+		if c := es[i].Cause; c != "" && !causes[c] {
+			return nil, fmt.Errorf("klog: entry %q: invalid cause %q", es[i].Label, c)
 		}
 		if !es[i].Severity.Valid() {
 			return nil, fmt.Errorf("klog: entry %q: invalid severity %q", es[i].Label, es[i].Severity)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -131,11 +132,34 @@ func FuzzMatcher(f *testing.F) {
 		f.Add(es[i].Examples[0])
 	}
 	f.Add("nothing to see")
+	f.Add("Firmware ERROR: timed out")
 	m, err := NewMatcher(es, Env{VM: "any"}) // every entry applies, as in bruteMatch
 	require.NoError(f, err)
+	words := []string{"error", "failed", "timed out", "corrupt", "corrupted"}
+	mw, err := NewMatcherWords(es, Env{VM: "any"}, words)
+	require.NoError(f, err)
+	wordRe := regexp.MustCompile(`(?i)\b(?:error|failed|timed out|corrupt(?:ed)?)\b`)
 	f.Fuzz(func(t *testing.T, text string) {
-		require.Equal(t, label(bruteMatch(es, text)), label(m.Match(text)))
+		want := label(bruteMatch(es, text))
+		require.Equal(t, want, label(m.Match(text)))
+		// The case-folding automaton with words agrees too, and finds a
+		// word exactly where the regex does (ASCII text: (?i) also folds
+		// a few non-ASCII runes such as the Kelvin sign).
+		e, w := mw.MatchWords(text)
+		require.Equal(t, want, label(e))
+		if isASCII(text) {
+			require.Equal(t, wordRe.MatchString(text), w, "%q", text)
+		}
 	})
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // FuzzFindOopses: crash detection never panics and bounds what it keeps.

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/fwcheck/fwcheck/input"
 	klog "github.com/fwcheck/fwcheck/klog"
@@ -25,13 +26,15 @@ var klogUnexplained = tests.NewLabel("KlogUnexplained", tests.Low, "Linux kernel
 // maxUnexplained bounds the unexplained infos one log produces.
 const maxUnexplained = 100
 
-// errorish recognises error messages in logs without priority levels;
-// notError excludes lines that only name errors (error-record tables,
+// errorWords recognise error messages in logs without priority levels;
+// notErrorPhrases and userspaceLine exclude lines that only name errors (error-record tables,
 // error collectors), module-signature taint notes and userspace lines
 // ("systemd[1]: …") that journald copies into the kernel log.
 var (
-	errorish = regexp.MustCompile(`(?i)\b(?:error|failed|failure|timed out|timeout|invalid|corrupt(?:ed)?|bogus|broken)\b`)
-	notError = regexp.MustCompile(`(?i)error (?:record|report|log|injection|handling|containment|collector|source)|errors collector|support is initialized|enabled with IRQ|module verification failed|^[\w.@/-]+\[\d+\]: `)
+	notErrorPhrases = []string{"error record", "error report", "error log", "error injection", "error handling",
+		"error containment", "error collector", "error source", "errors collector", "support is initialized",
+		"enabled with irq", "module verification failed"}
+	userspaceLine = regexp.MustCompile(`^[\w.@/-]+\[\d+\]: `)
 )
 
 // DB is the check's "db" setting (--klog.db, --klog-db): an fwts-format
@@ -89,65 +92,169 @@ func klogEntries(p *tests.Pass) ([]klog.Entry, error) {
 }
 
 func runKlog(p *tests.Pass) error {
-	recs := tests.Input(p, input.KernelLog)
-	if len(recs) == 0 {
-		p.Skip("the kernel log is empty")
-		return nil
-	}
+	log := tests.Input(p, input.KernelLog)
 	entries, err := klogEntries(p)
 	if err != nil {
 		return err
 	}
-	env := klog.EnvFromLog(recs)
-	m, err := klog.NewMatcher(entries, env)
+	env, err := log.Env()
 	if err != nil {
 		return err
 	}
-	matched, unexplained := 0, 0
-	for _, r := range recs {
-		if e := m.Match(r.Text); e != nil {
+	m, err := klog.NewMatcherWords(entries, env, errorWords)
+	if err != nil {
+		return err
+	}
+	g := newGrouper()
+	n, matched := 0, 0
+	// The log is streamed: only the groups below are kept, at most
+	// tests.MaxPerLabel per label.
+	err = log.EachLine(func(r klog.Record) bool {
+		n++
+		e, word := m.MatchWords(r.Text)
+		if e != nil {
 			matched++
-			f := tests.Finding{
-				Kind:     tests.KindFail,
-				Label:    e.Label,
-				Severity: klogSeverity(e.Severity),
-				Message:  klogLine(r),
-				Advice:   e.Advice,
-				Spec:     entrySpec(*e),
-				// What the environment explains (a virtual machine) is
-				// shown but does not fail the run.
-				Explained: e.Explanation(env),
-			}
-			p.Report(f)
-			continue
+			g.add(e, r)
+			return true
 		}
-		if !klogIsError(r) {
-			continue
+		if klogIsError(r, word) {
+			g.add(nil, r)
 		}
-		unexplained++
-		if unexplained <= maxUnexplained {
-			p.Report(tests.Finding{
-				Kind: tests.KindInfo, Label: klogUnexplained.Name, Severity: tests.Low,
-				Message: "unexplained: " + klogLine(r), Advice: klogUnexplained.Advice,
-			})
-		}
+		return true
+	})
+	if err != nil {
+		return err
 	}
-	if unexplained > maxUnexplained {
-		p.Info(nil, "%d more unexplained error lines not listed", unexplained-maxUnexplained)
+	if n == 0 {
+		p.Skip("the kernel log is empty")
+		return nil
 	}
+	g.report(p, env)
 	if matched == 0 {
-		p.Passed("no known firmware-related messages in %d kernel log records", len(recs))
+		p.Passed("no known firmware-related messages in %d kernel log records", n)
 	}
 	return nil
 }
 
+// group is one distinct message under one label: how often it was logged,
+// and when first and last.
+type group struct {
+	e     *klog.Entry // nil: an unexplained error line
+	first klog.Record
+	last  time.Duration
+	count int
+}
+
+// grouper gathers the matches of a log into groups, in order of first
+// occurrence, keeping at most tests.MaxPerLabel groups per label (and
+// maxUnexplained unexplained ones); beyond that it only counts.
+type grouper struct {
+	groups   []*group
+	byKey    map[string]*group
+	perLabel map[string]int
+	overflow map[string][2]int // label: distinct messages, lines not kept
+	order    []string          // labels in order of first overflow
+}
+
+func newGrouper() *grouper {
+	return &grouper{byKey: map[string]*group{}, perLabel: map[string]int{}, overflow: map[string][2]int{}}
+}
+
+func (g *grouper) add(e *klog.Entry, r klog.Record) {
+	label, limit := klogUnexplained.Name, maxUnexplained
+	if e != nil {
+		label, limit = e.Label, tests.MaxPerLabel
+	}
+	key := label + "\x00" + r.Text
+	c := max(r.Count, 1)
+	if gr := g.byKey[key]; gr != nil {
+		gr.count += c
+		if r.Time >= 0 {
+			gr.last = r.Time
+		}
+		return
+	}
+	if g.perLabel[label] >= limit {
+		o, seen := g.overflow[label]
+		if !seen {
+			g.order = append(g.order, label)
+		}
+		// Without the text kept, a message over the limit counts as
+		// distinct each time it is logged.
+		g.overflow[label] = [2]int{o[0] + 1, o[1] + c}
+		return
+	}
+	g.perLabel[label]++
+	gr := &group{e: e, first: r, last: r.Time, count: c}
+	gr.first.Text = strings.Clone(r.Text)
+	g.byKey[key] = gr
+	g.groups = append(g.groups, gr)
+}
+
+func (g *grouper) report(p *tests.Pass, env klog.Env) {
+	for _, gr := range g.groups {
+		if gr.e == nil {
+			p.Report(tests.Finding{
+				Kind: tests.KindInfo, Label: klogUnexplained.Name, Severity: tests.Low,
+				Message: "unexplained: " + groupLine(gr), Advice: klogUnexplained.Advice,
+			})
+			continue
+		}
+		p.Report(finding(gr.e, groupLine(gr), env))
+	}
+	for _, l := range g.order {
+		o := g.overflow[l]
+		what := l + " messages"
+		if l == klogUnexplained.Name {
+			what = "unexplained error lines"
+		}
+		p.Info(nil, "%d more %s not listed (%d lines)", o[0], what, o[1])
+	}
+}
+
+// groupLine formats a group: its first line as klogLine does, with how
+// many times it was logged and when last.
+func groupLine(gr *group) string {
+	r := gr.first
+	r.Count = 1
+	line := klogLine(r)
+	switch {
+	case gr.count <= 1:
+		return line
+	case gr.last >= 0 && gr.last != r.Time:
+		return fmt.Sprintf("%s (repeated %d times, last at %s)", line, gr.count, klog.Record{Time: gr.last}.Stamp())
+	}
+	return fmt.Sprintf("%s (repeated %d times)", line, gr.count)
+}
+
 // klogIsError reports whether r is at error level or worse; for logs
-// without levels, whether its text reads like an error.
-func klogIsError(r klog.Record) bool {
+// without levels, whether its text reads like an error: word says it holds
+// one of errorWords (the matcher finds them in the same pass as the
+// database's literals).
+func klogIsError(r klog.Record, word bool) bool {
 	if r.Level >= 0 {
 		return r.Level <= klog.Err
 	}
-	return errorish.MatchString(r.Text) && !notError.MatchString(r.Text)
+	return word && !namesErrors(r.Text) && !userspaceLine.MatchString(r.Text)
+}
+
+// errorWords are the words that make a line without a level read like an
+// error, matched as whole words, ignoring ASCII case. (A case-insensitive
+// regex for them, tried on every line the database did not match, was
+// most of the check's time.)
+var errorWords = []string{"error", "failed", "failure", "timed out", "timeout", "invalid", "corrupt", "corrupted", "bogus", "broken"}
+
+// namesErrors reports whether text contains one of notErrorPhrases,
+// ignoring ASCII case.
+func namesErrors(text string) bool {
+	for _, p := range notErrorPhrases {
+		for i := 0; i+len(p) <= len(text); i++ {
+			if text[i]|0x20 == p[0] && strings.EqualFold(text[i:i+len(p)], p) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // klogLine formats a record for a finding: "[   1.234567] text", with the
@@ -179,13 +286,32 @@ func klogSeverity(s klog.Severity) tests.Severity {
 // Finding turns a database match on record r into a finding, with what
 // env explains; prefix goes before the line ("cycle 3: ").
 func Finding(e *klog.Entry, r klog.Record, env klog.Env, prefix string) tests.Finding {
-	return tests.Finding{
+	return finding(e, prefix+klogLine(r), env)
+}
+
+// finding is a match of e on a message, formatted as line. A message that
+// the entry says points at the processor, the silicon, a driver or what is
+// fitted is information; one the user's boot parameters cause is explained
+// by them; what a virtual machine causes is explained by it.
+func finding(e *klog.Entry, line string, env klog.Env) tests.Finding {
+	f := tests.Finding{
 		Kind:      tests.KindFail,
 		Label:     e.Label,
 		Severity:  klogSeverity(e.Severity),
-		Message:   prefix + klogLine(r),
+		Message:   line,
 		Advice:    e.Advice,
 		Spec:      entrySpec(*e),
 		Explained: e.Explanation(env),
 	}
+	switch e.Cause {
+	case "":
+	case "boot-parameter":
+		if f.Explained == "" {
+			f.Explained = "a kernel boot parameter the user chose"
+		}
+	default:
+		f.Kind = tests.KindInfo
+		f.Message = "not a firmware fault (" + e.Cause + "): " + line
+	}
+	return f
 }

@@ -284,7 +284,8 @@ func cycle(p *tests.Pass, ctl input.Control, adv *advisor, j *Journal, n int, re
 	o.AsleepMS = ms(res.Asleep)
 
 	// The machine as it is after the resume (Control started a new phase).
-	recs, _ := tests.Load(p, input.KernelLog)
+	log, _ := tests.Load(p, input.KernelLog)
+	recs, _ := log.Records()
 	c := findCycle(klog.Suspends(recs), n, markErr == nil)
 	states, _ := tests.Load(p, input.PowerStates)
 
@@ -379,7 +380,7 @@ func newAdvisor(p *tests.Pass) *advisor {
 	if err != nil {
 		return nil
 	}
-	env := klog.EnvFromLog(tests.Input(p, input.KernelLog))
+	env, _ := tests.Input(p, input.KernelLog).Env()
 	m, err := klog.NewMatcher(es, env)
 	if err != nil {
 		return nil
