@@ -56,10 +56,16 @@ type Entry struct {
 	// the firmware, so a match is information, not a firmware failure:
 	// "cpu" (a property of the processor model), "silicon" (a processor or
 	// chipset erratum the kernel works around), "driver" (the kernel's own
-	// driver or an add-in device), "hardware" (what is fitted, such as
-	// memory without ECC) or "boot-parameter" (an option the user put on
-	// the kernel command line: explained by it).
+	// driver or an add-in device), "hardware" (what is fitted: memory
+	// without ECC, a conventional PCI bus, a device's own EEPROM), "kernel"
+	// (the kernel's own bookkeeping, or a consequence of a problem reported
+	// by another message) or "by-design" (the firmware does what it
+	// should).
 	Cause string `json:"cause,omitempty"`
+	// BootParams are kernel command-line parameters that make the kernel
+	// print the message ("processor.max_cstate", "intremap=off"): when the
+	// log's command line holds one, the user's choice explains the match.
+	BootParams []string `json:"boot_params,omitempty"`
 	// Source is the kernel source file that prints the message.
 	Source string `json:"source,omitempty"`
 	// Examples are message texts the entry must match, from real logs
@@ -109,7 +115,7 @@ func (e *Entry) Compile() error {
 }
 
 // causes are the values Entry.Cause may take.
-var causes = map[string]bool{"cpu": true, "silicon": true, "driver": true, "hardware": true, "boot-parameter": true}
+var causes = map[string]bool{"cpu": true, "silicon": true, "driver": true, "hardware": true, "kernel": true, "by-design": true}
 
 // Scope limits an entry to some machines or kernel versions. Empty fields
 // do not limit.
@@ -132,6 +138,8 @@ type Scope struct {
 // fields are unknown, and an unknown value never excludes an entry.
 type Env struct {
 	Vendor, Product, Kernel string
+	// CmdLine is the kernel command line, or empty when unknown.
+	CmdLine string
 	// VM is the evidence that the machine is virtual ("DMI: QEMU Standard
 	// PC …", "Hypervisor detected: KVM"), or empty when there is none.
 	VM string
@@ -142,6 +150,25 @@ type Env struct {
 func (e *Entry) Explanation(env Env) string {
 	if e.Scope != nil && e.Scope.VM && env.VM != "" {
 		return "virtual machine (" + env.VM + ")"
+	}
+	if p := e.bootParam(env.CmdLine); p != "" {
+		return "kernel command line: " + p
+	}
+	return ""
+}
+
+// bootParam returns the parameter of cmdline that is one of e.BootParams
+// ("name" matches "name" and "name=value"; "name=value" only itself).
+func (e *Entry) bootParam(cmdline string) string {
+	if len(e.BootParams) == 0 {
+		return ""
+	}
+	for _, tok := range strings.Fields(cmdline) {
+		for _, p := range e.BootParams {
+			if tok == p || !strings.Contains(p, "=") && strings.HasPrefix(tok, p+"=") {
+				return tok
+			}
+		}
 	}
 	return ""
 }
@@ -449,6 +476,9 @@ func EnvFromLog(recs []Record) Env {
 	env := Env{Kernel: KernelRelease(recs)}
 	var dmi, hv string
 	for _, r := range recs {
+		if c, ok := cmdLine(r.Text); ok && env.CmdLine == "" {
+			env.CmdLine = c
+		}
 		if rest, ok := strings.CutPrefix(r.Text, "DMI: "); ok && dmi == "" {
 			dmi = rest
 		}
@@ -458,7 +488,7 @@ func EnvFromLog(recs []Record) Env {
 		if strings.HasPrefix(r.Text, "Hypervisor detected: ") && hv == "" {
 			hv = r.Text
 		}
-		if dmi != "" && hv != "" {
+		if dmi != "" && hv != "" && env.CmdLine != "" {
 			break
 		}
 	}
@@ -471,6 +501,15 @@ func EnvFromLog(recs []Record) Env {
 		env.VM = "DMI: " + dmi
 	}
 	return env
+}
+
+// cmdLine returns the command line from the kernel's "Command line: " (x86)
+// or "Kernel command line: " record.
+func cmdLine(text string) (string, bool) {
+	if c, ok := strings.CutPrefix(text, "Command line: "); ok {
+		return c, true
+	}
+	return strings.CutPrefix(text, "Kernel command line: ")
 }
 
 // virtualDMI matches the DMI identities of virtual machines: the system

@@ -254,3 +254,36 @@ func TestDBUnknownMachineIsNotVirtual(t *testing.T) {
 	assert.Equal(t, "VMMTRRInconsistent", e.Label)
 	assert.Contains(t, e.Explanation(vm), "virtual machine (DMI: QEMU")
 }
+
+// A message the user's own boot parameters cause is explained by them, and
+// only when the log's command line holds one.
+func TestDBBootParamsExplain(t *testing.T) {
+	es := defaultDB(t)
+	for _, e := range es {
+		for _, p := range e.BootParams {
+			assert.NotEmpty(t, p, e.Label)
+			assert.NotContains(t, p, " ", e.Label)
+		}
+		assert.True(t, e.Cause == "" || causes[e.Cause], e.Label)
+	}
+	log := "[    0.000000] Linux version 6.1.0-9-amd64 (x) #1\n" +
+		"[    0.000000] Command line: BOOT_IMAGE=/vmlinuz root=/dev/sda1 processor.max_cstate=1 quiet\n" +
+		"[    0.000000] DMI: Example Corp Board/Board, BIOS 1.0 01/01/2024\n" +
+		"[    1.000000] ACPI: processor limited to max C-state 1\n"
+	recs := ParseString(log)
+	env := EnvFromLog(recs)
+	assert.Equal(t, "BOOT_IMAGE=/vmlinuz root=/dev/sda1 processor.max_cstate=1 quiet", env.CmdLine)
+	m, err := NewMatcher(es, env)
+	require.NoError(t, err)
+	e := m.Match(recs[3].Text)
+	require.NotNil(t, e)
+	assert.Equal(t, "ProcessorMaxCstateLimited", e.Label)
+	assert.Equal(t, "kernel command line: processor.max_cstate=1", e.Explanation(env))
+	env.CmdLine = "root=/dev/sda1 quiet processor.max_cstatex=1"
+	assert.Empty(t, e.Explanation(env))
+	env.CmdLine = "intremap=on"
+	x := Entry{BootParams: []string{"intremap=off"}}
+	assert.Empty(t, x.Explanation(env))
+	env.CmdLine = "intremap=off"
+	assert.Equal(t, "kernel command line: intremap=off", x.Explanation(env))
+}

@@ -167,7 +167,8 @@ func (l *Log) Env() (Env, error) {
 }
 
 func identityLine(text string) bool {
-	return strings.HasPrefix(text, "Linux version ") || strings.HasPrefix(text, "DMI: ") || text == noDMI ||
+	_, cmd := cmdLine(text)
+	return cmd || strings.HasPrefix(text, "Linux version ") || strings.HasPrefix(text, "DMI: ") || text == noDMI ||
 		strings.HasPrefix(text, "Hypervisor detected: ")
 }
 

@@ -290,9 +290,9 @@ func Finding(e *klog.Entry, r klog.Record, env klog.Env, prefix string) tests.Fi
 }
 
 // finding is a match of e on a message, formatted as line. A message that
-// the entry says points at the processor, the silicon, a driver or what is
-// fitted is information; one the user's boot parameters cause is explained
-// by them; what a virtual machine causes is explained by it.
+// the entry says points at the processor, the silicon, a driver, what is
+// fitted or the kernel itself is information; what the user's boot
+// parameters or a virtual machine cause is explained by them.
 func finding(e *klog.Entry, line string, env klog.Env) tests.Finding {
 	f := tests.Finding{
 		Kind:      tests.KindFail,
@@ -303,13 +303,7 @@ func finding(e *klog.Entry, line string, env klog.Env) tests.Finding {
 		Spec:      entrySpec(*e),
 		Explained: e.Explanation(env),
 	}
-	switch e.Cause {
-	case "":
-	case "boot-parameter":
-		if f.Explained == "" {
-			f.Explained = "a kernel boot parameter the user chose"
-		}
-	default:
+	if e.Cause != "" {
 		f.Kind = tests.KindInfo
 		f.Message = "not a firmware fault (" + e.Cause + "): " + line
 	}

@@ -299,3 +299,102 @@ func BenchmarkKlogCheckCorpus(b *testing.B) {
 		tests.RunOne(&tests.Env{Machine: checktest.LogMachine(f)}, Check)
 	}
 }
+
+// judgedLine is one row of testdata/judged.tsv: a finding on a real log and
+// whether it is a firmware problem.
+type judgedLine struct {
+	log, label, text string
+	firmware         bool
+	why              string
+}
+
+func loadJudged(t *testing.T) map[string]*judgedLine {
+	data, err := os.ReadFile(filepath.Join("testdata", "judged.tsv"))
+	require.NoError(t, err)
+	out := map[string]*judgedLine{}
+	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.SplitN(line, "\t", 5)
+		require.Len(t, f, 5, "judged.tsv:%d", i+1)
+		require.Contains(t, []string{"yes", "no"}, f[2], "judged.tsv:%d", i+1)
+		j := &judgedLine{log: f[0], label: f[1], firmware: f[2] == "yes", why: f[3], text: f[4]}
+		require.NotContains(t, out, judgedKey(j.log, j.label, j.text), "judged.tsv:%d: duplicate", i+1)
+		out[judgedKey(j.log, j.label, j.text)] = j
+	}
+	return out
+}
+
+func judgedKey(log, label, text string) string { return log + "\x00" + label + "\x00" + text }
+
+var (
+	stampPrefix  = regexp.MustCompile(`^\[ *\d+\.\d+\] `)
+	repeatSuffix = regexp.MustCompile(` \(repeated \d+ times(?:, last at [\d.]+)?\)$`)
+	causePrefix  = regexp.MustCompile(`^not a firmware fault \([\w-]+\): `)
+)
+
+// findingText is the logged message of a finding, without the cause note,
+// time stamp and repeat count.
+func findingText(msg string) string {
+	msg = causePrefix.ReplaceAllString(msg, "")
+	return repeatSuffix.ReplaceAllString(stampPrefix.ReplaceAllString(msg, ""), "")
+}
+
+// Every advice-database finding on the real boot logs has been judged line
+// by line (testdata/judged.tsv). Each firmware problem must stay a failure;
+// what is not a firmware problem is information or explained, and at most
+// 5% of the failures may be judged not to be firmware problems. A new
+// finding, or a judged one that disappeared, fails the test: judge it and
+// update the file.
+func TestKlogJudgedCorpus(t *testing.T) {
+	judged := loadJudged(t)
+	root := corpus.Dir(t, "klog")
+	logs := append(corpus.Glob(t, "klog/*.txt"), corpus.Glob(t, "klog/linuxhw/*.dmesg.txt")...)
+	seen := map[string]bool{}
+	failures, notFirmware := 0, 0
+	for _, p := range logs {
+		rel, err := filepath.Rel(root, p)
+		require.NoError(t, err)
+		r := checktest.Run(t, Check, checktest.LogMachine(p))
+		for _, f := range r.Findings {
+			if f.Label == "" || f.Label == klogUnexplained.Name || f.Kind == tests.KindPass {
+				continue
+			}
+			k := judgedKey(rel, f.Label, findingText(f.Message))
+			j := judged[k]
+			if !assert.NotNil(t, j, "not judged yet: %s\t%s\t?\t\t%s", rel, f.Label, findingText(f.Message)) {
+				continue
+			}
+			seen[k] = true
+			if !f.Counts() {
+				assert.False(t, j.firmware, "%s: a firmware problem is not a failure: %s", rel, f.Message)
+				continue
+			}
+			failures++
+			if !j.firmware {
+				notFirmware++
+				t.Logf("failure judged not a firmware problem (%s): %s", j.why, f.Message)
+			}
+		}
+	}
+	for k, j := range judged {
+		assert.True(t, seen[k], "judged but no longer found: %s %s %s", j.log, j.label, j.text)
+	}
+	t.Logf("%d failures on %d logs, %d judged not firmware problems (%.1f%%)", failures, len(logs), notFirmware, 100*float64(notFirmware)/float64(failures))
+	assert.Greater(t, failures, 150)
+	assert.LessOrEqual(t, notFirmware*100, 5*failures, "more than 5%% of the failures are not firmware problems")
+}
+
+// A bare-metal log whose ring buffer lost the DMI line is not a virtual
+// machine: the MTRR messages get the firmware entries, not the VM one; a
+// CPU property is information, not a failure.
+func TestKlogNoDMILineIsNotAVM(t *testing.T) {
+	r := checktest.Run(t, Check, checktest.LogMachine(filepath.Join("testdata", "mtrr-nodmi.txt")))
+	assert.Equal(t, []string{"MTRRInconsistentVariable", "MTRRBIOSNotAllCPUs", "MTRRCorrected"}, checktest.FailLabels(r))
+	assert.Empty(t, checktest.FindingsWith(r, "VMMTRRInconsistent"))
+	tsc := checktest.FindingWith(r, "TSCHaltsInIdle")
+	assert.Equal(t, tests.KindInfo, tsc.Kind)
+	assert.Equal(t, "not a firmware fault (cpu): [    1.100000] tsc: Marking TSC unstable due to TSC halts in idle", tsc.Message)
+	assert.Equal(t, tests.StatusFailed, r.Status)
+}
