@@ -1,7 +1,8 @@
 # The live image (issue 5): included by the top-level Makefile.
 #
 #   make deps-image   install QEMU, OVMF, SeaBIOS, a kernel, dosfstools,
-#                     mtools, cpio and swtpm with apt-get, only when missing
+#                     mtools, cpio and swtpm with apt-get, only when missing;
+#                     also linux-source-6.1 (and xz) for klogscan's coverage test
 #   make image        build out/fwcheck.cpio.gz for KERNEL
 #   make demo         build the image and boot it under QEMU with OVMF on q35;
 #                     the report appears on this terminal and the machine
@@ -41,6 +42,8 @@ deps-image:
 	command -v mcopy >/dev/null || missing="$$missing mtools"; \
 	command -v cpio >/dev/null || missing="$$missing cpio"; \
 	command -v swtpm >/dev/null || missing="$$missing swtpm"; \
+	command -v xz >/dev/null || missing="$$missing xz-utils"; \
+	[ -e /usr/src/linux-source-6.1.tar.xz ] || missing="$$missing linux-source-6.1"; \
 	if [ -z "$$missing" ]; then echo "deps-image: everything is installed"; exit 0; fi; \
 	if ! command -v apt-get >/dev/null; then \
 	  echo "deps-image: missing:$$missing; install them with your package manager" >&2; exit 1; fi; \

@@ -72,9 +72,32 @@ type Entry struct {
 	// where possible.
 	Examples []string `json:"examples,omitempty"`
 
+	// Older are RE2 patterns for the wordings older kernels used for the
+	// same message (ACPICA before 2013 printed checksums without 0x,
+	// "ACPI Exception:" where it now says "ACPI Error:"...): the entry
+	// matches a text that its literal or regex or any of these matches.
+	Older []string `json:"older,omitempty"`
+
 	// posix marks fwts entries, whose regexes are POSIX ERE.
 	posix bool
 	re    *regexp.Regexp
+}
+
+// fullRegex returns the one regex the entry's patterns amount to, or ""
+// for a plain literal entry.
+func (e *Entry) fullRegex() string {
+	if len(e.Older) == 0 {
+		return e.Regex
+	}
+	main := e.Regex
+	if main == "" {
+		main = regexp.QuoteMeta(e.Literal)
+	}
+	parts := []string{"(?:" + main + ")"}
+	for _, o := range e.Older {
+		parts = append(parts, "(?:"+o+")")
+	}
+	return strings.Join(parts, "|")
 }
 
 // Pattern returns the entry's literal or regex, whichever is set.
@@ -99,14 +122,20 @@ func (e *Entry) Compile() error {
 	if (e.Literal == "") == (e.Regex == "") {
 		return fmt.Errorf("klog: entry %q: exactly one of literal and regex must be set", e.Label)
 	}
-	if e.Regex == "" {
+	for _, o := range e.Older {
+		if o == "" {
+			return fmt.Errorf("klog: entry %q: empty older pattern", e.Label)
+		}
+	}
+	full := e.fullRegex()
+	if full == "" {
 		return nil
 	}
 	var err error
 	if e.posix {
-		e.re, err = regexp.CompilePOSIX(e.Regex)
+		e.re, err = regexp.CompilePOSIX(full)
 	} else {
-		e.re, err = regexp.Compile(e.Regex)
+		e.re, err = regexp.Compile(full)
 	}
 	if err != nil {
 		return fmt.Errorf("klog: entry %q: %w", e.Label, err)

@@ -56,7 +56,7 @@ func NewMatcherWords(entries []Entry, env Env, words []string) (*Matcher, error)
 		if !e.Scope.Applies(env) {
 			continue
 		}
-		if e.Regex != "" && e.re == nil || e.Literal == "" && e.Regex == "" {
+		if (e.Regex != "" || len(e.Older) > 0) && e.re == nil || e.Literal == "" && e.Regex == "" {
 			if err := e.Compile(); err != nil {
 				return nil, err
 			}
@@ -207,7 +207,8 @@ func rarity(c byte) int {
 // text the entry matches, or nil when there is no such set of useful
 // strings. exact reports that finding the literal is the match.
 func requiredLiterals(e *Entry) (lits []string, exact bool) {
-	if e.Regex == "" {
+	full := e.fullRegex()
+	if full == "" {
 		if len(e.Literal) < 1 {
 			return nil, false
 		}
@@ -217,7 +218,7 @@ func requiredLiterals(e *Entry) (lits []string, exact bool) {
 	if e.posix {
 		flags = syntax.POSIX
 	}
-	re, err := syntax.Parse(e.Regex, flags)
+	re, err := syntax.Parse(full, flags)
 	if err != nil {
 		return nil, false
 	}
