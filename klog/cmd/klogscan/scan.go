@@ -91,7 +91,7 @@ func ScanSource(file, src string) []Message {
 				prefix = d.prefix
 			}
 		}
-		macro := src[loc[2]:loc[3]]
+		macro := strings.Clone(src[loc[2]:loc[3]]) // not a slice that keeps the file alive
 		args, ok := callArgs(src[loc[1]:])
 		if !ok {
 			continue
