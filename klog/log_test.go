@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -91,3 +92,45 @@ func TestLogEnvReadsTheHeadOnly(t *testing.T) {
 type failingReader struct{}
 
 func (failingReader) Read([]byte) (int, error) { return 0, io.ErrUnexpectedEOF }
+
+// chunkReader returns its parts one per Read, with an error after each
+// when errs says so: a stand-in for /dev/kmsg (one record per read,
+// EPIPE when records were overwritten).
+type chunkReader struct {
+	parts []string
+	errs  []error
+}
+
+func (c *chunkReader) Read(b []byte) (int, error) {
+	if len(c.parts) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(b, c.parts[0])
+	c.parts = c.parts[1:]
+	var err error
+	if len(c.errs) > 0 {
+		err, c.errs = c.errs[0], c.errs[1:]
+	}
+	return n, err
+}
+
+func TestFollowKmsg(t *testing.T) {
+	r := &chunkReader{
+		parts: []string{"6,1,1000,-;first", "", "6,3,3000,-;third\n SUBSYSTEM=pci\n", "not a record\n6,4,4000,-;fou", "rth\n"},
+		errs:  []error{nil, syscall.EPIPE, nil, nil, nil},
+	}
+	var got []string
+	require.NoError(t, FollowKmsg(r, func(rec Record) bool { got = append(got, rec.Text); return true }))
+	// A reader that is not a regular file is read as the device: each read
+	// is a whole record, so "fou" stands alone and "rth" is no record.
+	assert.Equal(t, []string{"first", "third", "fou"}, got, "%q", got)
+
+	// fn ends the follow.
+	got = nil
+	r = &chunkReader{parts: []string{"6,1,1000,-;a\n6,2,2000,-;b\n"}}
+	require.NoError(t, FollowKmsg(r, func(rec Record) bool { got = append(got, rec.Text); return false }))
+	assert.Equal(t, []string{"a"}, got)
+
+	r = &chunkReader{parts: []string{"6,1,1000,-;a\n"}, errs: []error{io.ErrUnexpectedEOF}}
+	assert.Error(t, FollowKmsg(r, func(Record) bool { return true }))
+}

@@ -1,15 +1,20 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/internal/corpus"
 )
 
@@ -102,4 +107,36 @@ func BenchmarkKlogCommand(b *testing.B) {
 	}
 	b.ReportMetric(float64(rss), "maxRSS-KiB")
 	b.ReportMetric(float64(size)*float64(b.N)/1e6/cpu.Seconds(), "MB/cpu-s")
+}
+
+// --follow prints each known firmware message once as it is logged, with
+// what the environment explains, and counts repeats; a regular file stands
+// in for /dev/kmsg (it ends, the device would block).
+func TestKlogFollow(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "dev"), 0o755))
+	kmsg := "6,0,0,-;Linux version 6.1.0-9-amd64 (debian-kernel@lists.debian.org) #1 SMP\n" +
+		"6,1,0,-;DMI: Example Corp Board/Board, BIOS 1.0 01/01/2024\n" +
+		"4,2,1500000,-;ACPI BIOS Warning (bug): 32/64X length mismatch in FADT/Gpe0Block: 64/32 (20220331/tbfadt-564)\n" +
+		" SUBSYSTEM=acpi\n" +
+		"6,3,1600000,-;an ordinary line\n" +
+		"4,4,1700000,-;ACPI BIOS Warning (bug): 32/64X length mismatch in FADT/Gpe0Block: 64/32 (20220331/tbfadt-564)\n" +
+		"6,5,1800000,-;tsc: Marking TSC unstable due to TSC halts in idle\n"
+	require.NoError(t, os.WriteFile(filepath.Join(root, "dev", "kmsg"), []byte(kmsg), 0o600))
+	var o, e bytes.Buffer
+	m := input.New(input.Live(root), input.Options{})
+	code := followKlog(context.Background(), &env{stdout: &o, stderr: &e}, commands["klog"], m)
+	assert.Equal(t, exitFailing, code)
+	out := o.String()
+	assert.Equal(t, 1, strings.Count(out, "FAIL FADTLengthMismatch [medium]: [    1.500000] ACPI BIOS Warning (bug): 32/64X length mismatch"), out)
+	assert.Contains(t, out, "INFO TSCHaltsInIdle [low]: not a firmware fault (cpu): [    1.800000] tsc: Marking TSC unstable")
+	assert.NotContains(t, out, "ordinary")
+	assert.Contains(t, e.String(), "2 firmware findings (1 failures), 1 repeated messages not shown again")
+
+	// A snapshot has no live log to follow.
+	code = followKlog(context.Background(), &env{stdout: &o, stderr: &e}, commands["klog"], input.New(input.Empty(), input.Options{}))
+	assert.Equal(t, exitUsage, code)
+	code, _, stderr := fwcheck(t, "", "klog", "--follow", "x.txt")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "takes no FILE")
 }

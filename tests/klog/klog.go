@@ -309,3 +309,58 @@ func finding(e *klog.Entry, line string, env klog.Env) tests.Finding {
 	}
 	return f
 }
+
+// Watcher matches kernel log records one at a time, as they are logged
+// (fwcheck klog --follow), against the advice database, with what the
+// machine's environment explains. Each distinct message under a label is
+// reported once; later occurrences are counted. Memory is bounded: at
+// most tests.MaxPerLabel distinct messages are remembered per label.
+type Watcher struct {
+	m        *klog.Matcher
+	env      klog.Env
+	seen     map[string]int
+	perLabel map[string]int
+}
+
+// NewWatcher returns a Watcher for a machine described by env; extra
+// entries (an fwts database) are matched before the embedded ones.
+func NewWatcher(env klog.Env, extra []klog.Entry) (*Watcher, error) {
+	own, err := klog.DefaultDB()
+	if err != nil {
+		return nil, err
+	}
+	m, err := klog.NewMatcher(append(slices.Clone(extra), own...), env)
+	if err != nil {
+		return nil, err
+	}
+	return &Watcher{m: m, env: env, seen: map[string]int{}, perLabel: map[string]int{}}, nil
+}
+
+// Add matches r. It returns the finding when r is the first occurrence of
+// a known message, and whether r matched at all.
+func (w *Watcher) Add(r klog.Record) (f tests.Finding, first, matched bool) {
+	e := w.m.Match(r.Text)
+	if e == nil {
+		return tests.Finding{}, false, false
+	}
+	key := e.Label + "\x00" + r.Text
+	if _, ok := w.seen[key]; ok {
+		w.seen[key]++
+		return tests.Finding{}, false, true
+	}
+	if w.perLabel[e.Label] < tests.MaxPerLabel {
+		w.perLabel[e.Label]++
+		w.seen[key] = 1
+	}
+	return finding(e, klogLine(r), w.env), true, true
+}
+
+// Repeats returns how many times messages already reported were logged
+// again.
+func (w *Watcher) Repeats() int {
+	n := 0
+	for _, c := range w.seen {
+		n += c - 1
+	}
+	return n
+}
