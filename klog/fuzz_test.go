@@ -175,3 +175,21 @@ func FuzzFindOopses(f *testing.F) {
 		}
 	})
 }
+
+// FuzzFollowKmsg: following never panics, and every record it passes on
+// is one Scan reads from the same text too.
+func FuzzFollowKmsg(f *testing.F) {
+	f.Add("6,1,1000,-;ACPI: a\n SUBSYSTEM=acpi\n4,2,2000,-;[Firmware Bug]: b\n")
+	f.Add("6,1,1000,-;no newline")
+	f.Add("\n\n 6,x;;\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		n := 0
+		err := FollowKmsg(strings.NewReader(in), func(r Record) bool {
+			n++
+			require.LessOrEqual(t, len(r.Text), len(in))
+			return true
+		})
+		require.NoError(t, err)
+		require.LessOrEqual(t, n, strings.Count(in, ";"))
+	})
+}
