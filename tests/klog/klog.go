@@ -129,9 +129,14 @@ func runKlog(p *tests.Pass) error {
 		p.Skip("the kernel log is empty")
 		return nil
 	}
-	g.report(p, env)
-	if matched == 0 {
+	fails := g.report(p, env)
+	switch {
+	case matched == 0:
 		p.Passed("no known firmware-related messages in %d kernel log records", n)
+	case fails == 0:
+		// Only information (CPU, driver, hardware messages): the log was
+		// read and holds no firmware failure.
+		p.Passed("no firmware failure in %d kernel log records; the known messages are information", n)
 	}
 	return nil
 }
@@ -191,7 +196,10 @@ func (g *grouper) add(e *klog.Entry, r klog.Record) {
 	g.groups = append(g.groups, gr)
 }
 
-func (g *grouper) report(p *tests.Pass, env klog.Env) {
+// report reports the groups and returns how many are failures (explained
+// or not).
+func (g *grouper) report(p *tests.Pass, env klog.Env) int {
+	fails := 0
 	for _, gr := range g.groups {
 		if gr.e == nil {
 			p.Report(tests.Finding{
@@ -200,7 +208,11 @@ func (g *grouper) report(p *tests.Pass, env klog.Env) {
 			})
 			continue
 		}
-		p.Report(finding(gr.e, groupLine(gr), env))
+		f := finding(gr.e, groupLine(gr), env)
+		if f.Kind == tests.KindFail {
+			fails++
+		}
+		p.Report(f)
 	}
 	for _, l := range g.order {
 		o := g.overflow[l]
@@ -210,6 +222,7 @@ func (g *grouper) report(p *tests.Pass, env klog.Env) {
 		}
 		p.Info(nil, "%d more %s not listed (%d lines)", o[0], what, o[1])
 	}
+	return fails
 }
 
 // groupLine formats a group: its first line as klogLine does, with how

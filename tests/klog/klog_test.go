@@ -398,3 +398,15 @@ func TestKlogNoDMILineIsNotAVM(t *testing.T) {
 	assert.Equal(t, "not a firmware fault (cpu): [    1.100000] tsc: Marking TSC unstable due to TSC halts in idle", tsc.Message)
 	assert.Equal(t, tests.StatusFailed, r.Status)
 }
+
+// A log whose only known messages are information (a CPU property) has
+// been read and holds no firmware failure: the check passes, it is not
+// incomplete.
+func TestKlogOnlyInformationPasses(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "info.txt")
+	require.NoError(t, os.WriteFile(log, []byte("[    0.000000] DMI: Example Corp Board/Board, BIOS 1.0 01/01/2024\n"+
+		"[    1.100000] tsc: Marking TSC unstable due to TSC halts in idle\n"), 0o600))
+	r := checktest.Run(t, Check, checktest.LogMachine(log))
+	assert.Equal(t, tests.StatusPassed, r.Status)
+	assert.Equal(t, tests.KindInfo, checktest.FindingWith(r, "TSCHaltsInIdle").Kind)
+}
