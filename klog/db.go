@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -76,6 +77,9 @@ type Entry struct {
 	// same message (ACPICA before 2013 printed checksums without 0x,
 	// "ACPI Exception:" where it now says "ACPI Error:"...): the entry
 	// matches a text that its literal or regex or any of these matches.
+	// A pattern that starts with ACPICA's "ACPI Error: " or "ACPI
+	// Warning: " also matches the pre-2009 "ACPI Error (module-NNNN): "
+	// form without being listed here.
 	Older []string `json:"older,omitempty"`
 
 	// posix marks fwts entries, whose regexes are POSIX ERE.
@@ -86,18 +90,38 @@ type Entry struct {
 // fullRegex returns the one regex the entry's patterns amount to, or ""
 // for a plain literal entry.
 func (e *Entry) fullRegex() string {
-	if len(e.Older) == 0 {
-		return e.Regex
-	}
 	main := e.Regex
 	if main == "" {
 		main = regexp.QuoteMeta(e.Literal)
 	}
+	older := e.Older
+	if !e.posix {
+		// ACPICA before 2009 put the module and line in the prefix:
+		// "ACPI Error (evregion-0427): …".
+		for _, p := range acpicaPrefixes {
+			if rest, ok := strings.CutPrefix(main, p[0]); ok {
+				older = append(slices.Clip(older), p[1]+rest)
+				break
+			}
+		}
+	}
+	if len(older) == 0 {
+		return e.Regex
+	}
 	parts := []string{"(?:" + main + ")"}
-	for _, o := range e.Older {
+	for _, o := range older {
 		parts = append(parts, "(?:"+o+")")
 	}
 	return strings.Join(parts, "|")
+}
+
+// acpicaPrefixes pairs the message prefixes of today's ACPICA, as entries
+// write them, with the pre-2009 form that named the module and line.
+var acpicaPrefixes = [][2]string{
+	{"ACPI Error: ", `ACPI Error \(\w+-\d+\): `},
+	{"ACPI Warning: ", `ACPI Warning \(\w+-\d+\): `},
+	{`ACPI (?:BIOS )?Error(?: \(bug\))?: `, `ACPI Error \(\w+-\d+\): `},
+	{`ACPI (?:BIOS )?Warning(?: \(bug\))?: `, `ACPI Warning \(\w+-\d+\): `},
 }
 
 // Pattern returns the entry's literal or regex, whichever is set.

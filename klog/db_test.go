@@ -288,3 +288,22 @@ func TestDBBootParamsExplain(t *testing.T) {
 	env.CmdLine = "intremap=off"
 	assert.Equal(t, "kernel command line: intremap=off", x.Explanation(env))
 }
+
+// Older kernels' wordings match the same entries: ACPICA's pre-2009
+// "ACPI Error (module-NNNN): " prefix and the listed older patterns.
+func TestDBOlderWordings(t *testing.T) {
+	m, err := NewMatcher(defaultDB(t), genericEnv)
+	require.NoError(t, err)
+	for line, label := range map[string]string{
+		"ACPI Error (evregion-0427): No handler for Region [EC__] (ffff88012f8b5f20) [EmbeddedControl] [20080926]": "RegionNoHandler",
+		"ACPI Warning (tbutils-0217): Incorrect checksum in table [TCPA] -  00, should be 0x7f [20080926]":         "ACPITableChecksumKernel",
+		"ACPI Warning: Incorrect checksum in table [OEMB] - 07, should be 06 (20090903/tbutils-314)":               "ACPITableChecksumKernel",
+		"ACPI Error: Region EmbeddedControl(3) has no handler (20090903/exfldio-292)":                              "ECNoHandlerRegion",
+		"[Firmware Bug]: _BQC returned an invalid level":                                                           "VideoBQCInvalidLevel",
+	} {
+		e := m.Match(line)
+		if assert.NotNil(t, e, line) {
+			assert.Equal(t, label, e.Label, line)
+		}
+	}
+}

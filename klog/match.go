@@ -56,7 +56,7 @@ func NewMatcherWords(entries []Entry, env Env, words []string) (*Matcher, error)
 		if !e.Scope.Applies(env) {
 			continue
 		}
-		if (e.Regex != "" || len(e.Older) > 0) && e.re == nil || e.Literal == "" && e.Regex == "" {
+		if e.re == nil && e.fullRegex() != "" || e.Literal == "" && e.Regex == "" {
 			if err := e.Compile(); err != nil {
 				return nil, err
 			}
