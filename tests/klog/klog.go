@@ -1,7 +1,12 @@
 // Package klog is the klog check: every kernel log message that points at
 // a firmware problem, matched against the advice database of package
 // github.com/fwcheck/fwcheck/klog (and, optionally, an fwts-format database
-// the user gives), and every error-level message no entry explains.
+// the user gives), and every error-level message no entry explains. The log
+// is streamed, never held; each distinct message is one finding with its
+// count and last time. Messages the database attributes to the CPU, the
+// silicon, a driver or the fitted hardware are information; what a virtual
+// machine or the log's own command line causes is explained. Watcher does
+// the same one record at a time, for fwcheck klog --follow.
 package klog
 
 import (
@@ -26,10 +31,10 @@ var klogUnexplained = tests.NewLabel("KlogUnexplained", tests.Low, "Linux kernel
 // maxUnexplained bounds the unexplained infos one log produces.
 const maxUnexplained = 100
 
-// errorWords recognise error messages in logs without priority levels;
-// notErrorPhrases and userspaceLine exclude lines that only name errors (error-record tables,
-// error collectors), module-signature taint notes and userspace lines
-// ("systemd[1]: …") that journald copies into the kernel log.
+// In logs without priority levels errorWords recognise error messages;
+// notErrorPhrases and userspaceLine exclude lines that only name errors
+// (error-record tables, error collectors), module-signature taint notes and
+// userspace lines ("systemd[1]: …") that journald copies into the log.
 var (
 	notErrorPhrases = []string{"error record", "error report", "error log", "error injection", "error handling",
 		"error containment", "error collector", "error source", "errors collector", "support is initialized",
