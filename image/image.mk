@@ -4,6 +4,8 @@
 #                     mtools, cpio, swtpm, and as test oracles only
 #                     python3-jsonschema, chromium and acpica-tools (iasl,
 #                     acpiexec), with apt-get, only when missing
+#                     also, when the distribution has it, linux-source-6.1
+#                     (and xz) for klogscan's coverage test
 #   make image        build out/fwcheck.cpio.gz for KERNEL
 #   make demo         build the image and boot it under QEMU with OVMF on q35
 #                     (kernel booted "quiet": a dozen lines of boot noise
@@ -63,6 +65,7 @@ deps-image:
 	python3 -c 'import jsonschema' 2>/dev/null || missing="$$missing python3-jsonschema"; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	command -v iasl >/dev/null && command -v acpiexec >/dev/null || missing="$$missing acpica-tools"; \
+	command -v xz >/dev/null || missing="$$missing xz-utils"; \
 	if [ -z "$$missing" ]; then echo "deps-image: everything is installed"; exit 0; fi; \
 	if ! command -v apt-get >/dev/null; then \
 	  echo "deps-image: missing:$$missing; install them with your package manager" >&2; exit 1; fi; \
@@ -70,6 +73,11 @@ deps-image:
 	echo "deps-image: installing$$missing"; \
 	$$sudo apt-get update && \
 	DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y --no-install-recommends $$missing
+	@[ -e /usr/src/linux-source-6.1.tar.xz ] || ! command -v apt-get >/dev/null || { \
+	  sudo=""; [ "$$(id -u)" = 0 ] || sudo="sudo"; \
+	  echo "deps-image: installing linux-source-6.1 for klogscan's coverage test"; \
+	  { $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y --no-install-recommends linux-source-6.1; } \
+	    || echo "deps-image: linux-source-6.1 is not available here; the coverage test will skip"; }
 
 # The image builder is its own command, so the fwcheck binary stays small.
 fwcheck-image:

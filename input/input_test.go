@@ -159,7 +159,9 @@ func TestLiveKernelLogThroughKmsg(t *testing.T) {
 			"3,2,2250000,-;[Firmware Bug]: TSC_DEADLINE disabled due to Errata\n",
 	})
 	m := New(Live(root), Options{})
-	recs, err := KernelLog.Get(m)
+	log, err := KernelLog.Get(m)
+	require.NoError(t, err)
+	recs, err := log.Records()
 	require.NoError(t, err)
 	require.Len(t, recs, 2)
 	assert.Equal(t, "[Firmware Bug]: TSC_DEADLINE disabled due to Errata", recs[1].Text)

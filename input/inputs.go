@@ -1,7 +1,6 @@
 package input
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -27,8 +26,9 @@ var (
 		File:    loadACPIFile,
 	})
 	// KernelLog is the kernel log: /dev/kmsg live, or a dmesg/journalctl
-	// text file.
-	KernelLog = Declare(Spec[[]klog.Record]{
+	// text file, which is read record by record on each pass rather than
+	// held in memory.
+	KernelLog = Declare(Spec[*klog.Log]{
 		Name: "kernel-log", Doc: "the kernel log (/dev/kmsg)",
 		Capture: []string{RecordedDir + "/" + KlogFile},
 		Load:    loadKlog,
@@ -174,7 +174,7 @@ func loadACPI(src Source) (*acpi.Tables, error) {
 	return ts, nil
 }
 
-func loadKlog(src Source) ([]klog.Record, error) {
+func loadKlog(src Source) (*klog.Log, error) {
 	// Parsed as it is read, not read whole first: the log is the largest
 	// input, and one copy of it (its records) is enough.
 	f, err := src.Open(RecordedDir + "/" + KlogFile)
@@ -182,80 +182,47 @@ func loadKlog(src Source) ([]klog.Record, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return klog.Parse(f)
+	recs, err := klog.Parse(f)
+	return klog.LogOf(recs), err
 }
 
 // loadKlogFile reads a kernel log the user named ("-": standard input). A
-// file in which no line is a kernel-log record is an error. A file is
-// parsed as it is read (its records are the one copy kept), up to
-// MaxSnapshotFile bytes.
-func loadKlogFile(p string, stdin []byte) ([]klog.Record, error) {
-	var r io.Reader = bytes.NewReader(stdin)
-	if p != "-" {
+// file in which no line is a kernel-log record is an error. A regular file
+// is streamed by its readers, not held in memory, up to MaxSnapshotFile
+// bytes; anything else (a pipe from a shell's process substitution,
+// /dev/zero) is read once, within the same limit.
+func loadKlogFile(p string, stdin []byte) (*klog.Log, error) {
+	var l *klog.Log
+	switch fi, err := os.Stat(p); {
+	case p == "-":
+		l = klog.LogBytes(stdin)
+	case err != nil:
+		return nil, err
+	case fi.Mode().IsRegular():
+		if fi.Size() > MaxSnapshotFile {
+			return nil, &tooLarge{p, MaxSnapshotFile}
+		}
+		l = klog.LogFile(p)
+	default:
 		f, err := os.Open(p)
 		if err != nil {
 			return nil, err
 		}
-		defer f.Close()
-		r = &limitedFile{r: f, name: p, left: MaxSnapshotFile}
-	}
-	var rec recogniser
-	recs, err := klog.Parse(io.TeeReader(r, &rec))
-	if err != nil {
-		var tl *tooLarge
-		if errors.As(err, &tl) {
-			return nil, tl
+		b, err := io.ReadAll(&limitedFile{r: f, name: p, left: MaxSnapshotFile})
+		f.Close()
+		if err != nil {
+			return nil, err
 		}
+		l = klog.LogBytes(b)
+	}
+	ok, err := l.Recognised()
+	if err != nil {
 		return nil, err
 	}
-	if !rec.done() {
+	if !ok && !l.Empty() {
 		return nil, errors.New("not a kernel log: no line carries a kernel-log prefix (a [seconds] stamp, a <level>, a /dev/kmsg or journalctl form)")
 	}
-	return recs, nil
-}
-
-// recogniser looks, line by line, for the first line that carries a
-// kernel-log prefix (klog.Recognised), keeping at most 4 KiB of a line.
-type recogniser struct {
-	line       []byte
-	found, any bool // a line was recognised; the text had anything but space
-}
-
-func (r *recogniser) Write(b []byte) (int, error) {
-	n := len(b)
-	for len(b) > 0 && !r.found {
-		i := bytes.IndexByte(b, '\n')
-		chunk := b
-		if i >= 0 {
-			chunk = b[:i]
-		}
-		if room := 4096 - len(r.line); room > 0 {
-			r.line = append(r.line, chunk[:min(room, len(chunk))]...)
-		}
-		if i < 0 {
-			break
-		}
-		r.endLine()
-		b = b[i+1:]
-	}
-	return n, nil
-}
-
-func (r *recogniser) endLine() {
-	if len(bytes.TrimSpace(r.line)) > 0 {
-		r.any = true
-		r.found = klog.Recognised(r.line)
-	}
-	r.line = r.line[:0]
-}
-
-// done ends the last line and reports whether the text is a kernel log:
-// a line was recognised, or the text is empty.
-func (r *recogniser) done() bool {
-	if !r.found {
-		r.endLine()
-	}
-	return r.found || !r.any
+	return l, nil
 }
 
 // limitedFile reads a file a user named (which may be a pipe: a shell's

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -57,15 +58,75 @@ type Entry struct {
 	// calibrations and interrupts that miss their time because the host
 	// did not run the virtual CPU. On a VM such a finding is explained.
 	VMExplains bool `json:"vm_explains,omitempty"`
+	// Cause, when set, says the message points at something other than
+	// the firmware, so a match is information, not a firmware failure:
+	// "cpu" (a property of the processor model), "silicon" (a processor or
+	// chipset erratum the kernel works around), "driver" (the kernel's own
+	// driver or an add-in device), "hardware" (what is fitted: memory
+	// without ECC, a conventional PCI bus, a device's own EEPROM), "kernel"
+	// (the kernel's own bookkeeping, or a consequence of a problem reported
+	// by another message) or "by-design" (the firmware does what it
+	// should).
+	Cause string `json:"cause,omitempty"`
+	// BootParams are kernel command-line parameters that make the kernel
+	// print the message ("processor.max_cstate", "intremap=off"): when the
+	// log's command line holds one, the user's choice explains the match.
+	BootParams []string `json:"boot_params,omitempty"`
 	// Source is the kernel source file that prints the message.
 	Source string `json:"source,omitempty"`
 	// Examples are message texts the entry must match, from real logs
 	// where possible.
 	Examples []string `json:"examples,omitempty"`
 
+	// Older are RE2 patterns for the wordings older kernels used for the
+	// same message (ACPICA before 2013 printed checksums without 0x,
+	// "ACPI Exception:" where it now says "ACPI Error:"...): the entry
+	// matches a text that its literal or regex or any of these matches.
+	// A pattern that starts with ACPICA's "ACPI Error: " or "ACPI
+	// Warning: " also matches the pre-2009 "ACPI Error (module-NNNN): "
+	// form without being listed here.
+	Older []string `json:"older,omitempty"`
+
 	// posix marks fwts entries, whose regexes are POSIX ERE.
 	posix bool
 	re    *regexp.Regexp
+}
+
+// fullRegex returns the one regex the entry's patterns amount to, or ""
+// for a plain literal entry.
+func (e *Entry) fullRegex() string {
+	main := e.Regex
+	if main == "" {
+		main = regexp.QuoteMeta(e.Literal)
+	}
+	older := e.Older
+	if !e.posix {
+		// ACPICA before 2009 put the module and line in the prefix:
+		// "ACPI Error (evregion-0427): …".
+		for _, p := range acpicaPrefixes {
+			if rest, ok := strings.CutPrefix(main, p[0]); ok {
+				older = append(slices.Clip(older), p[1]+rest)
+				break
+			}
+		}
+	}
+	if len(older) == 0 {
+		return e.Regex
+	}
+	parts := []string{"(?:" + main + ")"}
+	for _, o := range older {
+		parts = append(parts, "(?:"+o+")")
+	}
+	return strings.Join(parts, "|")
+}
+
+// acpicaPrefixes pairs the message prefixes of today's ACPICA, as entries
+// write them, with the pre-2009 form that named the module and line.
+var acpicaPrefixes = [][2]string{
+	{"ACPI Error: ", `ACPI Error \(\w+-\d+\): `},
+	{"ACPI Warning: ", `ACPI Warning \(\w+-\d+\): `},
+	{`ACPI (?:BIOS )?Error(?: \(bug\))?: `, `ACPI Error \(\w+-\d+\): `},
+	{`ACPI (?:BIOS )?Warning(?: \(bug\))?: `, `ACPI Warning \(\w+-\d+\): `},
 }
 
 // Pattern returns the entry's literal or regex, whichever is set.
@@ -90,20 +151,29 @@ func (e *Entry) Compile() error {
 	if (e.Literal == "") == (e.Regex == "") {
 		return fmt.Errorf("klog: entry %q: exactly one of literal and regex must be set", e.Label)
 	}
-	if e.Regex == "" {
+	for _, o := range e.Older {
+		if o == "" {
+			return fmt.Errorf("klog: entry %q: empty older pattern", e.Label)
+		}
+	}
+	full := e.fullRegex()
+	if full == "" {
 		return nil
 	}
 	var err error
 	if e.posix {
-		e.re, err = regexp.CompilePOSIX(e.Regex)
+		e.re, err = regexp.CompilePOSIX(full)
 	} else {
-		e.re, err = regexp.Compile(e.Regex)
+		e.re, err = regexp.Compile(full)
 	}
 	if err != nil {
 		return fmt.Errorf("klog: entry %q: %w", e.Label, err)
 	}
 	return nil
 }
+
+// causes are the values Entry.Cause may take.
+var causes = map[string]bool{"cpu": true, "silicon": true, "driver": true, "hardware": true, "kernel": true, "by-design": true}
 
 // Scope limits an entry to some machines or kernel versions. Empty fields
 // do not limit.
@@ -126,6 +196,8 @@ type Scope struct {
 // fields are unknown, and an unknown value never excludes an entry.
 type Env struct {
 	Vendor, Product, Kernel string
+	// CmdLine is the kernel command line, or empty when unknown.
+	CmdLine string
 	// VM is the evidence that the machine is virtual ("DMI: QEMU Standard
 	// PC …", "Hypervisor detected: KVM"), or empty when there is none.
 	VM string
@@ -136,6 +208,25 @@ type Env struct {
 func (e *Entry) Explanation(env Env) string {
 	if (e.VMExplains || e.Scope != nil && e.Scope.VM) && env.VM != "" {
 		return "virtual machine (" + env.VM + ")"
+	}
+	if p := e.bootParam(env.CmdLine); p != "" {
+		return "kernel command line: " + p
+	}
+	return ""
+}
+
+// bootParam returns the parameter of cmdline that is one of e.BootParams
+// ("name" matches "name" and "name=value"; "name=value" only itself).
+func (e *Entry) bootParam(cmdline string) string {
+	if len(e.BootParams) == 0 {
+		return ""
+	}
+	for _, tok := range strings.Fields(cmdline) {
+		for _, p := range e.BootParams {
+			if tok == p || !strings.Contains(p, "=") && strings.HasPrefix(tok, p+"=") {
+				return tok
+			}
+		}
 	}
 	return ""
 }
@@ -277,6 +368,9 @@ func LoadDB(r io.Reader) ([]Entry, error) {
 	for i := range es {
 		if err := es[i].Compile(); err != nil {
 			return nil, err
+		}
+		if c := es[i].Cause; c != "" && !causes[c] {
+			return nil, fmt.Errorf("klog: entry %q: invalid cause %q", es[i].Label, c)
 		}
 		if !es[i].Severity.Valid() {
 			return nil, fmt.Errorf("klog: entry %q: invalid severity %q", es[i].Label, es[i].Severity)
@@ -440,6 +534,9 @@ func EnvFromLog(recs []Record) Env {
 	env := Env{Kernel: KernelRelease(recs)}
 	var dmi, hv string
 	for _, r := range recs {
+		if c, ok := cmdLine(r.Text); ok && env.CmdLine == "" {
+			env.CmdLine = c
+		}
 		if rest, ok := strings.CutPrefix(r.Text, "DMI: "); ok && dmi == "" {
 			dmi = rest
 		}
@@ -449,7 +546,7 @@ func EnvFromLog(recs []Record) Env {
 		if strings.HasPrefix(r.Text, "Hypervisor detected: ") && hv == "" {
 			hv = r.Text
 		}
-		if dmi != "" && hv != "" {
+		if dmi != "" && hv != "" && env.CmdLine != "" {
 			break
 		}
 	}
@@ -462,6 +559,15 @@ func EnvFromLog(recs []Record) Env {
 		env.VM = "DMI: " + dmi
 	}
 	return env
+}
+
+// cmdLine returns the command line from the kernel's "Command line: " (x86)
+// or "Kernel command line: " record.
+func cmdLine(text string) (string, bool) {
+	if c, ok := strings.CutPrefix(text, "Command line: "); ok {
+		return c, true
+	}
+	return strings.CutPrefix(text, "Kernel command line: ")
 }
 
 // virtualDMI matches the DMI identities of virtual machines: the system

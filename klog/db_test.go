@@ -151,7 +151,8 @@ func TestDBIgnoresNormalLines(t *testing.T) {
 		`ACPI Exception: AE_NOT_FOUND, While evaluating Sleep State [\_S1_] (20131218/hwxface-580)`, // _S1 is optional
 		`ACPI Warning: \_SB.PCI0.PEG3.VID._DSM: Argument #4 type mismatch - Found [Buffer], ACPI requires [Package] (20200528/nsarguments-59)`, // the OS caller's arguments
 	} {
-		if e := m.Match(line); e != nil {
+		// An entry with a cause reports its match as information.
+		if e := m.Match(line); e != nil && e.Cause == "" {
 			t.Errorf("%q matches %s, but it is no firmware fault", line, e.Label)
 		}
 	}
@@ -253,4 +254,56 @@ func TestDBUnknownMachineIsNotVirtual(t *testing.T) {
 	require.NotNil(t, e)
 	assert.Equal(t, "VMMTRRInconsistent", e.Label)
 	assert.Contains(t, e.Explanation(vm), "virtual machine (DMI: QEMU")
+}
+
+// A message the user's own boot parameters cause is explained by them, and
+// only when the log's command line holds one.
+func TestDBBootParamsExplain(t *testing.T) {
+	es := defaultDB(t)
+	for _, e := range es {
+		for _, p := range e.BootParams {
+			assert.NotEmpty(t, p, e.Label)
+			assert.NotContains(t, p, " ", e.Label)
+		}
+		assert.True(t, e.Cause == "" || causes[e.Cause], e.Label)
+	}
+	log := "[    0.000000] Linux version 6.1.0-9-amd64 (x) #1\n" +
+		"[    0.000000] Command line: BOOT_IMAGE=/vmlinuz root=/dev/sda1 processor.max_cstate=1 quiet\n" +
+		"[    0.000000] DMI: Example Corp Board/Board, BIOS 1.0 01/01/2024\n" +
+		"[    1.000000] ACPI: processor limited to max C-state 1\n"
+	recs := ParseString(log)
+	env := EnvFromLog(recs)
+	assert.Equal(t, "BOOT_IMAGE=/vmlinuz root=/dev/sda1 processor.max_cstate=1 quiet", env.CmdLine)
+	m, err := NewMatcher(es, env)
+	require.NoError(t, err)
+	e := m.Match(recs[3].Text)
+	require.NotNil(t, e)
+	assert.Equal(t, "ProcessorMaxCstateLimited", e.Label)
+	assert.Equal(t, "kernel command line: processor.max_cstate=1", e.Explanation(env))
+	env.CmdLine = "root=/dev/sda1 quiet processor.max_cstatex=1"
+	assert.Empty(t, e.Explanation(env))
+	env.CmdLine = "intremap=on"
+	x := Entry{BootParams: []string{"intremap=off"}}
+	assert.Empty(t, x.Explanation(env))
+	env.CmdLine = "intremap=off"
+	assert.Equal(t, "kernel command line: intremap=off", x.Explanation(env))
+}
+
+// Older kernels' wordings match the same entries: ACPICA's pre-2009
+// "ACPI Error (module-NNNN): " prefix and the listed older patterns.
+func TestDBOlderWordings(t *testing.T) {
+	m, err := NewMatcher(defaultDB(t), genericEnv)
+	require.NoError(t, err)
+	for line, label := range map[string]string{
+		"ACPI Error (evregion-0427): No handler for Region [EC__] (ffff88012f8b5f20) [EmbeddedControl] [20080926]": "RegionNoHandler",
+		"ACPI Warning (tbutils-0217): Incorrect checksum in table [TCPA] -  00, should be 0x7f [20080926]":         "ACPITableChecksumKernel",
+		"ACPI Warning: Incorrect checksum in table [OEMB] - 07, should be 06 (20090903/tbutils-314)":               "ACPITableChecksumKernel",
+		"ACPI Error: Region EmbeddedControl(3) has no handler (20090903/exfldio-292)":                              "ECNoHandlerRegion",
+		"[Firmware Bug]: _BQC returned an invalid level":                                                           "VideoBQCInvalidLevel",
+	} {
+		e := m.Match(line)
+		if assert.NotNil(t, e, line) {
+			assert.Equal(t, label, e.Label, line)
+		}
+	}
 }

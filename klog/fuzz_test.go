@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -131,11 +132,34 @@ func FuzzMatcher(f *testing.F) {
 		f.Add(es[i].Examples[0])
 	}
 	f.Add("nothing to see")
+	f.Add("Firmware ERROR: timed out")
 	m, err := NewMatcher(es, Env{VM: "any"}) // every entry applies, as in bruteMatch
 	require.NoError(f, err)
+	words := []string{"error", "failed", "timed out", "corrupt", "corrupted"}
+	mw, err := NewMatcherWords(es, Env{VM: "any"}, words)
+	require.NoError(f, err)
+	wordRe := regexp.MustCompile(`(?i)\b(?:error|failed|timed out|corrupt(?:ed)?)\b`)
 	f.Fuzz(func(t *testing.T, text string) {
-		require.Equal(t, label(bruteMatch(es, text)), label(m.Match(text)))
+		want := label(bruteMatch(es, text))
+		require.Equal(t, want, label(m.Match(text)))
+		// The case-folding automaton with words agrees too, and finds a
+		// word exactly where the regex does (ASCII text: (?i) also folds
+		// a few non-ASCII runes such as the Kelvin sign).
+		e, w := mw.MatchWords(text)
+		require.Equal(t, want, label(e))
+		if isASCII(text) {
+			require.Equal(t, wordRe.MatchString(text), w, "%q", text)
+		}
 	})
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // FuzzFindOopses: crash detection never panics and bounds what it keeps.
@@ -149,5 +173,23 @@ func FuzzFindOopses(f *testing.F) {
 			require.NotEmpty(t, o.Kind)
 			require.LessOrEqual(t, len(o.Lines), MaxOopsLines)
 		}
+	})
+}
+
+// FuzzFollowKmsg: following never panics, and every record it passes on
+// is one Scan reads from the same text too.
+func FuzzFollowKmsg(f *testing.F) {
+	f.Add("6,1,1000,-;ACPI: a\n SUBSYSTEM=acpi\n4,2,2000,-;[Firmware Bug]: b\n")
+	f.Add("6,1,1000,-;no newline")
+	f.Add("\n\n 6,x;;\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		n := 0
+		err := FollowKmsg(strings.NewReader(in), func(r Record) bool {
+			n++
+			require.LessOrEqual(t, len(r.Text), len(in))
+			return true
+		})
+		require.NoError(t, err)
+		require.LessOrEqual(t, n, strings.Count(in, ";"))
 	})
 }

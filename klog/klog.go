@@ -299,6 +299,9 @@ func wallStamp(s string) int {
 // clean drops terminal escape sequences, a trailing CR and other control
 // characters except tab.
 func clean(s string) string {
+	if !hasControl(s) {
+		return s
+	}
 	bad := false
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; (c < 0x20 && c != '\t') || c == 0x7f {
@@ -321,6 +324,28 @@ func clean(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// hasControl reports whether s may hold a byte below 0x20 or DEL, eight
+// bytes at a time; it may say yes for a tab or a byte of 0x80 and above,
+// never no for a control byte.
+func hasControl(s string) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		// A byte below 0x20, or one equal to 0x7f (x+1 then reaches 0x80).
+		if (x-ones*0x20)&^x&highs != 0 || ((x^(ones*0x7f))-ones)&^(x^(ones*0x7f))&highs != 0 {
+			return true
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == 0x7f {
+			return true
+		}
+	}
+	return false
 }
 
 // skipEscape returns the index of the last byte of the escape sequence
@@ -440,8 +465,11 @@ func parseSecs(s string) (time.Duration, bool) {
 
 // parseKmsgLine parses a raw /dev/kmsg record: "PRIO,SEQ,USEC,FLAGS[,…];TEXT".
 func parseKmsgLine(s string) (Record, bool) {
+	if s == "" || s[0] < '0' || s[0] > '9' {
+		return Record{}, false
+	}
 	semi := strings.IndexByte(s, ';')
-	if semi < 5 || s[0] < '0' || s[0] > '9' {
+	if semi < 5 {
 		return Record{}, false
 	}
 	f := strings.Split(s[:semi], ",")
@@ -726,28 +754,33 @@ func Recognised(text []byte) bool {
 		} else {
 			text = nil
 		}
-		if len(line) > 4096 {
-			line = line[:4096]
-		}
-		s := clean(string(line))
-		if _, ok := parseKmsgLine(s); ok {
-			return true
-		}
-		if _, ok := parseJournal(s); ok {
-			return true
-		}
-		if _, n := prio(s); n > 0 {
-			return true
-		}
-		if _, _, n := dmesgX(s); n > 0 {
-			return true
-		}
-		if _, n := stamp(s); n > 0 {
-			return true
-		}
-		if wallStamp(s) > 0 {
+		if recognisedLine(line) {
 			return true
 		}
 	}
 	return false
+}
+
+// recognisedLine reports whether one line carries a kernel-log prefix.
+func recognisedLine(line []byte) bool {
+	if len(line) > 4096 {
+		line = line[:4096]
+	}
+	s := clean(strings.TrimSuffix(string(line), "\n"))
+	if _, ok := parseKmsgLine(s); ok {
+		return true
+	}
+	if _, ok := parseJournal(s); ok {
+		return true
+	}
+	if _, n := prio(s); n > 0 {
+		return true
+	}
+	if _, _, n := dmesgX(s); n > 0 {
+		return true
+	}
+	if _, n := stamp(s); n > 0 {
+		return true
+	}
+	return wallStamp(s) > 0
 }

@@ -313,3 +313,17 @@ func TestRecordsPastTheLimitAreCountedNotRead(t *testing.T) {
 	assert.EqualValues(t, 7, DroppedLines(recs))
 	assert.Zero(t, DroppedLines(recs[:10]))
 }
+
+// hasControl never misses a control byte, wherever it sits.
+func TestHasControl(t *testing.T) {
+	for n := 0; n < 20; n++ {
+		for pos := 0; pos < n; pos++ {
+			for _, c := range []byte{0, 0x09, 0x0a, 0x1b, 0x1f, 0x7f} {
+				b := bytes.Repeat([]byte("a\xc3\xa9"), n)[:n]
+				b[pos] = c
+				assert.True(t, hasControl(string(b)), "%q", b)
+			}
+		}
+		assert.False(t, hasControl(strings.Repeat("Az ~!", n)), n)
+	}
+}

@@ -1,6 +1,7 @@
 package klog
 
 import (
+	"fmt"
 	"regexp/syntax"
 	"slices"
 	"strings"
@@ -18,6 +19,10 @@ type Matcher struct {
 	// entries with a single pattern).
 	exact []bool
 	ac    *acAutomaton
+	// words are whole words looked for, ignoring ASCII case, in the same
+	// automaton pass (see NewMatcherWords); their owner indexes follow the
+	// entries'.
+	words []string
 }
 
 // minLiteral is the shortest literal the prefilter uses; shorter required
@@ -28,15 +33,30 @@ const minLiteral = 3
 // wins) for the machine and kernel described by env; entries whose scope
 // excludes env are left out.
 func NewMatcher(entries []Entry, env Env) (*Matcher, error) {
-	m := &Matcher{}
+	return NewMatcherWords(entries, env, nil)
+}
+
+// NewMatcherWords is NewMatcher with words that MatchWords also looks for,
+// as whole words (as regexp's \b sees them) ignoring ASCII case, in the
+// same single pass over the text: the klog check's "reads like an error"
+// test costs no second scan. The automaton then ignores ASCII case for the
+// entries' literals too, and every candidate entry is confirmed.
+func NewMatcherWords(entries []Entry, env Env, words []string) (*Matcher, error) {
+	m := &Matcher{words: words}
 	var pats []string
 	var owner []int32
+	type entryLits struct {
+		idx   int32
+		lits  []string
+		exact bool
+	}
+	var all []entryLits
 	for i := range entries {
 		e := &entries[i]
 		if !e.Scope.Applies(env) {
 			continue
 		}
-		if e.Regex != "" && e.re == nil || e.Literal == "" && e.Regex == "" {
+		if e.re == nil && e.fullRegex() != "" || e.Literal == "" && e.Regex == "" {
 			if err := e.Compile(); err != nil {
 				return nil, err
 			}
@@ -49,16 +69,29 @@ func NewMatcher(entries []Entry, env Env) (*Matcher, error) {
 			m.always = append(m.always, idx)
 			continue
 		}
-		for _, l := range lits {
-			if k := key(l); k != l {
+		all = append(all, entryLits{idx, lits, exact})
+		m.exact = append(m.exact, false)
+	}
+	shared := windowCounts(all, func(x entryLits) []string { return x.lits })
+	for _, x := range all {
+		exact := x.exact
+		for _, l := range x.lits {
+			if k := key(l, shared); k != l {
 				l, exact = k, false
 			}
 			pats = append(pats, l)
-			owner = append(owner, idx)
+			owner = append(owner, x.idx)
 		}
-		m.exact = append(m.exact, exact)
+		m.exact[x.idx] = exact && words == nil
 	}
-	m.ac = buildAC(pats, owner)
+	for k, w := range words {
+		if w == "" {
+			return nil, fmt.Errorf("klog: empty matcher word")
+		}
+		pats = append(pats, w)
+		owner = append(owner, int32(len(m.entries)+k))
+	}
+	m.ac = buildAC(pats, owner, words != nil)
 	return m, nil
 }
 
@@ -67,10 +100,17 @@ func (m *Matcher) Len() int { return len(m.entries) }
 
 // Match returns the first entry matching text, or nil.
 func (m *Matcher) Match(text string) *Entry {
+	e, _ := m.MatchWords(text)
+	return e
+}
+
+// MatchWords returns the first entry matching text, or nil, and whether
+// text contains one of the matcher's words (see NewMatcherWords).
+func (m *Matcher) MatchWords(text string) (*Entry, bool) {
 	var buf [16]int32
-	cands := m.ac.scan(text, buf[:0])
+	cands, word := m.ac.scan(text, buf[:0], int32(len(m.entries)), m.words)
 	if len(cands) == 0 && len(m.always) == 0 {
-		return nil
+		return nil, word
 	}
 	if len(cands) > 1 {
 		slices.Sort(cands)
@@ -92,10 +132,10 @@ func (m *Matcher) Match(text string) *Entry {
 		}
 		last = e
 		if m.exact[e] || m.entries[e].Matches(text) {
-			return m.entries[e]
+			return m.entries[e], word
 		}
 	}
-	return nil
+	return nil, word
 }
 
 // keyLen is the longest automaton key: longer literals are represented by
@@ -104,22 +144,46 @@ func (m *Matcher) Match(text string) *Entry {
 const keyLen = 12
 
 // key returns the window of l the prefilter looks for: l itself when short,
-// else the keyLen bytes whose characters are rarest in kernel logs.
-func key(l string) string {
+// else the keyLen bytes that the fewest other literals share (shared[w]
+// counts the literals holding window w) and, among those, whose
+// characters are rarest in kernel logs. A window many literals share is a
+// common phrase ("ACPI Error: "), which would make every line holding it a
+// candidate for all of their entries.
+func key(l string, shared map[string]int) string {
 	if len(l) <= keyLen {
 		return l
 	}
-	best, bestScore := 0, -1
+	best, bestShared, bestScore := 0, -1, -1
 	for i := 0; i+keyLen <= len(l); i++ {
 		score := 0
 		for j := i; j < i+keyLen; j++ {
 			score += rarity(l[j])
 		}
-		if score > bestScore {
-			best, bestScore = i, score
+		n := shared[l[i:i+keyLen]]
+		if bestShared < 0 || n < bestShared || n == bestShared && score > bestScore {
+			best, bestShared, bestScore = i, n, score
 		}
 	}
 	return l[best : best+keyLen]
+}
+
+// windowCounts counts, for each keyLen-byte window, the entries whose
+// literals hold it.
+func windowCounts[T any](xs []T, lits func(T) []string) map[string]int {
+	counts := map[string]int{}
+	for _, x := range xs {
+		seen := map[string]bool{}
+		for _, l := range lits(x) {
+			for i := 0; i+keyLen <= len(l); i++ {
+				w := l[i : i+keyLen]
+				if !seen[w] {
+					seen[w] = true
+					counts[w]++
+				}
+			}
+		}
+	}
+	return counts
 }
 
 // rarity scores how unusual a byte is in kernel log text.
@@ -143,7 +207,8 @@ func rarity(c byte) int {
 // text the entry matches, or nil when there is no such set of useful
 // strings. exact reports that finding the literal is the match.
 func requiredLiterals(e *Entry) (lits []string, exact bool) {
-	if e.Regex == "" {
+	full := e.fullRegex()
+	if full == "" {
 		if len(e.Literal) < 1 {
 			return nil, false
 		}
@@ -153,7 +218,7 @@ func requiredLiterals(e *Entry) (lits []string, exact bool) {
 	if e.posix {
 		flags = syntax.POSIX
 	}
-	re, err := syntax.Parse(e.Regex, flags)
+	re, err := syntax.Parse(full, flags)
 	if err != nil {
 		return nil, false
 	}
@@ -262,7 +327,8 @@ func minLen(set []string) int {
 	return n
 }
 
-// better prefers sets whose shortest string is longer, then smaller sets.
+// better prefers sets whose shortest string is longer (up to 12 bytes),
+// then smaller sets, then longer strings.
 func better(a, b []string) bool {
 	if b == nil {
 		return a != nil
@@ -271,7 +337,11 @@ func better(a, b []string) bool {
 	if ma != mb {
 		return ma > mb
 	}
-	return len(a) < len(b)
+	if len(a) != len(b) {
+		return len(a) < len(b)
+	}
+	// A longer literal is less likely to be a common prefix ("ACPI Error: ").
+	return minLen(a) > minLen(b)
 }
 
 // acAutomaton is an Aho–Corasick automaton compiled to a dense DFA over byte
@@ -285,21 +355,29 @@ type acAutomaton struct {
 	outs     []int32 // entry indexes, per state, terminated by -1
 }
 
-func buildAC(pats []string, owner []int32) *acAutomaton {
+func buildAC(pats []string, owner []int32, fold bool) *acAutomaton {
 	a := &acAutomaton{}
 	// Byte classes: every byte used in a pattern gets its own class; all
-	// other bytes share class 0.
+	// other bytes share class 0. Folding, a letter's two cases share one.
 	var used [256]bool
 	for _, p := range pats {
 		for i := 0; i < len(p); i++ {
 			used[p[i]] = true
+			if fold {
+				used[lower(p[i])] = true
+			}
 		}
 	}
 	a.nclass = 1
 	for b := 0; b < 256; b++ {
-		if used[b] {
+		if used[b] && (!fold || lower(byte(b)) == byte(b)) {
 			a.class[b] = int32(a.nclass)
 			a.nclass++
+		}
+	}
+	if fold {
+		for b := 'A'; b <= 'Z'; b++ {
+			a.class[b] = a.class[b+'a'-'A']
 		}
 	}
 	nc := a.nclass
@@ -375,25 +453,49 @@ func buildAC(pats []string, owner []int32) *acAutomaton {
 	return a
 }
 
-// scan appends to cands the entries whose literals occur in text, each once.
-func (a *acAutomaton) scan(text string, cands []int32) []int32 {
+// scan appends to cands the entries (owner indexes below nEntries) whose
+// literals occur in text, each once, and reports whether one of words
+// (owner nEntries+k: words[k]) occurs as a whole word.
+func (a *acAutomaton) scan(text string, cands []int32, nEntries int32, words []string) ([]int32, bool) {
 	if len(a.delta) == 0 {
-		return cands
+		return cands, false
 	}
 	nc := int32(a.nclass)
 	delta := a.delta
 	cls := &a.class
 	s := int32(0)
+	word := false
 	for i := 0; i < len(text); i++ {
 		s = delta[s+cls[text[i]]]
 		if s < 0 {
 			s = -s
 			for k := a.outStart[s/nc]; a.outs[k] >= 0; k++ {
-				if e := a.outs[k]; !slices.Contains(cands, e) {
+				e := a.outs[k]
+				if e >= nEntries {
+					if !word {
+						start, end := i+1-len(words[e-nEntries]), i+1
+						word = (start == 0 || !isWordByte(text[start-1])) && (end == len(text) || !isWordByte(text[end]))
+					}
+					continue
+				}
+				if !slices.Contains(cands, e) {
 					cands = append(cands, e)
 				}
 			}
 		}
 	}
-	return cands
+	return cands, word
+}
+
+// lower returns the ASCII lower case of c.
+func lower(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// isWordByte reports whether c is a word character as regexp's \b sees it.
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
 }

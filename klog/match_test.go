@@ -18,7 +18,9 @@ func TestRequiredLiterals(t *testing.T) {
 		re   string
 		want []string
 	}{
-		{`ACPI Error: Divide by zero`, []string{"ACPI Error: Divide by zero"}},
+		// With the pre-2009 "ACPI Error (module-NNNN): " form as a branch.
+		{`ACPI Error: Divide by zero`, []string{"): Divide by zero", ": Divide by zero"}},
+		{`ACPI: Divide by zero`, []string{"ACPI: Divide by zero"}},
 		{`Invalid (?:_PCT|_PSS) data`, []string{"Invalid _P"}},
 		{`(?:Aborting method \S+ due to previous error \(|Method parse/execution failed .*, )AE_AML_DIVIDE_BY_ZERO\b`, []string{"AE_AML_DIVIDE_BY_ZERO"}},
 		{`(?:soft lockup|hard LOCKUP)`, []string{"hard LOCKUP", "soft lockup"}},

@@ -62,9 +62,7 @@ var (
 
 // startKind returns the kind of report text starts, or "".
 func startKind(text string) OopsKind {
-	if !strings.Contains(text, "BUG") && !strings.Contains(text, "Oops") && !strings.Contains(text, "WARNING") &&
-		!strings.Contains(text, "panic") && !strings.Contains(text, "INFO: ") && !strings.Contains(text, "lockup") &&
-		!strings.Contains(text, "LOCKUP") && !strings.Contains(text, "UBSAN") && !strings.Contains(text, "general protection") {
+	if !mayStartOops(text) {
 		return ""
 	}
 	for _, s := range oopsStart {
@@ -75,6 +73,21 @@ func startKind(text string) OopsKind {
 	return ""
 }
 
+// oopsPrefixes start every headline that oopsStart anchors at the start
+// of the text; the others contain "BUG", "lockup" or "LOCKUP".
+var oopsPrefixes = []string{"Kernel panic", "Oops: ", "general protection", "WARNING: ", "INFO: ", "rcu: INFO: ", "UBSAN"}
+
+// mayStartOops reports whether text can be a report headline: a cheap test
+// before the headline regexes.
+func mayStartOops(text string) bool {
+	for _, p := range oopsPrefixes {
+		if strings.HasPrefix(text, p) {
+			return true
+		}
+	}
+	return strings.Contains(text, "BUG") || strings.Contains(text, "lockup") || strings.Contains(text, "LOCKUP")
+}
+
 // FindOopses returns the crash and warning reports in recs, in log order.
 // A report starts at its headline (or the "cut here" marker before it) and
 // ends at its "---[ end trace" marker, the next report, or after a bounded
@@ -82,49 +95,64 @@ func startKind(text string) OopsKind {
 // that report.
 func FindOopses(recs []Record) []Oops {
 	var out []Oops
-	var cur *Oops
-	traced := 0
-	flush := func() {
-		if cur != nil {
-			out = append(out, *cur)
-			cur = nil
-		}
-	}
+	var s OopsScanner
 	for _, r := range recs {
-		text := strings.TrimRight(r.Text, " ")
-		if text == cutHere {
-			flush()
-			continue
+		if o := s.Add(r); o != nil {
+			out = append(out, *o)
 		}
-		if k := startKind(text); k != "" {
-			// "Oops:" right after "BUG: unable to handle …" is the same report.
-			if cur != nil && cur.Kind == KindBUG && k == KindOops && traced < 8 {
-				cur.add(text)
-				traced++
-				continue
-			}
-			flush()
-			cur = &Oops{Kind: k, Title: text, Time: r.Time}
-			cur.Firmware = firmwareFn.MatchString(text)
-			traced = 0
-			continue
-		}
-		if cur == nil {
-			continue
-		}
-		if endTrace.MatchString(text) {
-			flush()
-			continue
-		}
-		traced++
-		if traced > maxTraceLines {
-			flush()
-			continue
-		}
-		cur.add(text)
 	}
-	flush()
+	if o := s.Flush(); o != nil {
+		out = append(out, *o)
+	}
 	return out
+}
+
+// OopsScanner finds reports as FindOopses does, one record at a time, so
+// that a log of any size is read in bounded memory. The zero value is
+// ready to use.
+type OopsScanner struct {
+	cur    *Oops
+	traced int
+}
+
+// Add reads the next record and returns the report it completes, if any.
+func (s *OopsScanner) Add(r Record) *Oops {
+	text := strings.TrimRight(r.Text, " ")
+	if text == cutHere {
+		return s.Flush()
+	}
+	if k := startKind(text); k != "" {
+		// "Oops:" right after "BUG: unable to handle …" is the same report.
+		if s.cur != nil && s.cur.Kind == KindBUG && k == KindOops && s.traced < 8 {
+			s.cur.add(text)
+			s.traced++
+			return nil
+		}
+		done := s.Flush()
+		s.cur = &Oops{Kind: k, Title: text, Time: r.Time}
+		s.cur.Firmware = firmwareFn.MatchString(text)
+		s.traced = 0
+		return done
+	}
+	if s.cur == nil {
+		return nil
+	}
+	if strings.HasPrefix(text, "---[ end ") && endTrace.MatchString(text) {
+		return s.Flush()
+	}
+	s.traced++
+	if s.traced > maxTraceLines {
+		return s.Flush()
+	}
+	s.cur.add(text)
+	return nil
+}
+
+// Flush returns the report in progress, if any, ending it.
+func (s *OopsScanner) Flush() *Oops {
+	o := s.cur
+	s.cur = nil
+	return o
 }
 
 // registerDump matches the register and code lines of a trace, which say

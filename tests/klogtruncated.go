@@ -3,6 +3,7 @@ package tests
 import (
 	"fmt"
 
+	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/klog"
 )
 
@@ -11,12 +12,42 @@ import (
 // read past klog.MaxRecords: the rest of the log was checked, those were
 // not.
 func NotCheckedTruncated(p *Pass, recs []klog.Record) {
-	if d := klog.DroppedLines(recs); d > 0 {
+	var l LogLimits
+	for _, r := range recs {
+		l.Add(r)
+	}
+	l.Report(p)
+}
+
+// LogLimits gathers, record by record as a check streams the kernel log,
+// what the reader cut or left out (see NotCheckedTruncated).
+type LogLimits struct {
+	n       int
+	first   klog.Record
+	dropped int64
+}
+
+// Add notes one record.
+func (l *LogLimits) Add(r klog.Record) {
+	if r.Truncated > 0 {
+		if l.n == 0 {
+			l.first = r
+		}
+		l.n++
+	}
+	if r.Dropped > 0 {
+		l.dropped = r.Dropped
+	}
+}
+
+// Report lists what was cut or left out as not checked.
+func (l *LogLimits) Report(p *Pass) {
+	if d := l.dropped; d > 0 {
 		p.NotChecked(fmt.Sprintf("the last %d lines of the kernel log", d),
 			fmt.Sprintf("the log holds more than %d records, more than a kernel's log buffer does; the first %d were checked", klog.MaxRecords, klog.MaxRecords),
 			"check a shorter log (one boot: dmesg, or journalctl -k -b)")
 	}
-	n, first := klog.TruncatedLines(recs)
+	n, first := l.n, l.first
 	if n == 0 {
 		return
 	}
@@ -32,4 +63,15 @@ func NotCheckedTruncated(p *Pass, recs []klog.Record) {
 	}
 	p.NotChecked(what, fmt.Sprintf("a line longer than %d MiB is cut there; the kernel never writes one, so the log was altered or corrupted", klog.MaxLine>>20),
 		"read those lines in the log itself")
+}
+
+// KernelRecords returns the records of the kernel log input (which the
+// check declares): the whole log in memory, within klog.MaxRecords. Checks
+// that read a log of any size stream it with input.KernelLog's Each.
+func KernelRecords(p *Pass) ([]klog.Record, error) {
+	l, err := Load(p, input.KernelLog)
+	if err != nil {
+		return nil, err
+	}
+	return l.Records()
 }

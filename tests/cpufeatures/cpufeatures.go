@@ -61,7 +61,7 @@ func run(p *tests.Pass) error {
 	ids, _ := tests.Load(p, input.CPUID)
 	d, _ := tests.Load(p, input.MSRs)
 	vulns, _ := tests.Load(p, input.CPUVulns)
-	recs, _ := tests.Load(p, input.KernelLog)
+	recs, _ := tests.KernelRecords(p)
 	dmi, _ := tests.Load(p, input.DMI)
 	var texts []string
 	for _, r := range recs {

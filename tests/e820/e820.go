@@ -56,7 +56,7 @@ var Check = &tests.Check{
 }
 
 func run(p *tests.Pass) error {
-	recs, _ := tests.Load(p, input.KernelLog)
+	recs, _ := tests.KernelRecords(p)
 	var texts []string
 	for _, r := range recs {
 		texts = append(texts, r.Text)

@@ -23,7 +23,7 @@ func NewAdvisor(p *tests.Pass) *Advisor {
 	if err != nil {
 		return nil
 	}
-	env := klog.EnvFromLog(tests.Input(p, input.KernelLog))
+	env, _ := tests.Input(p, input.KernelLog).Env()
 	m, err := klog.NewMatcher(es, env)
 	if err != nil {
 		return nil

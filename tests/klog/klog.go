@@ -1,7 +1,12 @@
 // Package klog is the klog check: every kernel log message that points at
 // a firmware problem, matched against the advice database of package
 // github.com/fwcheck/fwcheck/klog (and, optionally, an fwts-format database
-// the user gives), and every error-level message no entry explains.
+// the user gives), and every error-level message no entry explains. The log
+// is streamed, never held; each distinct message is one finding with its
+// count and last time. Messages the database attributes to the CPU, the
+// silicon, a driver or the fitted hardware are information; what a virtual
+// machine or the log's own command line causes is explained. Watcher does
+// the same one record at a time, for fwcheck klog --follow.
 package klog
 
 import (
@@ -12,6 +17,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/fwcheck/fwcheck/input"
 	klog "github.com/fwcheck/fwcheck/klog"
@@ -28,13 +34,15 @@ var klogUnexplained = tests.NewLabel("KlogUnexplained", tests.Low, "Linux kernel
 // maxUnexplained bounds the unexplained infos one log produces.
 const maxUnexplained = 100
 
-// errorish recognises error messages in logs without priority levels;
-// notError excludes lines that only name errors (error-record tables,
-// error collectors), module-signature taint notes and userspace lines
-// ("systemd[1]: …") that journald copies into the kernel log.
+// In logs without priority levels errorWords recognise error messages;
+// notErrorPhrases and userspaceLine exclude lines that only name errors
+// (error-record tables, error collectors), module-signature taint notes and
+// userspace lines ("systemd[1]: …") that journald copies into the log.
 var (
-	errorish = regexp.MustCompile(`(?i)\b(?:error|failed|failure|timed out|timeout|invalid|corrupt(?:ed)?|bogus|broken)\b`)
-	notError = regexp.MustCompile(`(?i)error (?:record|report|log|injection|handling|containment|collector|source)|errors collector|support is initialized|enabled with IRQ|module verification failed|^[\w.@/-]+\[\d+\]: `)
+	notErrorPhrases = []string{"error record", "error report", "error log", "error injection", "error handling",
+		"error containment", "error collector", "error source", "errors collector", "support is initialized",
+		"enabled with irq", "module verification failed"}
+	userspaceLine = regexp.MustCompile(`^[\w.@/-]+\[\d+\]: `)
 )
 
 // DB is the check's "db" setting (--klog.db, --klog-db): an fwts-format
@@ -132,66 +140,185 @@ func klogEntries(p *tests.Pass) ([]klog.Entry, error) {
 }
 
 func runKlog(p *tests.Pass) error {
-	recs := tests.Input(p, input.KernelLog)
-	if len(recs) == 0 {
-		p.Skip("the kernel log is empty")
-		return nil
-	}
+	log := tests.Input(p, input.KernelLog)
 	entries, err := klogEntries(p)
 	if err != nil {
 		return err
 	}
-	env := klog.EnvFromLog(recs)
-	m, err := klog.NewMatcher(entries, env)
+	env, err := log.Env()
 	if err != nil {
 		return err
 	}
-	matched, unexplained := 0, 0
-	for _, r := range recs {
-		if e := m.Match(r.Text); e != nil {
+	m, err := klog.NewMatcherWords(entries, env, errorWords)
+	if err != nil {
+		return err
+	}
+	g := newGrouper()
+	n, matched := 0, 0
+	// The log is streamed: only the groups below are kept, at most
+	// tests.MaxPerLabel per label.
+	var limits tests.LogLimits
+	err = log.EachLine(func(r klog.Record) bool {
+		n++
+		limits.Add(r)
+		e, word := m.MatchWords(r.Text)
+		if e != nil {
 			matched++
-			f := tests.Finding{
-				Kind:     tests.KindFail,
-				Label:    e.Label,
-				Severity: klogSeverity(e.Severity),
-				Message:  klogLine(r),
-				Advice:   e.Advice,
-				Spec:     entrySpec(*e),
-				// What the environment explains (a virtual machine) is
-				// shown but does not fail the run.
-				Explained: e.Explanation(env),
-			}
-			p.Report(f)
-			continue
+			g.add(e, r)
+			return true
 		}
-		if !klogIsError(r) {
-			continue
+		if klogIsError(r, word) {
+			g.add(nil, r)
 		}
-		unexplained++
-		if unexplained <= maxUnexplained {
-			p.Report(tests.Finding{
-				Kind: tests.KindInfo, Label: klogUnexplained.Name, Severity: tests.Low,
-				Message: "unexplained: " + klogLine(r), Advice: klogUnexplained.Advice,
-			})
-		}
+		return true
+	})
+	if err != nil {
+		return err
 	}
-	if unexplained > maxUnexplained {
-		p.Info(nil, "%d more unexplained error lines not listed", unexplained-maxUnexplained)
+	if n == 0 {
+		p.Skip("the kernel log is empty")
+		return nil
 	}
-	if matched == 0 {
-		p.Passed("no known firmware-related messages in %d kernel log records", len(recs))
+	fails := g.report(p, env)
+	switch {
+	case matched == 0:
+		p.Passed("no known firmware-related messages in %d kernel log records", n)
+	case fails == 0:
+		// Only information (CPU, driver, hardware messages): the log was
+		// read and holds no firmware failure.
+		p.Passed("no firmware failure in %d kernel log records; the known messages are information", n)
 	}
-	tests.NotCheckedTruncated(p, recs)
+	limits.Report(p)
 	return nil
 }
 
+// group is one distinct message under one label: how often it was logged,
+// and when first and last.
+type group struct {
+	e     *klog.Entry // nil: an unexplained error line
+	first klog.Record
+	last  time.Duration
+	count int
+}
+
+// grouper gathers the matches of a log into groups, in order of first
+// occurrence, keeping at most tests.MaxPerLabel groups per label (and
+// maxUnexplained unexplained ones); beyond that it only counts.
+type grouper struct {
+	groups   []*group
+	byKey    map[string]*group
+	perLabel map[string]int
+	overflow map[string][2]int // label: distinct messages, lines not kept
+	order    []string          // labels in order of first overflow
+}
+
+func newGrouper() *grouper {
+	return &grouper{byKey: map[string]*group{}, perLabel: map[string]int{}, overflow: map[string][2]int{}}
+}
+
+func (g *grouper) add(e *klog.Entry, r klog.Record) {
+	label, limit := klogUnexplained.Name, maxUnexplained
+	if e != nil {
+		label, limit = e.Label, tests.MaxPerLabel
+	}
+	key := label + "\x00" + r.Text
+	c := max(r.Count, 1)
+	if gr := g.byKey[key]; gr != nil {
+		gr.count += c
+		if r.Time >= 0 {
+			gr.last = r.Time
+		}
+		return
+	}
+	if g.perLabel[label] >= limit {
+		o, seen := g.overflow[label]
+		if !seen {
+			g.order = append(g.order, label)
+		}
+		// Without the text kept, a message over the limit counts as
+		// distinct each time it is logged.
+		g.overflow[label] = [2]int{o[0] + 1, o[1] + c}
+		return
+	}
+	g.perLabel[label]++
+	gr := &group{e: e, first: r, last: r.Time, count: c}
+	gr.first.Text = strings.Clone(r.Text)
+	g.byKey[key] = gr
+	g.groups = append(g.groups, gr)
+}
+
+// report reports the groups and returns how many are failures (explained
+// or not).
+func (g *grouper) report(p *tests.Pass, env klog.Env) int {
+	fails := 0
+	for _, gr := range g.groups {
+		if gr.e == nil {
+			p.Report(tests.Finding{
+				Kind: tests.KindInfo, Label: klogUnexplained.Name, Severity: tests.Low,
+				Message: "unexplained: " + groupLine(gr), Advice: klogUnexplained.Advice,
+			})
+			continue
+		}
+		f := finding(gr.e, groupLine(gr), env)
+		if f.Kind == tests.KindFail {
+			fails++
+		}
+		p.Report(f)
+	}
+	for _, l := range g.order {
+		o := g.overflow[l]
+		what := l + " messages"
+		if l == klogUnexplained.Name {
+			what = "unexplained error lines"
+		}
+		p.Info(nil, "%d more %s not listed (%d lines)", o[0], what, o[1])
+	}
+	return fails
+}
+
+// groupLine formats a group: its first line as klogLine does, with how
+// many times it was logged and when last.
+func groupLine(gr *group) string {
+	r := gr.first
+	r.Count = 1
+	line := klogLine(r)
+	switch {
+	case gr.count <= 1:
+		return line
+	case gr.last >= 0 && gr.last != r.Time:
+		return fmt.Sprintf("%s (repeated %d times, last at %s)", line, gr.count, klog.Record{Time: gr.last}.Stamp())
+	}
+	return fmt.Sprintf("%s (repeated %d times)", line, gr.count)
+}
+
 // klogIsError reports whether r is at error level or worse; for logs
-// without levels, whether its text reads like an error.
-func klogIsError(r klog.Record) bool {
+// without levels, whether its text reads like an error: word says it holds
+// one of errorWords (the matcher finds them in the same pass as the
+// database's literals).
+func klogIsError(r klog.Record, word bool) bool {
 	if r.Level >= 0 {
 		return r.Level <= klog.Err
 	}
-	return errorish.MatchString(r.Text) && !notError.MatchString(r.Text)
+	return word && !namesErrors(r.Text) && !userspaceLine.MatchString(r.Text)
+}
+
+// errorWords are the words that make a line without a level read like an
+// error, matched as whole words, ignoring ASCII case. (A case-insensitive
+// regex for them, tried on every line the database did not match, was
+// most of the check's time.)
+var errorWords = []string{"error", "failed", "failure", "timed out", "timeout", "invalid", "corrupt", "corrupted", "bogus", "broken"}
+
+// namesErrors reports whether text contains one of notErrorPhrases,
+// ignoring ASCII case.
+func namesErrors(text string) bool {
+	for _, p := range notErrorPhrases {
+		for i := 0; i+len(p) <= len(text); i++ {
+			if text[i]|0x20 == p[0] && strings.EqualFold(text[i:i+len(p)], p) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // klogLine formats a record for a finding: "[   1.234567] text", with the
@@ -223,13 +350,81 @@ func klogSeverity(s klog.Severity) tests.Severity {
 // Finding turns a database match on record r into a finding, with what
 // env explains; prefix goes before the line ("cycle 3: ").
 func Finding(e *klog.Entry, r klog.Record, env klog.Env, prefix string) tests.Finding {
-	return tests.Finding{
+	return finding(e, prefix+klogLine(r), env)
+}
+
+// finding is a match of e on a message, formatted as line. A message that
+// the entry says points at the processor, the silicon, a driver, what is
+// fitted or the kernel itself is information; what the user's boot
+// parameters or a virtual machine cause is explained by them.
+func finding(e *klog.Entry, line string, env klog.Env) tests.Finding {
+	f := tests.Finding{
 		Kind:      tests.KindFail,
 		Label:     e.Label,
 		Severity:  klogSeverity(e.Severity),
-		Message:   prefix + klogLine(r),
+		Message:   line,
 		Advice:    e.Advice,
 		Spec:      entrySpec(*e),
 		Explained: e.Explanation(env),
 	}
+	if e.Cause != "" {
+		f.Kind = tests.KindInfo
+		f.Message = "not a firmware fault (" + e.Cause + "): " + line
+	}
+	return f
+}
+
+// Watcher matches kernel log records one at a time, as they are logged
+// (fwcheck klog --follow), against the advice database, with what the
+// machine's environment explains. Each distinct message under a label is
+// reported once; later occurrences are counted. Memory is bounded: at
+// most tests.MaxPerLabel distinct messages are remembered per label.
+type Watcher struct {
+	m        *klog.Matcher
+	env      klog.Env
+	seen     map[string]int
+	perLabel map[string]int
+}
+
+// NewWatcher returns a Watcher for a machine described by env; extra
+// entries (an fwts database) are matched before the embedded ones.
+func NewWatcher(env klog.Env, extra []klog.Entry) (*Watcher, error) {
+	own, err := klog.DefaultDB()
+	if err != nil {
+		return nil, err
+	}
+	m, err := klog.NewMatcher(append(slices.Clone(extra), own...), env)
+	if err != nil {
+		return nil, err
+	}
+	return &Watcher{m: m, env: env, seen: map[string]int{}, perLabel: map[string]int{}}, nil
+}
+
+// Add matches r. It returns the finding when r is the first occurrence of
+// a known message, and whether r matched at all.
+func (w *Watcher) Add(r klog.Record) (f tests.Finding, first, matched bool) {
+	e := w.m.Match(r.Text)
+	if e == nil {
+		return tests.Finding{}, false, false
+	}
+	key := e.Label + "\x00" + r.Text
+	if _, ok := w.seen[key]; ok {
+		w.seen[key]++
+		return tests.Finding{}, false, true
+	}
+	if w.perLabel[e.Label] < tests.MaxPerLabel {
+		w.perLabel[e.Label]++
+		w.seen[key] = 1
+	}
+	return finding(e, klogLine(r), w.env), true, true
+}
+
+// Repeats returns how many times messages already reported were logged
+// again.
+func (w *Watcher) Repeats() int {
+	n := 0
+	for _, c := range w.seen {
+		n += c - 1
+	}
+	return n
 }

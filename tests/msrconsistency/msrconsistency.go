@@ -79,7 +79,7 @@ var brought = regexp.MustCompile(`^smp: Brought up \d+ nodes?, (\d+) CPUs?$`)
 
 func run(p *tests.Pass) error {
 	dmi, _ := tests.Load(p, input.DMI)
-	recs, _ := tests.Load(p, input.KernelLog)
+	recs, _ := tests.KernelRecords(p)
 	cpus, _ := tests.Load(p, input.CPUInfo)
 	why := vm.Evidence(dmi, recs, cpus)
 	if why != "" {

@@ -89,7 +89,7 @@ var Check = &tests.Check{
 
 // logTexts returns the kernel log's texts, or nil.
 func logTexts(p *tests.Pass) []string {
-	recs, err := tests.Load(p, input.KernelLog)
+	recs, err := tests.KernelRecords(p)
 	if err != nil {
 		return nil
 	}
@@ -496,7 +496,7 @@ func checkMMIO(p *tests.Pass, s *lib.State, texts []string, tom2Unknown bool) {
 // vmWhy is the evidence that the machine is virtual, or "".
 func vmWhy(p *tests.Pass) string {
 	dmi, _ := tests.Load(p, input.DMI)
-	recs, _ := tests.Load(p, input.KernelLog)
+	recs, _ := tests.KernelRecords(p)
 	cpus, _ := tests.Load(p, input.CPUInfo)
 	return vm.Evidence(dmi, recs, cpus)
 }

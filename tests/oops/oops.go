@@ -69,19 +69,33 @@ func oopsLabelList() []*tests.Label {
 }
 
 func runOops(p *tests.Pass) error {
-	recs := tests.Input(p, input.KernelLog)
-	if len(recs) == 0 {
+	n, found := 0, 0
+	var sc klog.OopsScanner
+	report := func(o *klog.Oops) {
+		if o != nil {
+			found++
+			p.Fail(oopsLabels[o.Kind], "%s", lazyMessage{*o}) // formatted only when listed
+		}
+	}
+	var limits tests.LogLimits
+	err := tests.Input(p, input.KernelLog).Each(func(r klog.Record) bool {
+		n++
+		limits.Add(r)
+		report(sc.Add(r))
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	report(sc.Flush())
+	if n == 0 {
 		p.Skip("the kernel log is empty")
 		return nil
 	}
-	oopses := klog.FindOopses(recs)
-	for _, o := range oopses {
-		p.Fail(oopsLabels[o.Kind], "%s", lazyMessage{o}) // formatted only when listed
+	if found == 0 {
+		p.Passed("no oops, BUG, WARNING, lockup or panic in %d kernel log records", n)
 	}
-	if len(oopses) == 0 {
-		p.Passed("no oops, BUG, WARNING, lockup or panic in %d kernel log records", len(recs))
-	}
-	tests.NotCheckedTruncated(p, recs)
+	limits.Report(p)
 	return nil
 }
 

@@ -238,7 +238,8 @@ func arrived(p *tests.Pass, at time.Time, n int, method string) Outcome {
 		o.ExitBootServicesMS = nsToMS(b.ExitBootServicesEntry)
 	}
 	adv := klogcheck.NewAdvisor(p)
-	for _, f := range adv.Findings(tests.Input(p, input.KernelLog), "") {
+	recs, _ := tests.KernelRecords(p)
+	for _, f := range adv.Findings(recs, "") {
 		if f.Counts() && f.Label != "" {
 			o.LogFindings = append(o.LogFindings, f.Label)
 		}

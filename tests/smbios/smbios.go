@@ -140,7 +140,7 @@ func isPlaceholder(s string) bool {
 func vmWhy(p *tests.Pass) string {
 	dmi, _ := tests.Load(p, input.DMI)
 	var recs []klog.Record
-	recs, _ = tests.Load(p, input.KernelLog)
+	recs, _ = tests.KernelRecords(p)
 	var cpus []cpuinfo.CPU
 	cpus, _ = tests.Load(p, input.CPUInfo)
 	return vm.Evidence(dmi, recs, cpus)

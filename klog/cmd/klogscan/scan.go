@@ -2,6 +2,7 @@ package main
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -14,6 +15,46 @@ type Message struct {
 }
 
 var callRE = regexp.MustCompile(`\b(pr_(?:emerg|alert|crit|err|warn|warning|notice|info)(?:_once|_ratelimited)?|dev_(?:emerg|alert|crit|err|warn|notice|info)(?:_once|_ratelimited)?|pci_(?:err|warn|info|notice)|acpi_handle_(?:err|warn|info|notice)|printk(?:_once|_ratelimited)?|ACPI_(?:ERROR|WARNING|WARNING_ONCE|BIOS_ERROR|BIOS_WARNING|EXCEPTION|BIOS_EXCEPTION))\s*\(`)
+
+// callStarts are the literal starts of every name callRE matches: the
+// source is searched for them (fast, SIMD string search) and callRE is
+// tried only there, anchored, instead of over the whole file.
+var callStarts = []string{"pr_", "dev_", "pci_", "acpi_handle_", "printk", "ACPI_"}
+
+var callAt = regexp.MustCompile(`^` + callRE.String())
+
+// findCalls returns, for each printing call in src, the submatch indexes
+// callRE.FindAllStringSubmatchIndex would give, in source order.
+func findCalls(src string) [][]int {
+	var out [][]int
+	for _, start := range callStarts {
+		for i := 0; ; {
+			j := strings.Index(src[i:], start)
+			if j < 0 {
+				break
+			}
+			at := i + j
+			i = at + len(start)
+			if at > 0 && isIdent(src[at-1]) {
+				continue
+			}
+			m := callAt.FindStringSubmatchIndex(src[at:])
+			if m == nil {
+				continue
+			}
+			for k := range m {
+				m[k] += at
+			}
+			out = append(out, m)
+		}
+	}
+	slices.SortFunc(out, func(a, b []int) int { return a[0] - b[0] })
+	return out
+}
+
+func isIdent(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
 
 var prFmtRE = regexp.MustCompile(`#define\s+pr_fmt\(fmt\)\s+((?:"(?:[^"\\]|\\.)*"\s*|KBUILD_MODNAME\s*)+)fmt`)
 
@@ -42,14 +83,15 @@ func ScanSource(file, src string) []Message {
 		defs = append(defs, fmtDef{m[0], joinStrings(arg)})
 	}
 	var out []Message
-	for _, loc := range callRE.FindAllStringSubmatchIndex(src, -1) {
+	line, lineAt := 1, 0
+	for _, loc := range findCalls(src) {
 		prefix := ""
 		for _, d := range defs {
 			if d.at < loc[0] {
 				prefix = d.prefix
 			}
 		}
-		macro := src[loc[2]:loc[3]]
+		macro := strings.Clone(src[loc[2]:loc[3]]) // not a slice that keeps the file alive
 		args, ok := callArgs(src[loc[1]:])
 		if !ok {
 			continue
@@ -69,7 +111,8 @@ func ScanSource(file, src string) []Message {
 		case "ACPI_ERROR":
 			format = "ACPI Error: " + format
 		case "ACPI_EXCEPTION":
-			format = "ACPI Exception: %s, " + format
+			// "ACPI Exception: " before ACPICA 20170629 (Linux 4.13).
+			format = "ACPI Error: %s, " + format
 		case "ACPI_WARNING", "ACPI_WARNING_ONCE":
 			format = "ACPI Warning: " + format
 		case "ACPI_BIOS_ERROR":
@@ -83,7 +126,9 @@ func ScanSource(file, src string) []Message {
 		if strings.TrimSpace(format) == "" {
 			continue
 		}
-		out = append(out, Message{File: file, Line: 1 + strings.Count(src[:loc[0]], "\n"), Macro: macro, Format: format})
+		line += strings.Count(src[lineAt:loc[0]], "\n")
+		lineAt = loc[0]
+		out = append(out, Message{File: file, Line: line, Macro: macro, Format: format})
 	}
 	return out
 }
@@ -218,4 +263,34 @@ func Sample(format string) string {
 		}
 		return "foo"
 	})
+}
+
+// biosWording finds messages that name the BIOS or the platform firmware;
+// blameWording those that also say something is wrong with it or must
+// change. (Plain "firmware" is not enough: most such messages are about a
+// device's firmware file.)
+var (
+	biosWording  = regexp.MustCompile(`(?i)\bbios\b|\b(?:platform|system) firmware\b|\bACPI firmware\b`)
+	blameWording = regexp.MustCompile(`(?i)\b(?:bug|bugs|broken|buggy|bogus|crappy|bad|wrong|incorrect(?:ly)?|invalid|corrupt\w*|quirky|upgrade|update|fix|not (?:set|enabled|configured|assigned|initiali[sz]ed|present|reserved|support\w*)|disabled|misconfigured|missing|too old|uninitiali[sz]ed|didn't|doesn't|does not|did not|forgot|overlap\w*|conflict\w*|failed|unusable|ignor\w*|override\w*|overriding)\b`)
+)
+
+// Blames reports whether the message blames the platform firmware: it is
+// tagged [Firmware Bug], [Firmware Warn] or [Firmware Info] (FW_BUG,
+// FW_WARN, FW_INFO), it is printed by ACPICA's BIOS or exception macros
+// (ACPI_BIOS_ERROR, ACPI_BIOS_WARNING, ACPI_BIOS_EXCEPTION,
+// ACPI_EXCEPTION), or its words name the BIOS or the platform firmware
+// and say something is wrong with it.
+func Blames(m Message) bool {
+	switch m.Macro {
+	case "ACPI_BIOS_ERROR", "ACPI_BIOS_WARNING", "ACPI_BIOS_EXCEPTION", "ACPI_EXCEPTION":
+		return true
+	}
+	if strings.Contains(m.Format, "[Firmware Bug]") || strings.Contains(m.Format, "[Firmware Warn]") ||
+		strings.Contains(m.Format, "[Firmware Info]") {
+		return true
+	}
+	if strings.HasPrefix(m.Macro, "ACPI_") {
+		return false
+	}
+	return biosWording.MatchString(m.Format) && blameWording.MatchString(m.Format)
 }

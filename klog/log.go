@@ -1,0 +1,225 @@
+package klog
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// Log is a kernel log that can be read record by record, any number of
+// times, without being held in memory: a file is re-opened and parsed on
+// each pass, so a reader's memory does not grow with the log's size. A log
+// already in memory (read live from /dev/kmsg) is a Log too.
+type Log struct {
+	open func() (io.ReadCloser, error)
+	recs []Record
+}
+
+// LogOf returns the Log of records already in memory.
+func LogOf(recs []Record) *Log { return &Log{recs: recs} }
+
+// LogFile returns the Log of the kernel-log text in the named file. The
+// file is read when the log is, once per pass.
+func LogFile(name string) *Log {
+	return &Log{open: func() (io.ReadCloser, error) { return os.Open(name) }}
+}
+
+// LogBytes returns the Log of kernel-log text held in b.
+func LogBytes(b []byte) *Log {
+	return &Log{open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }}
+}
+
+// errStop ends a pass early.
+var errStop = errors.New("stop")
+
+// Each calls fn with every record of the log in order (identical consecutive
+// records folded into one, as Parse does) until fn returns false. It returns
+// the error reading the log, if any.
+func (l *Log) Each(fn func(Record) bool) error {
+	if l == nil {
+		return nil
+	}
+	if l.open == nil {
+		for _, r := range l.recs {
+			if !fn(r) {
+				return nil
+			}
+		}
+		return nil
+	}
+	f, err := l.open()
+	if err != nil {
+		return fmt.Errorf("klog: %w", err)
+	}
+	defer f.Close()
+	return scan(f, true, fn)
+}
+
+// EachLine is Each without folding: fn sees every message of a log read
+// from text once, with its own time. Records of a log already in memory
+// come as they are.
+func (l *Log) EachLine(fn func(Record) bool) error {
+	if l == nil || l.open == nil {
+		return l.Each(fn)
+	}
+	f, err := l.open()
+	if err != nil {
+		return fmt.Errorf("klog: %w", err)
+	}
+	defer f.Close()
+	return scan(f, false, fn)
+}
+
+// Records returns every record of the log. It holds the whole log in
+// memory: readers of logs of any size use Each.
+func (l *Log) Records() ([]Record, error) {
+	if l == nil {
+		return nil, nil
+	}
+	if l.open == nil {
+		return l.recs, nil
+	}
+	var out []Record
+	err := l.Each(func(r Record) bool { out = append(out, r); return true })
+	return out, err
+}
+
+// Empty reports whether the log holds no record (or cannot be read).
+func (l *Log) Empty() bool {
+	empty := true
+	_ = l.Each(func(Record) bool { empty = false; return false })
+	return empty
+}
+
+// Recognised reports whether any line of the log carries a kernel-log
+// prefix (see Recognised); it stops at the first that does.
+func (l *Log) Recognised() (bool, error) {
+	if l == nil {
+		return false, nil
+	}
+	if l.open == nil {
+		return len(l.recs) > 0, nil
+	}
+	f, err := l.open()
+	if err != nil {
+		return false, fmt.Errorf("klog: %w", err)
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64<<10)
+	for {
+		line, err := br.ReadSlice('\n')
+		if len(line) > 0 && recognisedLine(line) {
+			return true, nil
+		}
+		switch {
+		case err == bufio.ErrBufferFull:
+			// A very long line: its start has been judged; skip the rest.
+			for err == bufio.ErrBufferFull {
+				_, err = br.ReadSlice('\n')
+			}
+			if err == io.EOF {
+				return false, nil
+			}
+		case err == io.EOF:
+			return false, nil
+		case err != nil:
+			return false, fmt.Errorf("klog: %w", err)
+		}
+	}
+}
+
+// envLookahead bounds how far Env reads for the identity lines: they come
+// in the first few hundred records of a boot ("Hypervisor detected" a few
+// records after the DMI line).
+const (
+	envLookahead    = 20000
+	envAfterDMIRecs = 2000
+)
+
+// Env describes the machine from the start of its log, as EnvFromLog does
+// for records in memory, reading only as far as the identity lines: the
+// "Linux version" and "DMI:" lines and, on a guest, "Hypervisor detected"
+// within envAfterDMIRecs records of the DMI line (the kernel prints it a
+// few lines later); at most envLookahead records in all.
+func (l *Log) Env() (Env, error) {
+	var head []Record
+	n, afterDMI := 0, -1
+	err := l.EachLine(func(r Record) bool {
+		n++
+		if identityLine(r.Text) {
+			head = append(head, r)
+		}
+		if afterDMI < 0 && (strings.HasPrefix(r.Text, "DMI: ") || r.Text == noDMI) {
+			afterDMI = 0
+		} else if afterDMI >= 0 {
+			afterDMI++
+		}
+		if strings.HasPrefix(r.Text, "Hypervisor detected: ") && afterDMI >= 0 {
+			return false
+		}
+		return n < envLookahead && afterDMI < envAfterDMIRecs
+	})
+	return EnvFromLog(head), err
+}
+
+func identityLine(text string) bool {
+	_, cmd := cmdLine(text)
+	return cmd || strings.HasPrefix(text, "Linux version ") || strings.HasPrefix(text, "DMI: ") || text == noDMI ||
+		strings.HasPrefix(text, "Hypervisor detected: ")
+}
+
+// Scan parses kernel-log text as Parse does and calls fn with each record
+// (identical consecutive records folded) until fn returns false, holding
+// only the record being folded: memory does not grow with the log.
+func Scan(r io.Reader, fn func(Record) bool) error { return scan(r, true, fn) }
+
+func scan(r io.Reader, fold bool, fn func(Record) bool) error {
+	var pending Record
+	have := false
+	prevKmsg := false
+	stopped := false
+	emit := func(rec Record) {
+		if !fold {
+			stopped = !fn(rec)
+			return
+		}
+		if have {
+			if fold && pending.Text == rec.Text && pending.Level == rec.Level && pending.Facility == rec.Facility {
+				pending.Count += rec.Count
+				return
+			}
+			if !fn(pending) {
+				stopped = true
+				return
+			}
+		}
+		pending, have = rec, true
+	}
+	lr := newLineReader(r)
+	for !stopped {
+		b, cut, ok := lr.next()
+		if !ok {
+			break
+		}
+		if prevKmsg && len(b) > 0 && b[0] == ' ' {
+			continue // kmsg dictionary line (" SUBSYSTEM=pci")
+		}
+		rec, ok, kmsg := parseLine(string(b))
+		prevKmsg = kmsg
+		if ok {
+			rec.Truncated = cut
+			emit(rec)
+		}
+	}
+	if lr.err != nil {
+		return fmt.Errorf("klog: %w", lr.err)
+	}
+	if have && !stopped {
+		fn(pending)
+	}
+	return nil
+}
