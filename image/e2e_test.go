@@ -309,7 +309,7 @@ func checkBoot(t *testing.T, m qemu.Machine, r bootResult) {
 	assert.True(t, strings.Contains(r.console[:begin], "failures by severity"), "human report before the JSON block")
 	// And the verdict again after it, the last thing a person reads.
 	end := strings.Index(r.console, image.EndMarker)
-	assert.Regexp(t, `fwcheck: verdict: (PASS|FAIL) — `, r.console[end:], "verdict after the JSON block")
+	assert.Regexp(t, `fwcheck: verdict: (PASS|FAIL|INCOMPLETE) — `, r.console[end:], "verdict after the JSON block")
 
 	// Setup: the modules the checks need, and efivarfs on UEFI only.
 	setup := regexp.MustCompile(`fwcheck: setup: modules \[([^\]]*)\], mounted \[([^\]]*)\]`).FindStringSubmatch(r.console)
