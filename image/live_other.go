@@ -39,3 +39,18 @@ func (l *Live) DoAfter(After) error { return nil }
 
 // Uptime is unknown here.
 func Uptime() time.Duration { return 0 }
+
+// Results is the results partition; there is none here.
+type Results struct{ Dev, Dir, Folder string }
+
+// OpenResults finds no results partition.
+func (l *Live) OpenResults(string, time.Time) (*Results, error) { return nil, ErrNoResultsPartition }
+
+// WriteFile does nothing.
+func (r *Results) WriteFile(string, []byte) error { return nil }
+
+// Close does nothing.
+func (r *Results) Close() error { return nil }
+
+// StickConfig finds no configuration file.
+func (l *Live) StickConfig() []byte { return nil }

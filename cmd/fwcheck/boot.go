@@ -46,8 +46,9 @@ func bootMain(cmdlineFile string) int {
 	if err != nil {
 		reqErrs = append(reqErrs, err.Error())
 	}
-	cfg, err := image.ParseCmdline(string(cmdline))
-	reqErrs = append(reqErrs, errorLines("kernel command line: ", err)...)
+	cfg, cfgErrs := bootConfig(live, cmdline) // the stick's fwcheck.cfg, then the command line
+	reqErrs = append(reqErrs, cfgErrs...)
+	failOn := bootFailOn(cfg)
 	run := bootRun(cfg)
 	reqErrs = append(reqErrs, run.errs...)
 	for _, e := range reqErrs {
@@ -66,7 +67,7 @@ func bootMain(cmdlineFile string) int {
 	} else {
 		doc.Errors = append(reqErrs, doc.Errors...)
 		var text, js bytes.Buffer
-		if err := report.WriteText(&text, doc, report.TextOptions{FailOn: defaultFailOn}); err != nil {
+		if err := report.WriteText(&text, doc, report.TextOptions{FailOn: failOn}); err != nil {
 			live.Logf("fwcheck: report: %v", err)
 		}
 		if err := report.WriteJSON(&js, doc); err != nil {
@@ -76,18 +77,12 @@ func bootMain(cmdlineFile string) int {
 		if err := live.Publish(text.Bytes(), js.Bytes()); err != nil {
 			live.Logf("fwcheck: publishing results: %v", err)
 		}
-		dev, files, found, err := live.SaveResults(stamp, text.Bytes(), js.Bytes())
-		switch {
-		case err != nil:
-			live.Logf("fwcheck: results partition %s: %v", dev, err)
-		case found:
-			live.Logf("fwcheck: results written to %s: %v", dev, files)
-		}
+		saveRun(live, cfg, stamp, text.Bytes(), js.Bytes()) // the run's folder on FWCHECK
 		// The report scrolled past above the JSON: end on the verdict.
-		v, _ := report.Verdict(doc, defaultFailOn)
+		v, _ := report.Verdict(doc, failOn)
 		live.Logf("fwcheck: verdict: %s", v)
 		switch {
-		case doc.Failing(defaultFailOn):
+		case doc.Failing(failOn):
 			code = exitFailing
 		case !doc.Checked():
 			code = exitNothing
@@ -155,6 +150,7 @@ func bootRun(cfg image.Config) bootPlan {
 			p.errs = append(p.errs, "fwcheck."+err.Error())
 		}
 	}
+	planReboot(cfg, checks, &p) // fwcheck.reboot=N (bootstick.go)
 	return p
 }
 
