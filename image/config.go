@@ -6,14 +6,10 @@ import (
 	"strings"
 )
 
-// The USB stick's configuration file: StickConfigName at the root of the
-// stick's boot partition, editable on any computer. The stick's GRUB adds
-// it to the initramfs as ConfigFile (GRUB's "initrd newc:" form), so the
-// live image reads it before the checks without touching a disk.
-const (
-	StickConfigName = "fwcheck.cfg"
-	ConfigFile      = "etc/fwcheck.cfg"
-)
+// StickConfigName is the USB stick's configuration file, at the root of
+// its boot partition, editable on any computer. The live image reads it
+// from there at boot (Live.StickConfig), before the checks.
+const StickConfigName = "fwcheck.cfg"
 
 // maxConfigFile bounds what is read of a configuration file: it is a
 // handful of lines, and anything larger is not one.

@@ -194,18 +194,19 @@ func resultsDisk(t *testing.T) string {
 	return disk
 }
 
-// readResultsFile returns the one fwcheck-*.json file on a results disk.
+// readResultsFile returns the results document of the one run folder
+// (fwcheck-*/results.json) on a results disk.
 func readResultsFile(t *testing.T, disk string) []byte {
 	out, err := exec.Command("mdir", "-b", "-i", disk, "::").CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	var jsonFiles []string
+	var folders []string
 	for _, f := range strings.Fields(string(out)) {
-		if strings.HasPrefix(f, "::/fwcheck-") && strings.HasSuffix(f, ".json") {
-			jsonFiles = append(jsonFiles, f)
+		if strings.HasPrefix(f, "::/fwcheck-") {
+			folders = append(folders, strings.TrimSuffix(f, "/"))
 		}
 	}
-	require.Len(t, jsonFiles, 1, "files on the results partition: %s", out)
-	b, err := exec.Command("mtype", "-i", disk, jsonFiles[0]).Output()
+	require.Len(t, folders, 1, "run folders on the results partition: %s", out)
+	b, err := exec.Command("mtype", "-i", disk, folders[0]+"/"+image.RunResultsJSON).Output()
 	require.NoError(t, err)
 	return b
 }

@@ -3,6 +3,10 @@
 #   make deps-image   install QEMU, OVMF, SeaBIOS, a kernel, dosfstools,
 #                     mtools, cpio and swtpm with apt-get, only when missing
 #   make image        build out/fwcheck.cpio.gz for KERNEL
+#   make usb          write out/fwcheck.img, the bootable USB stick image
+#                     (UEFI and BIOS, fwcheck.cfg, FWCHECK results partition)
+#   make usb-demo     boot out/fwcheck.img under QEMU as a USB stick
+#                     (DEMO_FIRMWARE=seabios for legacy BIOS)
 #   make demo         build the image and boot it under QEMU with OVMF on q35;
 #                     the report appears on this terminal and the machine
 #                     powers off. DEMO_AFTER=shell stays at the image's shell
@@ -15,6 +19,7 @@
 # e.g. APPEND="fwcheck.run=checksum fwcheck.after=poweroff".
 
 IMAGE         ?= out/fwcheck.cpio.gz
+USB_IMAGE     ?= out/fwcheck.img
 KERNEL        ?=
 APPEND        ?=
 DEMO_FIRMWARE ?= ovmf
@@ -29,7 +34,7 @@ find_kernel = k="$(KERNEL)"; \
   if [ -z "$$k" ] || [ ! -r "$$k" ]; then \
     echo "no readable kernel: run 'make deps-image' or pass KERNEL=/path/to/vmlinuz" >&2; exit 2; fi
 
-.PHONY: deps-image image demo
+.PHONY: deps-image image demo usb usb-demo
 
 deps-image:
 	@missing=""; \
@@ -41,6 +46,10 @@ deps-image:
 	command -v mcopy >/dev/null || missing="$$missing mtools"; \
 	command -v cpio >/dev/null || missing="$$missing cpio"; \
 	command -v swtpm >/dev/null || missing="$$missing swtpm"; \
+	command -v grub-mkimage >/dev/null || missing="$$missing grub-common"; \
+	[ -e /usr/lib/grub/x86_64-efi/moddep.lst ] || missing="$$missing grub-efi-amd64-bin"; \
+	[ -e /usr/lib/grub/i386-pc/moddep.lst ] || missing="$$missing grub-pc-bin"; \
+	command -v sfdisk >/dev/null || [ -x /sbin/sfdisk ] || [ -x /usr/sbin/sfdisk ] || missing="$$missing fdisk"; \
 	if [ -z "$$missing" ]; then echo "deps-image: everything is installed"; exit 0; fi; \
 	if ! command -v apt-get >/dev/null; then \
 	  echo "deps-image: missing:$$missing; install them with your package manager" >&2; exit 1; fi; \
@@ -65,3 +74,14 @@ demo: deps-image image
 	echo "Booting $(IMAGE) with $$k under QEMU ($(DEMO_FIRMWARE)); the report follows, then fwcheck.after=$(DEMO_AFTER) (at a shell, Ctrl-A X quits QEMU)."; \
 	tpm=""; command -v swtpm >/dev/null && tpm="--tpm"; \
 	./fwcheck-image boot --initramfs $(IMAGE) --kernel "$$k" --firmware $(DEMO_FIRMWARE) --append "fwcheck.after=$(DEMO_AFTER) $(APPEND)" $$tpm
+
+# The USB stick image: the initramfs above, the kernel, GRUB for UEFI and
+# BIOS, fwcheck.cfg and the FWCHECK results partition, in 64 MiB.
+usb: deps-image image
+	@$(find_kernel); \
+	echo "./fwcheck-image usb -o $(USB_IMAGE) --kernel $$k --initramfs $(IMAGE)"; \
+	./fwcheck-image usb -o $(USB_IMAGE) --kernel "$$k" --initramfs $(IMAGE)
+
+usb-demo: usb
+	@echo "Booting $(USB_IMAGE) as a USB stick under QEMU ($(DEMO_FIRMWARE)); Ctrl-A X quits."; \
+	./fwcheck-image boot --usb $(USB_IMAGE) --firmware $(DEMO_FIRMWARE)

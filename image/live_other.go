@@ -53,4 +53,4 @@ func (r *Results) WriteFile(string, []byte) error { return nil }
 func (r *Results) Close() error { return nil }
 
 // StickConfig finds no configuration file.
-func (l *Live) StickConfig() []byte { return nil }
+func (l *Live) StickConfig(string) ([]byte, error) { return nil, nil }

@@ -18,19 +18,24 @@ import (
 // partition. bootMain calls these; the partition handling itself is in
 // package image (OpenResults, PickResults).
 
-// bootConfig reads the live image's configuration: the stick's fwcheck.cfg
-// when the boot loader passed one, overridden by the kernel command line
-// in cmdline. The problems with either are returned one per line, for the
-// console and the results document; the configuration is always usable.
+// bootConfig reads the live image's configuration: the fwcheck.cfg on the
+// boot stick when the machine booted from one (fwcheck.esp on the command
+// line), overridden by the kernel command line in cmdline. The problems
+// with either are returned one per line, for the console and the results
+// document; the configuration is always usable.
 func bootConfig(live *image.Live, cmdline []byte) (image.Config, []string) {
-	file := live.StickConfig()
-	cfg, fileErr, cmdErr := image.LoadConfig(file, string(cmdline))
-	errs := errorLines("", fileErr)
-	errs = append(errs, errorLines("kernel command line: ", cmdErr)...)
+	var errs []string
+	pre, _ := image.ParseCmdline(string(cmdline)) // for fwcheck.esp
+	file, err := live.StickConfig(pre.ESP)
+	if err != nil {
+		errs = append(errs, err.Error())
+	}
 	if file != nil {
 		live.Logf("fwcheck: read %s from the boot stick (%d bytes)", image.StickConfigName, len(file))
 	}
-	return cfg, errs
+	cfg, fileErr, cmdErr := image.LoadConfig(file, string(cmdline))
+	errs = append(errs, errorLines("", fileErr)...)
+	return cfg, append(errs, errorLines("kernel command line: ", cmdErr)...)
 }
 
 // bootFailOn is the severity threshold the configuration asks for, or

@@ -113,8 +113,10 @@ const (
 // grubConfig is the stick's boot/grub/grub.cfg, for UEFI and BIOS alike.
 // $root is the partition GRUB was loaded from; its FAT serial number goes
 // on the kernel command line as fwcheck.esp, which is how the live image
-// knows the boot stick among the machine's disks. fwcheck.cfg is added to
-// the initramfs as /etc/fwcheck.cfg with GRUB's "newc:" initrd form.
+// knows the boot stick among the machine's disks, and where it reads
+// fwcheck.cfg from. (GRUB's "initrd newc:" form could hand the file over in
+// the initramfs instead, but the kernel rejects the archive GRUB 2.06
+// makes: "Initramfs unpacking failed: malformed archive".)
 const grubConfig = `# GRUB configuration of the fwcheck USB stick, written by fwcheck-image.
 # One file for UEFI (EFI/BOOT/BOOTX64.EFI) and legacy BIOS (GRUB's core image
 # in the sectors before the first partition). Edit fwcheck.cfg, not this file.
@@ -129,20 +131,12 @@ echo "fwcheck: boot partition $root, serial $fwcheck_esp"
 
 menuentry "fwcheck: run the checks" {
   linux ` + stickKernel + ` console=ttyS0,115200 console=tty0 ` + image.KernelArgs + ` fwcheck.esp=$fwcheck_esp
-  if [ -f /` + image.StickConfigName + ` ]; then
-    initrd newc:` + image.ConfigFile + `:/` + image.StickConfigName + ` ` + stickInitramfs + `
-  else
-    initrd ` + stickInitramfs + `
-  fi
+  initrd ` + stickInitramfs + `
 }
 
 menuentry "fwcheck: run the checks (shell on the serial port ttyS0)" {
   linux ` + stickKernel + ` console=tty0 console=ttyS0,115200 ` + image.KernelArgs + ` fwcheck.esp=$fwcheck_esp
-  if [ -f /` + image.StickConfigName + ` ]; then
-    initrd newc:` + image.ConfigFile + `:/` + image.StickConfigName + ` ` + stickInitramfs + `
-  else
-    initrd ` + stickInitramfs + `
-  fi
+  initrd ` + stickInitramfs + `
 }
 `
 
