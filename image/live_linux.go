@@ -52,7 +52,7 @@ var (
 // Setup prepares the live image for the checks: it opens the consoles,
 // mounts sysfs, proc and devtmpfs, loads the GroupChecks modules and
 // mounts efivarfs (on UEFI machines), securityfs and debugfs. The disk
-// drivers wait until the checks are done (SaveResults), so that their
+// drivers wait until the checks are done (OpenResults), so that their
 // probing does not race with the checks that read the kernel log. Problems are printed on the
 // consoles and returned; none of them stops the checks, which skip what
 // they cannot read.
@@ -280,79 +280,6 @@ const (
 	diskSettle = 1500 * time.Millisecond
 	usbSettle  = 5 * time.Second
 )
-
-// SaveResults loads the disk and FAT drivers and writes the results to a
-// FAT partition labelled ResultsLabel, when one appears within a few
-// seconds. It returns the device and the file names written, or ok=false
-// when there is no results partition.
-func (l *Live) SaveResults(stamp time.Time, text, jsonDoc []byte) (dev string, files []string, ok bool, err error) {
-	for _, e := range l.storage {
-		if _, err := l.loadModule(e.Name); err != nil {
-			l.Logf("fwcheck: %v", err)
-		}
-	}
-	wait := diskSettle
-	if usb, _ := os.ReadDir(l.path("sys/bus/usb/devices")); len(usb) > 0 {
-		wait = usbSettle
-	}
-	deadline := time.Now().Add(wait)
-	for {
-		dev = l.findResultsPartition()
-		if dev != "" || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	if dev == "" {
-		return "", nil, false, nil
-	}
-	mnt := l.path("tmp/fwcheck-results")
-	if err := os.MkdirAll(mnt, 0o755); err != nil {
-		return dev, nil, true, err
-	}
-	if err := unix.Mount(dev, mnt, "vfat", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "flush"); err != nil {
-		return dev, nil, true, fmt.Errorf("mount %s: %w", dev, err)
-	}
-	base := "fwcheck-" + stamp.UTC().Format("20060102-150405")
-	var errs []error
-	for _, f := range []struct {
-		name string
-		data []byte
-	}{{base + ".json", jsonDoc}, {base + ".txt", text}} {
-		if err := os.WriteFile(filepath.Join(mnt, f.name), f.data, 0o644); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		files = append(files, f.name)
-	}
-	unix.Sync()
-	if err := unix.Unmount(mnt, 0); err != nil {
-		errs = append(errs, fmt.Errorf("unmount %s: %w", dev, err))
-	}
-	return dev, files, true, errors.Join(errs...)
-}
-
-// findResultsPartition returns the /dev path of the first block device
-// holding a FAT file system labelled ResultsLabel.
-func (l *Live) findResultsPartition() string {
-	ents, err := os.ReadDir(l.path("sys/class/block"))
-	if err != nil {
-		return ""
-	}
-	for _, e := range ents {
-		dev := l.path("dev/" + e.Name())
-		f, err := os.Open(dev)
-		if err != nil {
-			continue
-		}
-		label, err := FATLabel(f)
-		f.Close()
-		if err == nil && strings.EqualFold(label, ResultsLabel) {
-			return dev
-		}
-	}
-	return ""
-}
 
 // releaseTTY gives up the controlling terminal before fwcheck exits.
 // u-root's init starts the uinit as a session leader on the console and has

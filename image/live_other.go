@@ -29,11 +29,6 @@ func (l *Live) Publish(text, jsonDoc []byte) error {
 	return err
 }
 
-// SaveResults finds no results partition.
-func (l *Live) SaveResults(time.Time, []byte, []byte) (string, []string, bool, error) {
-	return "", nil, false, nil
-}
-
 // DoAfter does nothing.
 func (l *Live) DoAfter(After) error { return nil }
 
