@@ -52,7 +52,8 @@ type Setting struct{ Check, Name, Value string }
 // fwcheck options.
 func DefaultConfig() Config { return Config{After: AfterShell} }
 
-// maxS3 bounds fwcheck.s3 and fwcheck.reboot so that a typo cannot keep a machine cycling for days.
+// maxS3 bounds fwcheck.s3 and fwcheck.reboot so that a typo cannot keep a
+// machine cycling for days.
 const maxS3 = 1000
 
 // ParseCmdline reads the fwcheck.* options from a kernel command line (the
@@ -98,7 +99,7 @@ func (c *Config) Set(key, val string) error {
 	case "fwcheck.reboot":
 		n, err := strconv.Atoi(val)
 		if err != nil || n < 0 || n > maxS3 {
-			return fmt.Errorf("fwcheck.reboot=%q: want a number of cycles from 0 to %d", val, maxS3)
+			return fmt.Errorf("fwcheck.reboot=%q: want a number of reboots from 0 to %d", val, maxS3)
 		}
 		c.Reboot = n
 	case "fwcheck.fail-on":

@@ -13,6 +13,7 @@
 #                     instead (Ctrl-A X quits QEMU); DEMO_FIRMWARE=seabios
 #                     boots pc.
 #                     A swtpm TPM 2.0 is attached when swtpm is installed.
+#   make s3-soak      300 S3 cycles in QEMU with the journal on a FAT disk
 #
 # KERNEL defaults to the newest readable /boot/vmlinuz-*; its modules
 # (/lib/modules/RELEASE) go into the image. APPEND adds kernel arguments,
@@ -34,7 +35,21 @@ find_kernel = k="$(KERNEL)"; \
   if [ -z "$$k" ] || [ ! -r "$$k" ]; then \
     echo "no readable kernel: run 'make deps-image' or pass KERNEL=/path/to/vmlinuz" >&2; exit 2; fi
 
-.PHONY: deps-image image demo usb usb-demo
+.PHONY: deps-image image demo usb usb-demo s3-soak
+
+# s3-soak: 300 suspend/resume cycles in QEMU (pc/SeaBIOS, TCG), with the
+# journal on a FAT results disk out/soak-results.img; about an hour here.
+# Not part of `make test`. SOAK_CYCLES and SOAK_FIRMWARE change it.
+SOAK_CYCLES   ?= 300
+SOAK_FIRMWARE ?= seabios
+s3-soak: deps-image image
+	@$(find_kernel); rm -f out/soak-results.img; \
+	mkfs=$$(command -v mkfs.vfat || echo /sbin/mkfs.vfat); \
+	$$mkfs -C -n FWCHECK out/soak-results.img 16384 >/dev/null; \
+	./fwcheck-image boot --initramfs $(IMAGE) --kernel "$$k" --firmware $(SOAK_FIRMWARE) --disk out/soak-results.img \
+	  --append "fwcheck.after=poweroff fwcheck.run=s3 fwcheck.s3=$(SOAK_CYCLES) fwcheck.s3.sleep=3s fwcheck.s3.awake=1s"; \
+	echo "journal: mtype -i out/soak-results.img ::fwcheck-s3.jsonl"; \
+	mtype -i out/soak-results.img ::fwcheck-s3.jsonl | grep -c '"event":"outcome"' | sed 's/^/cycle outcomes recorded: /'
 
 deps-image:
 	@missing=""; \

@@ -26,6 +26,13 @@ type Live struct {
 	out      io.Writer  // all consoles, for progress messages
 
 	storage []ModuleEntry // GroupStorage modules, loaded after the checks
+
+	resultsDir, resultsDev string // the results partition, while mounted
+
+	// ESP is the FAT serial number of the boot stick's boot partition
+	// (fwcheck.esp), set before OpenResults; empty when the image was not
+	// booted from the stick.
+	ESP string
 }
 
 type mountSpec struct {
@@ -46,6 +53,9 @@ var (
 		{"efivarfs", "sys/firmware/efi/efivars", "efivarfs", unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC, "", "sys/firmware/efi"},
 		{"securityfs", "sys/kernel/security", "securityfs", unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC, "", "sys/kernel/security"},
 		{"debugfs", "sys/kernel/debug", "debugfs", unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC, "", "sys/kernel/debug"},
+		// What earlier boots left in pstore: the end of the log of a
+		// boot that hung in a suspend/resume cycle.
+		{"pstore", "sys/fs/pstore", "pstore", unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC, "", "sys/fs/pstore"},
 	}
 )
 
@@ -280,6 +290,69 @@ const (
 	diskSettle = 1500 * time.Millisecond
 	usbSettle  = 5 * time.Second
 )
+
+// OpenResults loads the disk and FAT drivers and mounts the FAT partition
+// labelled ResultsLabel, when one appears within a few seconds (on a boot
+// from the USB stick, l.ESP set: the stick's own, see PickResults), and keeps
+// it mounted until CloseResults: runs that must survive a reset (the s3
+// and reboot journals) write there as they go. It returns the mount
+// directory and the device, or ok=false when there is no results
+// partition (ok=false with an error when the stick's cannot be told
+// apart). Calling it again returns the same mount.
+func (l *Live) OpenResults() (dir, dev string, ok bool, err error) {
+	if l.resultsDir != "" {
+		return l.resultsDir, l.resultsDev, true, nil
+	}
+	l.loadStorage()
+	wait := diskSettle
+	if usb, _ := os.ReadDir(l.path("sys/bus/usb/devices")); len(usb) > 0 {
+		wait = usbSettle
+	}
+	if l.ESP != "" {
+		wait = stickSettle
+	}
+	// On a stick boot only the stick's own FWCHECK partition (PickResults).
+	var pick BlockDev
+	for deadline := time.Now().Add(wait); ; time.Sleep(200 * time.Millisecond) {
+		pick, err = PickResults(ScanBlockDevices(l.Root), l.ESP)
+		if err == nil || time.Now().After(deadline) {
+			break
+		}
+		if !errors.Is(err, ErrStickNotFound) && !errors.Is(err, ErrNoResultsPartition) {
+			break // ambiguous: waiting does not help
+		}
+	}
+	switch {
+	case errors.Is(err, ErrNoResultsPartition) && l.ESP == "":
+		return "", "", false, nil
+	case err != nil:
+		return "", "", false, err
+	}
+	dev = l.path("dev/" + pick.Name)
+	mnt := l.path("tmp/fwcheck-results")
+	if err := os.MkdirAll(mnt, 0o755); err != nil {
+		return "", dev, true, err
+	}
+	if err := unix.Mount(dev, mnt, "vfat", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "flush"); err != nil {
+		return "", dev, true, fmt.Errorf("mount %s: %w", dev, err)
+	}
+	l.resultsDir, l.resultsDev = mnt, dev
+	return mnt, dev, true, nil
+}
+
+// CloseResults writes out and unmounts the results partition, if mounted.
+func (l *Live) CloseResults() error {
+	if l.resultsDir == "" {
+		return nil
+	}
+	unix.Sync()
+	err := unix.Unmount(l.resultsDir, 0)
+	if err != nil {
+		err = fmt.Errorf("unmount %s: %w", l.resultsDev, err)
+	}
+	l.resultsDir, l.resultsDev = "", ""
+	return err
+}
 
 // releaseTTY gives up the controlling terminal before fwcheck exits.
 // u-root's init starts the uinit as a session leader on the console and has

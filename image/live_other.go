@@ -12,7 +12,10 @@ import (
 
 // Live stands in for the live image on systems other than Linux, where
 // fwcheck boot cannot run; it prints everything on standard output.
-type Live struct{}
+type Live struct {
+	// ESP is the boot stick's boot partition serial number (unused here).
+	ESP string
+}
 
 // Setup reports that the live image runs on Linux only.
 func Setup() (*Live, error) { return &Live{}, errors.New("the live image runs on Linux only") }
@@ -29,23 +32,17 @@ func (l *Live) Publish(text, jsonDoc []byte) error {
 	return err
 }
 
+// OpenResults finds no results partition.
+func (l *Live) OpenResults() (string, string, bool, error) { return "", "", false, nil }
+
+// CloseResults does nothing.
+func (l *Live) CloseResults() error { return nil }
+
 // DoAfter does nothing.
 func (l *Live) DoAfter(After) error { return nil }
 
 // Uptime is unknown here.
 func Uptime() time.Duration { return 0 }
-
-// Results is the results partition; there is none here.
-type Results struct{ Dev, Dir, Folder string }
-
-// OpenResults finds no results partition.
-func (l *Live) OpenResults(string, time.Time) (*Results, error) { return nil, ErrNoResultsPartition }
-
-// WriteFile does nothing.
-func (r *Results) WriteFile(string, []byte) error { return nil }
-
-// Close does nothing.
-func (r *Results) Close() error { return nil }
 
 // StickConfig finds no configuration file.
 func (l *Live) StickConfig(string) ([]byte, error) { return nil, nil }

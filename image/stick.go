@@ -153,5 +153,4 @@ const (
 	RunReportText  = "report.txt"      // the human report
 	RunKernelLog   = "kernel.log"      // the whole kernel log at the end of the run
 	RunSnapshot    = "snapshot.tar.gz" // every input, for fwcheck run --from
-	RunJournal     = "journal.jsonl"   // the suspend/reboot journal, when cycles ran
 )

@@ -114,7 +114,7 @@ func bootStick(t *testing.T, m qemu.Machine, stick string) stickRun {
 	// Read the FWCHECK partition back from the image file.
 	part := stick + "@@" + strconv.Itoa(mkimage.ResultsOffset)
 	for _, f := range strings.Fields(string(mtools(t, "mdir", "-b", "-i", part, "::/"))) {
-		if name := strings.TrimPrefix(f, "::/"); strings.HasPrefix(name, "fwcheck-") {
+		if name := strings.TrimPrefix(f, "::/"); strings.HasPrefix(name, "fwcheck-") && strings.HasSuffix(name, "/") {
 			r.folders = append(r.folders, strings.TrimSuffix(name, "/"))
 		}
 	}

@@ -44,6 +44,24 @@ var (
 		Name: "wakeup-sources", Doc: "wakeup source event counts (/sys/class/wakeup)",
 		Load: loadWakeupSources,
 	})
+	// IdleResidency are the platform's low-power idle residency counters in
+	// microseconds, by name: "system" and "cpu" from the LPIT
+	// (/sys/devices/system/cpu/cpuidle/low_power_idle_*_residency_us),
+	// "slp_s0" from Intel's PMC (debugfs pmc_core/slp_s0_residency_usec).
+	// Only the counters the machine has are present.
+	IdleResidency = Declare(Spec[map[string]int64]{
+		Name: "idle-residency", Doc: "low-power idle residency counters (LPIT, PMC SLP_S0)", Root: true,
+		Capture: residencyFiles,
+		Load:    loadResidency,
+	})
+	// Pstore is what the kernel's persistent store kept of earlier boots
+	// (/sys/fs/pstore: dmesg-efi-*, dmesg-ramoops-*, …), by file name; each
+	// file at most MaxPstoreFile bytes, its end kept.
+	Pstore = Declare(Spec[map[string]string]{
+		Name: "pstore", Doc: "kernel logs of earlier boots kept by pstore (/sys/fs/pstore)", Root: true,
+		Capture: []string{"sys/fs/pstore"},
+		Load:    loadPstore,
+	})
 	// FPDT is the firmware performance data Linux exposes from the FPDT
 	// (/sys/firmware/acpi/fpdt): the firmware's S3 resume and suspend times.
 	FPDT = Declare(Spec[*acpi.FPDTSysfs]{
@@ -147,6 +165,59 @@ func loadWakeupSources(src Source) (map[string]int64, error) {
 		}
 	}
 	if len(out) == 0 && len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return out, nil
+}
+
+// MaxPstoreFile bounds what is kept of one pstore file: its last bytes.
+const MaxPstoreFile = 64 << 10
+
+func loadPstore(src Source) (map[string]string, error) {
+	const dir = "sys/fs/pstore"
+	ents, err := fs.ReadDir(src, dir)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, e := range ents {
+		if !e.Type().IsRegular() || len(out) >= 64 {
+			continue
+		}
+		b, err := fs.ReadFile(src, path.Join(dir, e.Name()))
+		if err != nil {
+			continue
+		}
+		if len(b) > MaxPstoreFile {
+			b = b[len(b)-MaxPstoreFile:]
+		}
+		out[e.Name()] = string(b)
+	}
+	return out, nil
+}
+
+var residencyPaths = map[string]string{
+	"system": "sys/devices/system/cpu/cpuidle/low_power_idle_system_residency_us",
+	"cpu":    "sys/devices/system/cpu/cpuidle/low_power_idle_cpu_residency_us",
+	"slp_s0": "sys/kernel/debug/pmc_core/slp_s0_residency_usec",
+}
+
+var residencyFiles = []string{residencyPaths["system"], residencyPaths["cpu"], residencyPaths["slp_s0"]}
+
+func loadResidency(src Source) (map[string]int64, error) {
+	out := map[string]int64{}
+	var errs []error
+	for name, p := range residencyPaths {
+		b, err := fs.ReadFile(src, p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil {
+			out[name] = n
+		}
+	}
+	if len(out) == 0 {
 		return nil, errors.Join(errs...)
 	}
 	return out, nil

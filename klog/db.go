@@ -52,6 +52,11 @@ type Entry struct {
 	Advice string `json:"advice"`
 	// Scope, when set, limits the entry to some machines or kernels.
 	Scope *Scope `json:"scope,omitempty"`
+	// VMExplains marks a message that points at firmware on real
+	// hardware but that a virtual machine explains by itself: timer
+	// calibrations and interrupts that miss their time because the host
+	// did not run the virtual CPU. On a VM such a finding is explained.
+	VMExplains bool `json:"vm_explains,omitempty"`
 	// Source is the kernel source file that prints the message.
 	Source string `json:"source,omitempty"`
 	// Examples are message texts the entry must match, from real logs
@@ -129,7 +134,7 @@ type Env struct {
 // Explanation says what in env explains a match of e, or "" when the
 // match is the firmware's to answer for.
 func (e *Entry) Explanation(env Env) string {
-	if e.Scope != nil && e.Scope.VM && env.VM != "" {
+	if (e.VMExplains || e.Scope != nil && e.Scope.VM) && env.VM != "" {
 		return "virtual machine (" + env.VM + ")"
 	}
 	return ""

@@ -110,6 +110,16 @@ func (c *Check) NeedsRoot() bool {
 // AllInputs returns the check's required and optional inputs.
 func (c *Check) AllInputs() []input.Decl { return append(slices.Clone(c.Inputs), c.Optional...) }
 
+// Label returns the check's own label with the given name, or nil.
+func (c *Check) Label(name string) *Label {
+	for _, l := range c.Labels {
+		if l.Name == name {
+			return l
+		}
+	}
+	return nil
+}
+
 // Severity ranks a failure's impact.
 type Severity int
 

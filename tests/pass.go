@@ -51,6 +51,11 @@ type Env struct {
 	Machine  *input.Machine
 	Settings *Settings
 	Control  input.Control
+	// Progress, when set, receives a long-running check's progress
+	// (Pass.Progress): the driver shows it as it likes (an updating line
+	// on a terminal, plain lines on a serial console) and never in the
+	// results.
+	Progress func(check, msg string)
 }
 
 // Pass is a check's view of one run: the machine to read and the place to
@@ -64,11 +69,12 @@ type Pass struct {
 	skipped       string
 	notApplicable string
 
-	allowed  map[string]bool // labels the check declared
-	data     bool            // the check reports data labels
-	perLabel map[string]int  // findings reported per label
-	dropped  []string        // labels over the cap, in order of first drop
-	fails    int             // failures reported, listed or not
+	allowed    map[string]bool // labels the check declared
+	dataLabels bool            // the check reports data labels
+	data       map[string]any  // measurements (Result.Data)
+	perLabel   map[string]int  // findings reported per label
+	dropped    []string        // labels over the cap, in order of first drop
+	fails      int             // failures reported, listed or not
 }
 
 // MaxPerLabel caps the findings one check reports under one label; beyond
@@ -77,7 +83,7 @@ type Pass struct {
 const MaxPerLabel = 100
 
 func newPass(c *Check, env *Env) *Pass {
-	p := &Pass{Check: c, env: env, allowed: map[string]bool{}, perLabel: map[string]int{}, data: c.DataLabels != nil}
+	p := &Pass{Check: c, env: env, allowed: map[string]bool{}, perLabel: map[string]int{}, dataLabels: c.DataLabels != nil}
 	for _, l := range c.Labels {
 		p.allowed[l.Name] = true
 	}
@@ -146,8 +152,13 @@ func (p *Pass) Passed(format string, args ...any) { p.add(KindPass, nil, "", for
 // evaluated: what, why, and what would let it be (the remedy may be
 // empty). The check then cannot pass: it ends incomplete, or failed when
 // what it could check failed.
+// The same part reported again (every cycle of a run) is listed once.
 func (p *Pass) NotChecked(what, reason, remedy string) {
-	p.unchecked = append(p.unchecked, Unchecked{What: what, Reason: reason, Remedy: remedy})
+	u := Unchecked{What: what, Reason: reason, Remedy: remedy}
+	if slices.Contains(p.unchecked, u) {
+		return
+	}
+	p.unchecked = append(p.unchecked, u)
 }
 
 // NotApplicable ends the check as not applicable: the thing it checks is
@@ -168,7 +179,7 @@ func (p *Pass) Report(f Finding) {
 	if f.Kind == KindFail && (f.Label == "" || f.Severity == None || f.Advice == "") {
 		panic(fmt.Sprintf("check %s: failure without label, severity or advice: %q", p.Check.ID, f.Message))
 	}
-	if f.Label != "" && !p.allowed[f.Label] && !p.data {
+	if f.Label != "" && !p.allowed[f.Label] && !p.dataLabels {
 		panic(fmt.Sprintf("check %s reports label %s it does not declare", p.Check.ID, f.Label))
 	}
 	p.record(f)
@@ -192,7 +203,7 @@ func (p *Pass) add(k Kind, l *Label, why, format string, args []any) {
 }
 
 func (p *Pass) record(f Finding) {
-	if f.Kind == KindFail {
+	if f.Counts() {
 		p.fails++
 	}
 	if f.Label != "" && f.Kind != KindPass {
@@ -223,7 +234,24 @@ func (p *Pass) finish() {
 	}
 }
 
-// Failures returns how many failures the pass has reported so far: a check
-// compares it before and after a group of assertions to tell whether the
-// group held.
+// Failures returns how many failures the pass has reported so far, not
+// counting those the environment explains: a check compares it before and
+// after a group of assertions to tell whether the group held.
 func (p *Pass) Failures() int { return p.fails }
+
+// Record keeps a measurement under name in the result's data (Result.Data),
+// replacing an earlier one: v must marshal to JSON.
+func (p *Pass) Record(name string, v any) {
+	if p.data == nil {
+		p.data = map[string]any{}
+	}
+	p.data[name] = v
+}
+
+// Progress tells the driver how a long-running check is getting on
+// ("cycle 12/300: …"). It is not part of the results.
+func (p *Pass) Progress(format string, args ...any) {
+	if p.env.Progress != nil {
+		p.env.Progress(p.Check.ID, fmt.Sprintf(format, args...))
+	}
+}

@@ -55,9 +55,12 @@ type Result struct {
 	// Reason says why the check was skipped, aborted or not applicable.
 	Reason string `json:"reason,omitempty"`
 	// Unchecked lists what the check could not evaluate.
-	Unchecked []Unchecked   `json:"unchecked,omitempty"`
-	Findings  []Finding     `json:"findings"`
-	Duration  time.Duration `json:"-"`
+	Unchecked []Unchecked `json:"unchecked,omitempty"`
+	Findings  []Finding   `json:"findings"`
+	// Data holds a check's measurements by name, for tools and plots:
+	// the s3 and reboot checks put their per-cycle records under "cycles".
+	Data     map[string]any `json:"data,omitempty"`
+	Duration time.Duration  `json:"-"`
 }
 
 // Worst returns the highest severity among the result's counting failures,
@@ -109,6 +112,7 @@ func RunOne(env *Env, c *Check) (r Result) {
 	r.Status, r.Reason = status(p, err)
 	r.Findings = append(r.Findings, p.findings...)
 	r.Unchecked = p.unchecked
+	r.Data = p.data
 	return r
 }
 

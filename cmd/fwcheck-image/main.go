@@ -179,7 +179,12 @@ func boot(stdout, stderr io.Writer, args []string) int {
 	fs.StringVar(&vm.USB, "usb", "", "boot this USB stick `IMG` (from 'fwcheck-image usb') through the firmware instead of --kernel and --initramfs")
 	fs.BoolVar(&vm.TPM, "tpm", false, "attach a TPM 2.0 emulated by swtpm")
 	fs.StringVar(&vm.Accel, "accel", "", "QEMU accelerator: kvm or tcg (default: kvm only when it really boots a guest here)")
-	if code, ok := parse(stdout, stderr, "boot", "--initramfs FILE --kernel VMLINUZ | --usb IMG [--firmware ovmf|seabios] [--append ARGS] [--tpm]", fs, args); !ok {
+	fs.Func("disk", "attach the raw disk image `FILE` (repeatable), e.g. a FAT image labelled FWCHECK for the results and journals", func(v string) error {
+		vm.Disks = append(vm.Disks, v)
+		return nil
+	})
+	fs.BoolVar(&vm.AllowReboot, "allow-reboot", false, "let a guest reset restart it (reboot cycling) instead of ending the run")
+	if code, ok := parse(stdout, stderr, "boot", "--initramfs FILE --kernel VMLINUZ | --usb IMG [--firmware ovmf|seabios] [--append ARGS] [--tpm] [--disk FILE] [--allow-reboot]", fs, args); !ok {
 		return code
 	}
 	switch {

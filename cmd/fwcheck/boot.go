@@ -2,8 +2,11 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -49,7 +52,22 @@ func bootMain(cmdlineFile string) int {
 	cfg, cfgErrs := bootConfig(live, cmdline) // the stick's fwcheck.cfg, then the command line
 	reqErrs = append(reqErrs, cfgErrs...)
 	failOn := bootFailOn(cfg)
-	run := bootRun(cfg)
+	live.ESP = cfg.ESP // results only on the boot stick's FWCHECK
+	// Runs that act on the machine keep their journal on the results
+	// partition, mounted now and written as they go, so that a hang or a
+	// reset loses nothing and the next boot goes on from it.
+	var resultsDir string
+	if cfg.S3 > 0 || cfg.Reboot > 0 {
+		dir, dev, ok, err := live.OpenResults()
+		switch {
+		case err != nil:
+			reqErrs = append(reqErrs, fmt.Sprintf("results partition %s: %v", dev, err))
+		case ok:
+			resultsDir = dir
+			live.Logf("fwcheck: journals on the results partition %s", dev)
+		}
+	}
+	run := bootRun(cfg, resultsDir)
 	reqErrs = append(reqErrs, run.errs...)
 	for _, e := range reqErrs {
 		live.Logf("fwcheck: %s", e)
@@ -58,8 +76,45 @@ func bootMain(cmdlineFile string) int {
 
 	code := exitOK
 	stamp := time.Now()
-	rc := &runConfig{Selection: tests.Selection{IDs: run.ids}, Root: "/", Settings: run.settings, Lenient: true}
-	doc, err := execute(rc)
+	progress := func(id, msg string) { live.Logf("fwcheck: %s: %s", id, msg) }
+	// The reboot check goes first and alone: in every boot but the run's
+	// last it resets the machine, and nothing else needs to run before.
+	var doc *report.Document
+	err = nil
+	if run.reboot {
+		rc := &runConfig{Selection: tests.Selection{IDs: []string{RebootCheckID}}, Root: "/", Settings: run.settings, Lenient: true,
+			Progress: progress, BeforeReset: func() {
+				if err := live.CloseResults(); err != nil {
+					live.Logf("fwcheck: %v", err)
+				}
+			}}
+		if doc, err = execute(rc); err != nil {
+			reqErrs = append(reqErrs, "reboot: "+err.Error())
+			doc, err = nil, nil
+		}
+	}
+	if run.rest {
+		rc := &runConfig{Selection: tests.Selection{IDs: run.ids}, Root: "/", Settings: run.settings, Lenient: true, Progress: progress}
+		rest, rerr := execute(rc)
+		switch {
+		case rerr != nil:
+			err = rerr
+		case doc == nil:
+			doc = rest
+		default:
+			// The reboot run's result first, then the others'.
+			var rs []tests.Result
+			for _, r := range append(doc.Results, rest.Results...) {
+				rs = append(rs, r.Result)
+			}
+			merged := report.New(version, rest.Machine, stamp, time.Now(), rs)
+			merged.Settings, merged.Errors = rest.Settings, append(doc.Errors, rest.Errors...)
+			doc = merged
+		}
+	}
+	if doc == nil && err == nil {
+		err = errors.New("no check ran")
+	}
 	verdicts := image.Uptime()
 	if err != nil {
 		live.Logf("fwcheck: %v", err)
@@ -106,42 +161,88 @@ func errorLines(prefix string, err error) []string {
 	return out
 }
 
-// S3CheckID is the suspend/resume check fwcheck.s3=N asks for.
-const S3CheckID = "s3"
+// The checks the live image's own options ask for: fwcheck.s3=N and
+// fwcheck.reboot=N.
+const (
+	S3CheckID     = "s3"
+	RebootCheckID = "reboot"
+)
 
-// bootPlan is what the live image runs: the check IDs (nil: every safe
-// check), the settings' values, and the problems with the request.
+// The journals' names on the results partition.
+const (
+	s3Journal     = "fwcheck-s3.jsonl"
+	rebootJournal = "fwcheck-reboot.jsonl"
+)
+
+// bootPlan is what the live image runs: whether a reboot run goes first,
+// then the check IDs (nil: every safe check), the settings' values, and
+// the problems with the request.
 type bootPlan struct {
 	ids      []string
+	rest     bool // run ids (after the reboot run, when there is one)
+	reboot   bool
 	settings tests.Settings
 	errs     []string
 }
 
 // bootRun turns the command line's request into a plan. fwcheck.s3=N adds
 // the suspend/resume check (power-state checks run only when named) with N
-// cycles; fwcheck.ID.NAME=V sets a check's setting. A setting for an
-// unknown check or with a bad value is an error in the plan, and the rest
-// runs.
-func bootRun(cfg image.Config) bootPlan {
+// cycles; fwcheck.reboot=N plans a reboot run of N resets; fwcheck.ID.NAME=V
+// sets a check's setting. resultsDir, when not empty, is the mounted
+// results partition: the runs' journals go there unless a journal setting
+// says otherwise. A reboot run without a journal on persistent storage
+// would start afresh on every boot and never end: it is refused. A setting
+// for an unknown check or with a bad value is an error in the plan, and
+// the rest runs.
+func bootRun(cfg image.Config, resultsDir string) bootPlan {
 	var p bootPlan
 	checks := all.Checks()
 	p.ids = cfg.Run
-	sets := cfg.Settings
-	if cfg.S3 > 0 {
-		sets = append([]image.Setting{{Check: S3CheckID, Name: "cycles", Value: strconv.Itoa(cfg.S3)}}, sets...)
-		if tests.Lookup(checks, S3CheckID) == nil {
-			p.errs = append(p.errs, fmt.Sprintf("fwcheck.s3=%d: this fwcheck has no %q check", cfg.S3, S3CheckID))
-		} else {
-			if p.ids == nil {
-				p.ids = []string{"all"}
-			}
-			p.ids = append(p.ids, S3CheckID)
+	var sets []image.Setting
+	power := map[string]int{S3CheckID: cfg.S3, RebootCheckID: cfg.Reboot}
+	for _, id := range []string{S3CheckID, RebootCheckID} {
+		n := power[id]
+		if n == 0 {
+			continue
 		}
+		if tests.Lookup(checks, id) == nil {
+			p.errs = append(p.errs, fmt.Sprintf("fwcheck.%s=%d: this fwcheck has no %q check", id, n, id))
+			power[id] = 0
+			continue
+		}
+		sets = append(sets, image.Setting{Check: id, Name: "cycles", Value: strconv.Itoa(n)})
+		if !slices.ContainsFunc(cfg.Settings, func(s image.Setting) bool { return s.Check == id && s.Name == "journal" }) {
+			name := map[string]string{S3CheckID: s3Journal, RebootCheckID: rebootJournal}[id]
+			switch {
+			case resultsDir != "":
+				sets = append(sets, image.Setting{Check: id, Name: "journal", Value: filepath.Join(resultsDir, name)})
+			case id == RebootCheckID:
+				p.errs = append(p.errs, fmt.Sprintf("fwcheck.reboot=%d: no %s partition to keep the journal that carries the run across resets; not rebooting", n, image.ResultsLabel))
+				power[id] = 0
+				sets = sets[:len(sets)-1]
+				continue
+			}
+		}
+		if id == RebootCheckID {
+			p.reboot = true
+			continue
+		}
+		if p.ids == nil {
+			p.ids = []string{"all"}
+		}
+		p.ids = append(p.ids, id)
 	}
-	for _, s := range sets {
+	p.rest = true
+	if p.reboot && p.ids != nil {
+		// The reboot check runs on its own; the rest as asked.
+		p.ids = slices.DeleteFunc(slices.Clone(p.ids), func(id string) bool { return id == RebootCheckID })
+		p.rest = len(p.ids) > 0
+	}
+	for _, s := range append(sets, cfg.Settings...) {
 		c := tests.Lookup(checks, s.Check)
 		if c == nil {
-			if s.Check != S3CheckID || cfg.S3 == 0 {
+			// fwcheck.s3=N already said the check is missing.
+			if requested := (s.Check == S3CheckID && cfg.S3 > 0) || (s.Check == RebootCheckID && cfg.Reboot > 0); !requested {
 				p.errs = append(p.errs, fmt.Sprintf("fwcheck.%s.%s: %v", s.Check, s.Name, &tests.UnknownCheckError{ID: s.Check}))
 			}
 			continue
@@ -150,7 +251,6 @@ func bootRun(cfg image.Config) bootPlan {
 			p.errs = append(p.errs, "fwcheck."+err.Error())
 		}
 	}
-	planReboot(cfg, checks, &p) // fwcheck.reboot=N (bootstick.go)
 	return p
 }
 
@@ -161,6 +261,9 @@ func describeRun(cfg image.Config) string {
 	}
 	if cfg.S3 > 0 {
 		s += fmt.Sprintf(", %d S3 cycles", cfg.S3)
+	}
+	if cfg.Reboot > 0 {
+		s += fmt.Sprintf(", %d reboots", cfg.Reboot)
 	}
 	return s + ", then " + string(cfg.After)
 }

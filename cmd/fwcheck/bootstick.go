@@ -2,8 +2,9 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -55,45 +56,78 @@ type runFile struct {
 }
 
 // saveRun writes the run's folder to the FWCHECK partition: the results
-// document, the human report, the whole kernel log and a snapshot of every
-// input (which `fwcheck run --from` analyses on another machine). When the
-// machine booted from the fwcheck stick (cfg.ESP), only the stick's own
-// FWCHECK partition is written (image.PickResults). Every problem is shown
-// on the console; none stops the boot.
+// document, the human report, the whole kernel log, a snapshot of every
+// input (which `fwcheck run --from` analyses on another machine), and a
+// copy of the suspend/reboot journals the run kept at the partition's root.
+// When the machine booted from the fwcheck stick (cfg.ESP), only the
+// stick's own FWCHECK partition is written (image.PickResults). Every
+// problem is shown on the console; none stops the boot.
 func saveRun(live *image.Live, cfg image.Config, stamp time.Time, text, js []byte) {
-	res, err := live.OpenResults(cfg.ESP, stamp)
+	dir, dev, ok, err := live.OpenResults()
 	switch {
-	case errors.Is(err, image.ErrNoResultsPartition) && cfg.ESP == "":
+	case err != nil:
+		live.Logf("fwcheck: results not written: %v", err)
+		return
+	case !ok:
 		live.Logf("fwcheck: no %s partition: the results are on the console only", image.ResultsLabel)
 		return
-	case err != nil:
+	}
+	defer func() {
+		if err := live.CloseResults(); err != nil {
+			live.Logf("fwcheck: %v", err)
+		}
+	}()
+	folder := image.RunFolder(stamp.UTC().Format("20060102-150405"), func(name string) bool {
+		_, err := os.Lstat(filepath.Join(dir, name))
+		return err == nil
+	})
+	runDir := filepath.Join(dir, folder)
+	if err := os.Mkdir(runDir, 0o755); err != nil {
 		live.Logf("fwcheck: results not written: %v", err)
 		return
 	}
 	files := []runFile{
 		{image.RunResultsJSON, func() ([]byte, error) { return js, nil }},
 		{image.RunReportText, func() ([]byte, error) { return text, nil }},
-		// The suspend/reboot journal (image.RunJournal) belongs here
-		// once the cycles keep it: it is written during the run.
 		{image.RunKernelLog, kernelLog},
 		{image.RunSnapshot, snapshot},
+	}
+	// The journals stay at the root, where the next boot of an unfinished
+	// run looks for them; the folder gets a copy.
+	for _, j := range []string{s3Journal, rebootJournal} {
+		if b, err := os.ReadFile(filepath.Join(dir, j)); err == nil {
+			files = append(files, runFile{j, func() ([]byte, error) { return b, nil }})
+		}
 	}
 	var written []string
 	for _, f := range files {
 		b, err := f.data()
 		if err == nil {
-			err = res.WriteFile(f.name, b)
+			err = writeSynced(filepath.Join(runDir, f.name), b)
 		}
 		if err != nil {
-			live.Logf("fwcheck: results partition %s: %s: %v", res.Dev, f.name, err)
+			live.Logf("fwcheck: results partition %s: %s: %v", dev, f.name, err)
 			continue
 		}
 		written = append(written, f.name)
 	}
-	if err := res.Close(); err != nil {
-		live.Logf("fwcheck: %v", err)
+	live.Logf("fwcheck: results written to %s, folder %s: %s", dev, folder, strings.Join(written, " "))
+}
+
+// writeSynced writes a file and flushes it to the disk.
+func writeSynced(p string, data []byte) error {
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
 	}
-	live.Logf("fwcheck: results written to %s, folder %s: %s", res.Dev, res.Folder, strings.Join(written, " "))
+	_, err = f.Write(data)
+	if serr := f.Sync(); err == nil {
+		err = serr
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // kernelLog is the whole kernel log as it is now, one record a line.
@@ -117,28 +151,4 @@ func snapshot() ([]byte, error) {
 	}
 	_ = notes // what could not be read is missing from the snapshot, as with fwcheck snapshot
 	return b.Bytes(), nil
-}
-
-// RebootCheckID is the reboot-cycling check fwcheck.reboot=N (reboot = N in
-// fwcheck.cfg) asks for.
-const RebootCheckID = "reboot"
-
-// planReboot adds the reboot check with cfg.Reboot cycles to the plan, or
-// reports that this fwcheck has none.
-func planReboot(cfg image.Config, checks []*tests.Check, p *bootPlan) {
-	if cfg.Reboot == 0 {
-		return
-	}
-	c := tests.Lookup(checks, RebootCheckID)
-	if c == nil {
-		p.errs = append(p.errs, fmt.Sprintf("fwcheck.reboot=%d: this fwcheck has no %q check yet; no reboot cycles run", cfg.Reboot, RebootCheckID))
-		return
-	}
-	if p.ids == nil {
-		p.ids = []string{"all"}
-	}
-	p.ids = append(p.ids, RebootCheckID)
-	if err := p.settings.Set(c, "cycles", fmt.Sprint(cfg.Reboot)); err != nil {
-		p.errs = append(p.errs, "fwcheck."+err.Error())
-	}
 }

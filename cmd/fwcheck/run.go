@@ -33,6 +33,11 @@ type runConfig struct {
 	// Lenient drops unknown check IDs into the document's errors instead
 	// of failing the run (the live image must not lose a run to a typo).
 	Lenient bool
+	// Progress shows long-running checks' progress (tests.Env.Progress).
+	Progress func(check, msg string)
+	// BeforeReset runs just before a check resets the live machine: the
+	// live image unmounts its results partition there.
+	BeforeReset func()
 }
 
 // machine opens the source cfg names, and the control of the machine when
@@ -49,7 +54,22 @@ func (cfg *runConfig) machine() (*input.Machine, input.Control, error) {
 		// Inputs from files describe another machine: do not mix in this one's.
 		return input.New(input.Empty(), cfg.Files), nil, nil
 	}
-	return input.New(input.Live(cfg.Root), cfg.Files), input.LiveControl(cfg.Root), nil
+	var ctl input.Control = input.LiveControl(cfg.Root)
+	if cfg.BeforeReset != nil {
+		ctl = resetHook{ctl, cfg.BeforeReset}
+	}
+	return input.New(input.Live(cfg.Root), cfg.Files), ctl, nil
+}
+
+// resetHook runs a function before the machine is reset.
+type resetHook struct {
+	input.Control
+	before func()
+}
+
+func (h resetHook) Reboot(method string) error {
+	h.before()
+	return h.Control.Reboot(method)
 }
 
 // execute runs the selected checks and returns the results document. It is
@@ -91,7 +111,7 @@ func execute(cfg *runConfig) (*report.Document, error) {
 		}
 	}
 	start := time.Now()
-	rs := tests.Run(&tests.Env{Machine: m, Settings: &cfg.Settings, Control: ctl}, checks)
+	rs := tests.Run(&tests.Env{Machine: m, Settings: &cfg.Settings, Control: ctl, Progress: cfg.Progress}, checks)
 	d := report.New(version, m.Identify(), start, time.Now(), rs)
 	d.Settings = cfg.Settings.Raw()
 	d.Errors = reqErrs
@@ -234,7 +254,10 @@ func init() {
 		for _, cat := range cats {
 			cfg.Selection.Categories = append(cfg.Selection.Categories, tests.Category(cat))
 		}
+		var done func()
+		cfg.Progress, done = progressWriter(e.stderr)
 		d, err := execute(&cfg)
+		done()
 		if err != nil {
 			return fail(e, c, err)
 		}

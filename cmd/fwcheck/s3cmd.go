@@ -32,7 +32,10 @@ func init() {
 		if err := out.validate(); err != nil {
 			return fail(e, c, err)
 		}
+		var done func()
+		cfg.Progress, done = progressWriter(e.stderr)
 		d, err := execute(&cfg)
+		done()
 		if err != nil {
 			return fail(e, c, err)
 		}

@@ -33,10 +33,14 @@ type Machine struct {
 	setup func(tmp string) ([]string, error) // firmware arguments
 }
 
-// The two machine setups.
+// The machine setups: OVMF on q35 and SeaBIOS on pc are the two the live
+// image is proven on; SeaBIOS on q35 is kept because its S3 resume is
+// broken (after the first resume, suspends return at once), a real
+// firmware fault the suspend/resume check must find.
 var (
-	OVMF    = Machine{Name: "ovmf-q35", Type: "q35", UEFI: true, setup: ovmfArgs}
-	SeaBIOS = Machine{Name: "seabios-pc", Type: "pc", setup: seabiosArgs}
+	OVMF       = Machine{Name: "ovmf-q35", Type: "q35", UEFI: true, setup: ovmfArgs}
+	SeaBIOS    = Machine{Name: "seabios-pc", Type: "pc", setup: seabiosArgs}
+	SeaBIOSQ35 = Machine{Name: "seabios-q35", Type: "q35", setup: seabiosArgs}
 )
 
 // OVMF code/vars pairs, most preferred first. FWCHECK_OVMF_CODE and
@@ -147,6 +151,9 @@ type Config struct {
 	Input io.Reader
 	// TPM attaches a TPM 2.0 emulated by swtpm (see SWTPMAvailable).
 	TPM bool
+	// AllowReboot lets a guest reset restart it, as a real machine does;
+	// otherwise a reset ends the run like a power-off (QEMU's -no-reboot).
+	AllowReboot bool
 }
 
 // SWTPM is the TPM emulator the harness runs for Config.TPM.
@@ -217,10 +224,12 @@ func (c Config) args(tmp string, interactive bool) ([]string, error) {
 		"-machine", c.Machine.Type + ",accel=" + accel,
 		"-cpu", cpu,
 		"-m", fmt.Sprint(mem),
-		"-no-reboot",
 		// Offer S3 to the guest explicitly, whatever the QEMU version's
 		// default: the suspend/resume check cycles through it.
 		"-global", map[bool]string{true: "ICH9-LPC", false: "PIIX4_PM"}[c.Machine.Type == "q35"] + ".disable_s3=0",
+	}
+	if !c.AllowReboot {
+		a = append(a, "-no-reboot")
 	}
 	if interactive {
 		a = append(a, "-nographic")

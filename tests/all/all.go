@@ -13,6 +13,8 @@ import (
 	"github.com/fwcheck/fwcheck/tests/madt"
 	"github.com/fwcheck/fwcheck/tests/mcfg"
 	"github.com/fwcheck/fwcheck/tests/oops"
+	"github.com/fwcheck/fwcheck/tests/reboot"
+	"github.com/fwcheck/fwcheck/tests/reset"
 	"github.com/fwcheck/fwcheck/tests/s3"
 )
 
@@ -31,6 +33,8 @@ func Checks() []*tests.Check {
 		klog.Check,
 		oops.Check,
 		s3.Check,
+		reboot.Check,
+		reset.Check,
 	}
 	if err := tests.Validate(cs); err != nil {
 		panic(err)

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"sort"
@@ -24,6 +25,7 @@ import (
 	"time"
 
 	"github.com/fwcheck/fwcheck/input"
+	"github.com/fwcheck/fwcheck/internal/journal"
 	"github.com/fwcheck/fwcheck/internal/stats"
 	"github.com/fwcheck/fwcheck/klog"
 	"github.com/fwcheck/fwcheck/tests"
@@ -37,6 +39,7 @@ var (
 	Cycles      = tests.IntOpt("cycles", "number of suspend/resume `cycles`", 3, 1, 10000)
 	Sleep       = tests.DurationOpt("sleep", "how long each suspend lasts: the RTC wake alarm", 10*time.Second, 2*time.Second, 24*time.Hour)
 	Awake       = tests.DurationOpt("awake", "how long the machine stays awake between cycles", 5*time.Second, 0, 24*time.Hour)
+	AwakeRandom = tests.StringOpt("awake-random", "stay awake a random time in `MIN..MAX` between cycles (e.g. 1s..30s) instead of --s3.awake, to shake out timing-dependent faults", "")
 	Mode        = tests.StringOpt("mode", "suspend `mode`: deep (S3), s2idle, shallow, or empty for the kernel's default", "", "", "deep", "s2idle", "shallow")
 	MaxFailures = tests.IntOpt("max-failures", "stop after this many failed cycles (0: never)", 0, 0, 10000)
 	MaxResume   = tests.DurationOpt("max-resume", "a kernel resume slower than this fails the cycle", 5*time.Second, 10*time.Millisecond, 10*time.Minute)
@@ -83,24 +86,33 @@ var (
 		"The machine did not come back from this cycle: the journal has the cycle's start and no outcome, so it hung "+
 			"in suspend or resume and was reset. Run again with --s3.pm-trace to have the next boot name the device "+
 			"the resume stopped in, and with --s3.pm-test to find the phase.")
+	labelNoLowPowerIdle = tests.NewLabel("S2IdleNoLowPowerResidency", tests.High, spec+"; Intel Low Power S0 Idle (LPIT) specification",
+		"The machine went through an s2idle cycle but its low-power idle residency counter did not move: the platform "+
+			"never reached its deepest idle state (S0ix), so it drew nearly full power while 'asleep'. A device that "+
+			"keeps the platform awake (no D3 for a PCIe device, an unconfigured LTR, a GPIO left as an interrupt) "+
+			"or firmware that does not let the SoC enter S0ix is the usual cause; the kernel's "+
+			"/sys/kernel/debug/pmc_core files name the blocker on Intel machines.")
 	labelDrift = tests.NewLabel("S3ResumeDrift", tests.Low, spec,
 		"The kernel's resume time grows from cycle to cycle, significantly by a least-squares fit: something "+
 			"accumulates across resumes (a leak in firmware or a driver, a growing table). Watch the slowest devices per cycle.")
 )
 
+// labels are the check's own labels.
+var labels = []*tests.Label{labelSuspendFailed, labelNoSleep, labelEarlyWake, labelLateWake, labelDeviceFailed,
+	labelDeviceLost, labelDeviceAdded, labelSlowResume, labelStatsFailure, labelHung, labelDrift, labelNoLowPowerIdle}
+
 // Check is the s3 check.
 var Check = &tests.Check{
-	ID:       "s3",
-	Title:    "Suspend/resume cycling: every cycle sleeps, wakes on time and brings every device back",
-	Category: tests.Power,
-	Flags:    tests.PowerState,
-	Inputs:   []input.Decl{input.PowerStates, input.KernelLog},
-	Optional: []input.Decl{input.SuspendStats, input.Devices, input.WakeupSources, input.FPDT},
-	Spec:     spec,
-	Labels: []*tests.Label{labelSuspendFailed, labelNoSleep, labelEarlyWake, labelLateWake, labelDeviceFailed,
-		labelDeviceLost, labelDeviceAdded, labelSlowResume, labelStatsFailure, labelHung, labelDrift},
+	ID:         "s3",
+	Title:      "Suspend/resume cycling: every cycle sleeps, wakes on time and brings every device back",
+	Category:   tests.Power,
+	Flags:      tests.PowerState,
+	Inputs:     []input.Decl{input.PowerStates, input.KernelLog},
+	Optional:   []input.Decl{input.SuspendStats, input.Devices, input.WakeupSources, input.FPDT, input.Pstore, input.IdleResidency},
+	Spec:       spec,
+	Labels:     labels,
 	DataLabels: klogcheck.DataLabels,
-	Settings:   []tests.Setting{Cycles, Sleep, Awake, Mode, MaxFailures, MaxResume, JournalPath, PMTest, PMTrace},
+	Settings:   []tests.Setting{Cycles, Sleep, Awake, AwakeRandom, Mode, MaxFailures, MaxResume, JournalPath, PMTest, PMTrace},
 	Run:        run,
 }
 
@@ -109,13 +121,16 @@ type Outcome struct {
 	Cycle  int    `json:"cycle"`
 	Status string `json:"status"` // passed, failed, hung
 	// Times in milliseconds; 0 when unknown.
-	RequestedMS      float64  `json:"requested_ms,omitempty"`
-	AsleepMS         float64  `json:"asleep_ms,omitempty"`
-	KernelResumeMS   float64  `json:"kernel_resume_ms,omitempty"`
-	FirmwareResumeMS float64  `json:"firmware_resume_ms,omitempty"`
-	SlowestDevice    string   `json:"slowest_device,omitempty"`
-	SlowestMS        float64  `json:"slowest_ms,omitempty"`
-	Problems         []string `json:"problems,omitempty"`
+	RequestedMS      float64 `json:"requested_ms,omitempty"`
+	AsleepMS         float64 `json:"asleep_ms,omitempty"`
+	KernelResumeMS   float64 `json:"kernel_resume_ms,omitempty"`
+	FirmwareResumeMS float64 `json:"firmware_resume_ms,omitempty"`
+	// FirmwareSuspendMS is the firmware's part of the suspend (the FPDT's
+	// S3 suspend record: SLP_TYP written to the final write).
+	FirmwareSuspendMS float64  `json:"firmware_suspend_ms,omitempty"`
+	SlowestDevice     string   `json:"slowest_device,omitempty"`
+	SlowestMS         float64  `json:"slowest_ms,omitempty"`
+	Problems          []string `json:"problems,omitempty"`
 }
 
 // sleeper is what the check waits with between cycles; tests replace it.
@@ -128,7 +143,7 @@ func run(p *tests.Pass) error {
 		p.Skip("%v", err)
 		return nil
 	}
-	var j *Journal
+	var j *journal.Journal
 	first, cycles := 1, Cycles.Get(p)
 	var outcomes []Outcome
 	if path := JournalPath.Get(p); path != "" {
@@ -141,7 +156,7 @@ func run(p *tests.Pass) error {
 			first = prev.next
 			cycles = max(cycles, prev.cycles)
 		}
-		if j, err = OpenJournal(path); err != nil {
+		if j, err = journal.Open(path); err != nil {
 			return err
 		}
 		defer j.Close()
@@ -157,28 +172,42 @@ func run(p *tests.Pass) error {
 			failed++
 		}
 	}
-	adv := newAdvisor(p)
+	adv := klogcheck.NewAdvisor(p)
 	ctl := p.Control()
+	awake, err := newAwake(p)
+	if err != nil {
+		p.Skip("%v", err)
+		return nil
+	}
+	runStart, done := time.Now().Round(0), 0 // wall clock: it runs on through suspend
 	for n := first; n <= cycles; n++ {
 		if m := MaxFailures.Get(p); m > 0 && failed >= m {
 			p.NotChecked(fmt.Sprintf("cycles %d–%d", n, cycles), fmt.Sprintf("the run stopped after %d failed cycles (max-failures)", failed), "raise --s3.max-failures")
 			break
 		}
-		if n > first && Awake.Get(p) > 0 {
-			sleeper(Awake.Get(p))
+		if n > first {
+			if d := awake.next(); d > 0 {
+				sleeper(d)
+			}
 		}
+		p.Progress("%s", progressLine(n, cycles, outcomes, failed, req.Wake, done, time.Now().Round(0).Sub(runStart)))
 		o, err := cycle(p, ctl, adv, j, n, req)
 		if err != nil {
 			return err
 		}
 		outcomes = append(outcomes, o)
+		done++
 		if o.Status != "passed" {
 			failed++
 		}
 	}
+	if awake.seed != 0 {
+		p.Info(nil, "awake times drawn from %v..%v with seed %d", awake.min, awake.max, awake.seed)
+	}
 	if err := j.Append(Record{Event: "done", Time: time.Now()}); err != nil {
 		p.Warn(nil, "journal: %v", err)
 	}
+	p.Record("cycles", outcomes)
 	summarize(p, outcomes)
 	return nil
 }
@@ -234,7 +263,7 @@ func resumeFrom(p *tests.Pass, path string) (*previous, error) {
 	if finished || cycles == 0 {
 		return nil, nil
 	}
-	j, err := OpenJournal(path)
+	j, err := journal.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -244,8 +273,9 @@ func resumeFrom(p *tests.Pass, path string) (*previous, error) {
 	for _, o := range outcomes {
 		last = max(last, o.Cycle)
 	}
+	evidence := hungEvidence(p)
 	for _, n := range hung {
-		o := Outcome{Cycle: n, Status: "hung", Problems: []string{"hung in suspend/resume: the journal has its start and no outcome"}}
+		o := Outcome{Cycle: n, Status: "hung", Problems: append([]string{"hung in suspend/resume: the journal has its start and no outcome"}, evidence...)}
 		if err := j.Append(Record{Event: "hung", Cycle: n, Time: time.Now(), Outcome: &o}); err != nil {
 			return nil, err
 		}
@@ -256,19 +286,33 @@ func resumeFrom(p *tests.Pass, path string) (*previous, error) {
 	p.Info(nil, "journal %s: resuming a run of %d cycles after cycle %d (%d hung)", path, cycles, last, len(hung))
 	// Every earlier cycle's findings go into this result too.
 	for _, o := range outcomes {
-		if o.Status == "hung" {
-			p.Fail(labelHung, "cycle %d: did not come back (the machine was reset); the journal has its start and no outcome", o.Cycle)
+		switch o.Status {
+		case "hung":
+			msg := "did not come back (the machine was reset); the journal has its start and no outcome"
+			if len(o.Problems) > 1 {
+				msg += "; " + strings.Join(o.Problems[1:], "; ")
+			}
+			p.Fail(labelHung, "cycle %d: %s", o.Cycle, msg)
+		case "failed":
+			for _, pr := range o.Problems {
+				name, msg, _ := strings.Cut(pr, ": ")
+				if i := slices.IndexFunc(labels, func(l *tests.Label) bool { return l.Name == name }); i >= 0 {
+					l := labels[i]
+					p.Fail(l, "cycle %d: %s", o.Cycle, msg)
+				}
+			}
 		}
 	}
 	return &previous{outcomes: outcomes, next: last + 1, cycles: cycles}, nil
 }
 
 // cycle runs one suspend/resume cycle and reports its findings.
-func cycle(p *tests.Pass, ctl input.Control, adv *advisor, j *Journal, n int, req input.SuspendRequest) (Outcome, error) {
+func cycle(p *tests.Pass, ctl input.Control, adv *klogcheck.Advisor, j *journal.Journal, n int, req input.SuspendRequest) (Outcome, error) {
 	o := Outcome{Cycle: n, RequestedMS: ms(req.Wake)}
 	devBefore, _ := tests.Load(p, input.Devices)
 	statsBefore, _ := tests.Load(p, input.SuspendStats)
 	wakeBefore, _ := tests.Load(p, input.WakeupSources)
+	idleBefore, _ := tests.Load(p, input.IdleResidency)
 	if err := j.Append(Record{Event: "start", Cycle: n, Time: time.Now()}); err != nil {
 		return o, err
 	}
@@ -321,7 +365,9 @@ func cycle(p *tests.Pass, ctl input.Control, adv *advisor, j *Journal, n int, re
 			}
 			fail(labelSlowResume, "the kernel resumed in %v (limit %v); slowest: %s", round(c.KernelResume), MaxResume.Get(p), strings.Join(slow, ", "))
 		}
-		adv.advise(p, recs[c.Start:c.End], n)
+		for _, f := range adv.Findings(recs[c.Start:c.End], fmt.Sprintf("cycle %d: ", n)) {
+			p.Report(f)
+		}
 	}
 	if devAfter, err := tests.Load(p, input.Devices); err == nil && devBefore != nil {
 		for _, d := range diff(devBefore, devAfter) {
@@ -336,8 +382,16 @@ func cycle(p *tests.Pass, ctl input.Control, adv *advisor, j *Journal, n int, re
 			fail(labelStatsFailure, "suspend_stats counted %d failure(s) (last_failed_dev %q, last_failed_step %q)", d, statsAfter["last_failed_dev"], statsAfter["last_failed_step"])
 		}
 	}
+	if s2idle(req, states) && serr == nil {
+		checkResidency(p, fail, idleBefore, n)
+	}
 	if f, err := tests.Load(p, input.FPDT); err == nil && f != nil && f.Resume != nil {
 		o.FirmwareResumeMS = float64(f.Resume.FullResume) / 1e6
+	}
+	if f, err := tests.Load(p, input.FPDT); err == nil && f != nil && f.Suspend != nil {
+		if d, ok := f.Suspend.Duration(); ok {
+			o.FirmwareSuspendMS = ms(d)
+		}
 	}
 	o.Status = "passed"
 	if p.Failures() > failures {
@@ -364,38 +418,6 @@ func findCycle(sl *klog.SuspendLog, n int, marked bool) *klog.Cycle {
 		return &sl.Cycles[len(sl.Cycles)-1]
 	}
 	return nil
-}
-
-// advisor matches a cycle's kernel log against the advice database; each
-// match is a finding of that cycle. It is built once per run: compiling
-// the database is most of the tool's own time per cycle otherwise.
-type advisor struct {
-	m   *klog.Matcher
-	env klog.Env
-}
-
-func newAdvisor(p *tests.Pass) *advisor {
-	es, err := klog.DefaultDB()
-	if err != nil {
-		return nil
-	}
-	env := klog.EnvFromLog(tests.Input(p, input.KernelLog))
-	m, err := klog.NewMatcher(es, env)
-	if err != nil {
-		return nil
-	}
-	return &advisor{m: m, env: env}
-}
-
-func (a *advisor) advise(p *tests.Pass, recs []klog.Record, n int) {
-	if a == nil {
-		return
-	}
-	for _, r := range recs {
-		if e := a.m.Match(r.Text); e != nil {
-			p.Report(klogcheck.Finding(e, r, a.env, fmt.Sprintf("cycle %d: ", n)))
-		}
-	}
 }
 
 // wakeCause names what woke the machine: the wakeup IRQ and the wakeup
@@ -449,7 +471,7 @@ func summarize(p *tests.Pass, os []Outcome) {
 		return
 	}
 	passed, failed, hung, first := 0, 0, 0, 0
-	var asleep, kernel, firmware, slowest []float64
+	var asleep, kernel, firmware, fwSuspend, slowest []float64
 	for _, o := range os {
 		switch o.Status {
 		case "passed":
@@ -471,6 +493,9 @@ func summarize(p *tests.Pass, os []Outcome) {
 		if o.FirmwareResumeMS > 0 {
 			firmware = append(firmware, o.FirmwareResumeMS)
 		}
+		if o.FirmwareSuspendMS > 0 {
+			fwSuspend = append(fwSuspend, o.FirmwareSuspendMS)
+		}
 		if o.SlowestMS > 0 {
 			slowest = append(slowest, o.SlowestMS)
 		}
@@ -482,7 +507,7 @@ func summarize(p *tests.Pass, os []Outcome) {
 	for _, s := range []struct {
 		name string
 		v    []float64
-	}{{"time asleep", asleep}, {"kernel resume", kernel}, {"firmware resume", firmware}, {"slowest device resume", slowest}} {
+	}{{"time asleep", asleep}, {"kernel resume", kernel}, {"firmware resume", firmware}, {"firmware suspend", fwSuspend}, {"slowest device resume", slowest}} {
 		if len(s.v) == 0 {
 			p.Info(nil, "%s: not measured", s.name)
 			continue
@@ -541,4 +566,138 @@ func deviceText(o Outcome) string {
 		return "unknown"
 	}
 	return fmt.Sprintf("%s %.1f ms", o.SlowestDevice, o.SlowestMS)
+}
+
+// awakeTimes is how long the machine stays awake between cycles: fixed, or
+// drawn at random from a range with a seed the results name, so a failing
+// sequence can be replayed.
+type awakeTimes struct {
+	fixed, min, max time.Duration
+	seed            int64
+	rng             *rand.Rand
+}
+
+func newAwake(p *tests.Pass) (*awakeTimes, error) {
+	a := &awakeTimes{fixed: Awake.Get(p)}
+	spec := AwakeRandom.Get(p)
+	if spec == "" {
+		return a, nil
+	}
+	lo, hi, ok := strings.Cut(spec, "..")
+	var err1, err2 error
+	a.min, err1 = time.ParseDuration(strings.TrimSpace(lo))
+	a.max, err2 = time.ParseDuration(strings.TrimSpace(hi))
+	if !ok || err1 != nil || err2 != nil || a.min < 0 || a.max < a.min || a.max > 24*time.Hour {
+		return nil, fmt.Errorf("--s3.awake-random %q: want MIN..MAX, two durations with MIN ≤ MAX ≤ 24h (e.g. 1s..30s)", spec)
+	}
+	a.seed = time.Now().UnixNano()
+	a.rng = rand.New(rand.NewPCG(uint64(a.seed), 0))
+	return a, nil
+}
+
+func (a *awakeTimes) next() time.Duration {
+	if a.rng == nil {
+		return a.fixed
+	}
+	return a.min + time.Duration(a.rng.Int64N(int64(a.max-a.min)+1))
+}
+
+// progressLine is the driver's progress line before cycle n: the counts so
+// far, the last resume times and an estimate of the time left from the
+// cycles done in this run.
+func progressLine(n, cycles int, os []Outcome, failed int, sleep time.Duration, done int, spent time.Duration) string {
+	s := fmt.Sprintf("cycle %d/%d: suspending for %v; %d passed, %d failed", n, cycles, sleep, len(os)-failed, failed)
+	if len(os) > 0 {
+		last := os[len(os)-1]
+		s += fmt.Sprintf("; last resume: firmware %s, kernel %s", msText(last.FirmwareResumeMS), msText(last.KernelResumeMS))
+	}
+	if done > 0 {
+		left := spent / time.Duration(done) * time.Duration(cycles-n+1)
+		s += fmt.Sprintf("; about %v left", left.Round(time.Second))
+	}
+	return s
+}
+
+// hungEvidence is what this boot can say about the cycle the last one hung
+// in: the device pm_trace left its hash for in the RTC (when the run asked
+// for pm_trace, the kernel's "hash matches" lines at boot name it; without
+// it the RTC holds the time and any match is chance), and the last lines
+// of the previous boot's log that pstore kept.
+func hungEvidence(p *tests.Pass) []string {
+	var out []string
+	if PMTrace.Get(p) {
+		var lines []string
+		for _, r := range tests.Input(p, input.KernelLog) {
+			if strings.Contains(r.Text, "Magic number:") || strings.Contains(r.Text, "hash matches") {
+				lines = append(lines, strings.TrimSpace(r.Text))
+			}
+		}
+		if len(lines) > 0 {
+			out = append(out, "pm_trace: "+strings.Join(lines, " | "))
+		} else {
+			out = append(out, "pm_trace: this boot's log names no device (no \"hash matches\" line)")
+		}
+	}
+	if ps, err := tests.Load(p, input.Pstore); err == nil && len(ps) > 0 {
+		names := make([]string, 0, len(ps))
+		for n := range ps {
+			if strings.HasPrefix(n, "dmesg-") {
+				names = append(names, n)
+			}
+		}
+		sort.Strings(names)
+		if len(names) > 0 {
+			last := names[len(names)-1]
+			lines := strings.Split(strings.TrimRight(ps[last], "\n"), "\n")
+			lines = lines[max(0, len(lines)-5):]
+			out = append(out, fmt.Sprintf("pstore %s ends: %s", last, strings.Join(lines, " | ")))
+		}
+	}
+	return out
+}
+
+// s2idle tells whether req suspends to idle: freeze, or mem with the
+// s2idle mode asked for or selected by the kernel ("[s2idle]").
+func s2idle(req input.SuspendRequest, states map[string]string) bool {
+	switch {
+	case req.State == "freeze":
+		return true
+	case req.State != "mem":
+		return false
+	case req.MemSleep != "":
+		return req.MemSleep == "s2idle"
+	}
+	return strings.Contains(states["mem_sleep"], "[s2idle]")
+}
+
+// checkResidency compares the low-power idle counters across an s2idle
+// cycle: at least one must have moved. Without counters it says so once.
+func checkResidency(p *tests.Pass, fail func(*tests.Label, string, ...any), before map[string]int64, n int) {
+	// Without counters, NotChecked says so once for the run.
+	after, err := tests.Load(p, input.IdleResidency)
+	if err != nil || len(after) == 0 || len(before) == 0 {
+		p.NotChecked("low-power idle residency", "the machine exposes no residency counter (no LPIT table, no Intel PMC debugfs)",
+			"on Intel, mount debugfs and load intel_pmc_core; elsewhere the platform must publish an LPIT")
+		return
+	}
+	var moved []string
+	names := make([]string, 0, len(after))
+	for name := range after {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if b, ok := before[name]; ok && after[name] > b {
+			moved = append(moved, fmt.Sprintf("%s +%d µs", name, after[name]-b))
+		}
+	}
+	if len(moved) == 0 {
+		var vals []string
+		for _, name := range names {
+			vals = append(vals, fmt.Sprintf("%s %d µs", name, after[name]))
+		}
+		fail(labelNoLowPowerIdle, "no low-power idle residency counter moved (%s)", strings.Join(vals, ", "))
+		return
+	}
+	p.Info(nil, "cycle %d: low-power idle residency %s", n, strings.Join(moved, ", "))
 }

@@ -128,6 +128,11 @@ func TestCyclesPassAndAreJournalled(t *testing.T) {
 	assert.Contains(t, infos, "cycle 3 passed: asleep 5.02s, kernel resume 9.0 ms")
 	assert.Contains(t, infos, "slowest device xhci_hcd 0000:00:14.0 80.0 ms")
 	assert.Contains(t, infos, "3 cycles: 3 passed, 0 failed, 0 hung")
+	cycles, ok := r.Data["cycles"].([]Outcome)
+	require.True(t, ok, "the result carries every cycle: %v", r.Data)
+	require.Len(t, cycles, 3)
+	assert.Equal(t, 3, cycles[2].Cycle)
+	assert.InDelta(t, 9.0, cycles[2].KernelResumeMS, 0.01)
 	assert.Contains(t, infos, "kernel resume (ms): min 9.0, median 9.0, p95 9.0, max 9.0 over 3 cycles")
 
 	b, err := os.ReadFile(journal)
@@ -319,4 +324,96 @@ func BenchmarkCycleOverhead(b *testing.B) {
 		tests.RunOne(&tests.Env{Machine: input.New(src, input.Options{}), Settings: &set, Control: m}, Check)
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*10)/1000, "ms/cycle")
+}
+
+func TestAwakeRandomAndProgress(t *testing.T) {
+	var slept []time.Duration
+	sleeper = func(d time.Duration) { slept = append(slept, d) }
+	defer func() { sleeper = func(time.Duration) {} }()
+
+	m := newFake(t)
+	src, err := input.Open(m.dir)
+	require.NoError(t, err)
+	var set tests.Settings
+	require.NoError(t, set.Set(Check, "cycles", "4"))
+	require.NoError(t, set.Set(Check, "sleep", "5s"))
+	require.NoError(t, set.Set(Check, "awake-random", "1s..3s"))
+	var progress []string
+	env := &tests.Env{Machine: input.New(src, input.Options{}), Settings: &set, Control: m,
+		Progress: func(id, msg string) { progress = append(progress, id+": "+msg) }}
+	r := tests.RunOne(env, Check)
+	assert.Equal(t, tests.StatusPassed, r.Status)
+	require.Len(t, slept, 3, "awake between the 4 cycles")
+	for _, d := range slept {
+		assert.True(t, d >= time.Second && d <= 3*time.Second, "%v", d)
+	}
+	assert.Contains(t, messages(r, tests.KindInfo), "awake times drawn from 1s..3s with seed ")
+	require.Len(t, progress, 4)
+	assert.Equal(t, "s3: cycle 1/4: suspending for 5s; 0 passed, 0 failed", progress[0])
+	assert.Regexp(t, `^s3: cycle 4/4: suspending for 5s; 3 passed, 0 failed; last resume: firmware unknown, kernel 9\.0 ms; about \S+ left$`, progress[3])
+
+	require.NoError(t, set.Set(Check, "awake-random", "30s..1s"))
+	r = tests.RunOne(env, Check)
+	assert.Equal(t, tests.StatusSkipped, r.Status)
+	assert.Contains(t, r.Reason, "MIN..MAX")
+}
+
+// After a hang with pm_trace on, the next boot's "hash matches" lines and
+// the end of the log pstore kept go into the hung cycle's finding; a
+// failed cycle from before the hang is reported again with its label.
+func TestHungCycleEvidence(t *testing.T) {
+	m := newFake(t)
+	m.write("fwcheck/klog.txt", "[    0.000000] Linux version 6.1.0-test\n"+
+		"[    0.900000] PM:   Magic number: 13:464:945\n"+
+		"[    0.900100] PM:   hash matches drivers/base/power/main.c:1195\n"+
+		"[    0.900200] pci 0000:00:1f.3: hash matches\n")
+	m.write("sys/fs/pstore/dmesg-efi-170000000001", "<6>[ 99.1] PM: suspend entry (deep)\n<6>[ 99.2] PM: suspend devices\n")
+	journal := filepath.Join(t.TempDir(), "s3.jsonl")
+	one := Outcome{Cycle: 1, Status: "failed", Problems: []string{"S3DeviceLost: net wlp2s0 is gone after resume"}}
+	var b bytes.Buffer
+	for _, rec := range []Record{{Event: "run", Cycles: 2}, {Event: "start", Cycle: 1}, {Event: "outcome", Cycle: 1, Outcome: &one}, {Event: "start", Cycle: 2}} {
+		line, err := jsonLine(rec)
+		require.NoError(t, err)
+		b.WriteString(line)
+	}
+	require.NoError(t, os.WriteFile(journal, b.Bytes(), 0o644))
+
+	r := m.run(t, "cycles", "2", "journal", journal, "pm-trace", "true")
+	hung := checktest.FindingWith(r, "S3Hung")
+	require.NotNil(t, hung)
+	assert.Contains(t, hung.Message, "pm_trace: PM:   Magic number: 13:464:945 | PM:   hash matches drivers/base/power/main.c:1195 | pci 0000:00:1f.3: hash matches")
+	assert.Contains(t, hung.Message, "pstore dmesg-efi-170000000001 ends: <6>[ 99.1] PM: suspend entry (deep) | <6>[ 99.2] PM: suspend devices")
+	lost := checktest.FindingWith(r, "S3DeviceLost")
+	require.NotNil(t, lost, "cycle 1's failure is in the result of the run")
+	assert.Equal(t, "cycle 1: net wlp2s0 is gone after resume", lost.Message)
+}
+
+func TestS2IdleResidency(t *testing.T) {
+	const sys = "sys/devices/system/cpu/cpuidle/low_power_idle_system_residency_us"
+	// The counter moves in cycle 1, and not in cycle 2.
+	m := newFake(t)
+	m.write(sys, "1000\n")
+	m.behave = func(m *fakeMachine, n int, lines []string, asleep time.Duration) ([]string, time.Duration, error) {
+		if n == 1 {
+			m.write(sys, "9001000\n")
+		}
+		return lines, asleep, nil
+	}
+	r := m.run(t, "cycles", "2", "mode", "s2idle")
+	assert.Contains(t, messages(r, tests.KindInfo), "cycle 1: low-power idle residency system +9000000 µs")
+	fs := checktest.FindingsWith(r, "S2IdleNoLowPowerResidency")
+	require.Len(t, fs, 1)
+	assert.Equal(t, "cycle 2: no low-power idle residency counter moved (system 9001000 µs)", fs[0].Message)
+
+	// Without a counter the check says it could not tell.
+	m = newFake(t)
+	r = m.run(t, "cycles", "2", "mode", "s2idle")
+	assert.Equal(t, tests.StatusIncomplete, r.Status)
+	require.Len(t, r.Unchecked, 1)
+	assert.Equal(t, "low-power idle residency", r.Unchecked[0].What)
+
+	// Deep sleep has no such counter to watch.
+	m = newFake(t)
+	r = m.run(t, "cycles", "1", "mode", "deep")
+	assert.Equal(t, tests.StatusPassed, r.Status)
 }

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/fwcheck/fwcheck/image"
+)
+
+func TestBootRunPowerRuns(t *testing.T) {
+	parse := func(s string) image.Config {
+		c, err := image.ParseCmdline(s)
+		assert.NoError(t, err)
+		return c
+	}
+	// S3 with a results partition journals there.
+	p := bootRun(parse("fwcheck.s3=3"), "/mnt/r")
+	assert.Equal(t, []string{"all", "s3"}, p.ids)
+	assert.True(t, p.rest)
+	assert.False(t, p.reboot)
+	assert.Equal(t, map[string]string{"s3.cycles": "3", "s3.journal": "/mnt/r/fwcheck-s3.jsonl"}, p.settings.Raw())
+	assert.Empty(t, p.errs)
+
+	// Without one, S3 runs unjournalled; a reboot run is refused, since it
+	// would begin afresh on every boot.
+	p = bootRun(parse("fwcheck.s3=3 fwcheck.reboot=5"), "")
+	assert.False(t, p.reboot)
+	assert.Equal(t, map[string]string{"s3.cycles": "3"}, p.settings.Raw())
+	assert.Len(t, p.errs, 1)
+	assert.Contains(t, p.errs[0], "fwcheck.reboot=5: no FWCHECK partition")
+
+	// A reboot run goes first and alone; then every safe check, or what
+	// fwcheck.run names.
+	p = bootRun(parse("fwcheck.reboot=5 fwcheck.reboot.method=acpi"), "/mnt/r")
+	assert.True(t, p.reboot)
+	assert.True(t, p.rest)
+	assert.Nil(t, p.ids)
+	assert.Equal(t, map[string]string{"reboot.cycles": "5", "reboot.journal": "/mnt/r/fwcheck-reboot.jsonl", "reboot.method": "acpi"}, p.settings.Raw())
+	p = bootRun(parse("fwcheck.run=reboot fwcheck.reboot=2 fwcheck.reboot.journal=/mnt/x/j"), "/mnt/r")
+	assert.True(t, p.reboot)
+	assert.False(t, p.rest, "nothing besides the reboot run")
+	assert.Equal(t, "/mnt/x/j", p.settings.Raw()["reboot.journal"])
+	p = bootRun(parse("fwcheck.run=fadt fwcheck.reboot=2"), "/mnt/r")
+	assert.Equal(t, []string{"fadt"}, p.ids)
+
+	// A setting for a check that does not exist is reported once.
+	p = bootRun(parse("fwcheck.nosuch.x=1"), "")
+	assert.Len(t, p.errs, 1)
+}
