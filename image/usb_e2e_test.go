@@ -11,6 +11,7 @@ package image_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -28,6 +29,7 @@ import (
 	"github.com/fwcheck/fwcheck/image/qemu"
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/report/reporttest"
+	"github.com/fwcheck/fwcheck/tests"
 )
 
 // usbBootTimeout bounds one stick boot: the firmware's USB boot, GRUB's
@@ -196,4 +198,42 @@ func TestUSBStickConfig(t *testing.T) {
 	assert.Contains(t, r.console, "fwcheck: read fwcheck.cfg from the boot stick")
 	assert.Contains(t, r.console, "fwcheck: done; poweroff", "after = poweroff from the file")
 	checkStickFiles(t, r)
+}
+
+// TestUSBStickS3 has the stick's fwcheck.cfg ask for two suspend/resume
+// cycles on pc/SeaBIOS: the journal is kept on the stick's FWCHECK
+// partition through the cycles (the stick suspends and resumes with the
+// machine), the run's folder gets a copy of it, and the second disk stays
+// untouched.
+func TestUSBStickS3(t *testing.T) {
+	t.Parallel()
+	stick := buildStick(t, qemu.SeaBIOS, "run = s3\ns3 = 2\ns3.sleep = 3s\ns3.awake = 1s\nafter = poweroff\n")
+	r := bootStick(t, qemu.SeaBIOS, stick)
+	require.Len(t, r.doc.Results, 1, r.console)
+	s3 := r.doc.Results[0]
+	assert.Equal(t, "s3", s3.ID)
+	assert.Equal(t, tests.StatusPassed, s3.Status, "%+v\n%s", s3.Findings, tail([]byte(r.console)))
+	assert.Contains(t, r.console, "fwcheck: journals on the results partition /dev/sd")
+	checkStickFiles(t, r)
+
+	part := stick + "@@" + strconv.Itoa(mkimage.ResultsOffset)
+	root := mtools(t, "mtype", "-i", part, "::/fwcheck-s3.jsonl")
+	copied := mtools(t, "mtype", "-i", part, "::/"+r.folder+"/fwcheck-s3.jsonl")
+	assert.Equal(t, string(root), string(copied), "the run folder holds the journal as it was at the end")
+	var outcomes int
+	for _, l := range strings.Split(strings.TrimSpace(string(root)), "\n") {
+		var rec struct {
+			Event   string `json:"event"`
+			Outcome *struct {
+				Status string `json:"status"`
+			} `json:"outcome"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(l), &rec), "journal line %q", l)
+		if rec.Event == "outcome" {
+			outcomes++
+			require.NotNil(t, rec.Outcome)
+			assert.Equal(t, "passed", rec.Outcome.Status)
+		}
+	}
+	assert.Equal(t, 2, outcomes, "two cycles journalled:\n%s", root)
 }
