@@ -168,6 +168,17 @@ func Sum(b []byte) uint8 {
 	return s
 }
 
+// Limits on what a table set may hold, so that hostile input (a dump of
+// 200,000 tiny tables, a gzip bomb of hex rows) is an error rather than
+// minutes and gigabytes. Real machines have under 100 tables (large servers
+// a few hundred SSDTs) and a few megabytes of table data.
+const (
+	// MaxTables bounds the tables a loader reads.
+	MaxTables = 4096
+	// MaxTableData bounds the table bytes read from acpidump text.
+	MaxTableData = 32 << 20
+)
+
 // Tables is the set of ACPI tables of one machine.
 type Tables struct {
 	// List holds every table in the order found, the RSDP/XSDT/RSDT included
@@ -338,9 +349,13 @@ func (ts *Tables) RootAbsence(sig string) (reason, remedy string) {
 		name = "RSDP"
 	}
 	if m, ok := ts.RootsMissing[sig]; ok {
-		remedy = "run as root"
-		if strings.Contains(m, "iomem=relaxed") {
+		switch {
+		case strings.Contains(m, "iomem=relaxed"):
 			remedy = "boot with iomem=relaxed"
+		case strings.Contains(m, "no such file"):
+			remedy = "this kernel has no /dev/mem: run on a kernel built with CONFIG_DEVMEM, or give an acpidump that includes it"
+		default:
+			remedy = "run as root"
 		}
 		return m, remedy
 	}

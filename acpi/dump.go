@@ -5,9 +5,11 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -33,8 +35,14 @@ func ParseDump(r io.Reader) (*Tables, error) {
 	sc := bufio.NewScanner(br)
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
 	var cur *Table
+	var data, reserved int
 	flush := func() {
 		if cur != nil {
+			// A table shorter than its length field does not keep the
+			// room reserved for the rest.
+			if cap(cur.Raw)-len(cur.Raw) > 4096 {
+				cur.Raw = bytes.Clone(cur.Raw)
+			}
 			if len(cur.Raw) >= 8 && string(cur.Raw[:8]) == "RSD PTR " {
 				cur.Signature = SigRSDP
 			}
@@ -51,10 +59,13 @@ func ParseDump(r io.Reader) (*Tables, error) {
 		}
 		if sig, addr, ok := dumpHeaderLine(s); ok {
 			flush()
+			if len(ts.List) >= MaxTables {
+				return nil, fmt.Errorf("acpidump line %d: more than %d tables (real machines have under 100)", line, MaxTables)
+			}
 			cur = &Table{Signature: sig, Address: addr, Origin: "acpidump"}
 			continue
 		}
-		off, data, ok := dumpRow(s)
+		off, row, ok := dumpRow(s)
 		if !ok || cur == nil {
 			// Keep the first few skipped lines; count the rest, so junk
 			// costs a counter, not memory.
@@ -67,9 +78,24 @@ func ParseDump(r io.Reader) (*Tables, error) {
 		if off != len(cur.Raw) {
 			return nil, fmt.Errorf("acpidump line %d: %s row offset 0x%x, expected 0x%x", line, cur.Signature, off, len(cur.Raw))
 		}
-		cur.Raw = append(cur.Raw, data...)
+		if data += len(row); data > MaxTableData {
+			return nil, fmt.Errorf("acpidump line %d: more than %d MiB of table data (real machines have a few)", line, MaxTableData>>20)
+		}
+		cur.Raw = append(cur.Raw, row...)
+		// Once the length field is in, make room for the whole table at
+		// once, so an honest table is one allocation of its own size, not
+		// a chain of doublings. What is reserved this way is bounded by
+		// MaxTableData over the whole dump, whatever the length fields say.
+		if n := len(cur.Raw); n >= 8 && n-len(row) < 8 {
+			if want := int(binary.LittleEndian.Uint32(cur.Raw[4:8])); want > n && want-n <= MaxTableData-reserved {
+				reserved += want - n
+				cur.Raw = slices.Grow(cur.Raw, want-n)
+			}
+		}
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return nil, fmt.Errorf("acpidump line %d: longer than 1 MiB: not acpidump text", line+1)
+	} else if err != nil {
 		return nil, fmt.Errorf("acpidump: %w", err)
 	}
 	// acpidump writes every table whole, so a last table shorter than its

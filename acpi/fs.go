@@ -40,7 +40,9 @@ func LoadFS(fsys fs.FS, dir string) (*Tables, error) {
 			variants = append(variants, p)
 			return nil
 		}
-		names = append(names, p)
+		if names = append(names, p); len(names) > MaxTables {
+			return fmt.Errorf("more than %d tables in %s (real machines have under 100)", MaxTables, dir)
+		}
 		return nil
 	})
 	if err != nil {
@@ -56,7 +58,7 @@ func LoadFS(fsys fs.FS, dir string) (*Tables, error) {
 		ts.add(&Table{Signature: tableSignature(path.Base(p), raw), Raw: raw, Origin: rel})
 	}
 	if len(variants) > 0 {
-		ts.warnf("skipped %d QEMU variant files (%s …): load a configuration with LoadQEMU", len(variants), path.Base(variants[0]))
+		ts.warnf("skipped %d QEMU variant files (%s …): they are alternative tables from QEMU's test suite, not part of one machine; give a directory that holds one machine's tables", len(variants), path.Base(variants[0]))
 	}
 	if len(ts.List) == 0 {
 		return nil, fmt.Errorf("acpi tables: none in %s", dir)
@@ -192,6 +194,9 @@ func LoadQEMU(fsys fs.FS, dir, variant string) (*Tables, error) {
 	}
 	if len(sigs) == 0 {
 		return nil, fmt.Errorf("qemu tables: none for variant %q in %s", variant, dir)
+	}
+	if len(sigs) > MaxTables {
+		return nil, fmt.Errorf("qemu tables: more than %d in %s", MaxTables, dir)
 	}
 	sort.Strings(sigs)
 	ts := &Tables{Source: path.Join(dir, variant)}

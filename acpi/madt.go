@@ -120,6 +120,9 @@ type MADT struct {
 	GICRs             []GICR
 	GICITSs           []GICITS
 	MPWakeups         []MPWakeup
+	// NotRead counts the bytes after the first MaxMADTEntries subtables,
+	// which ParseMADT leaves unparsed.
+	NotRead int
 }
 
 // MADTEntry is one interrupt controller structure, as found.
@@ -247,10 +250,16 @@ type MPWakeup struct {
 // MADTMinLength is the size of the MADT before its subtables.
 const MADTMinLength = HeaderSize + 8
 
-// ParseMADT decodes a MADT and each of its subtables. When the subtable
-// list is malformed (a zero length, or an entry running past the table) it
-// returns the MADT with the entries before the fault together with an
-// error.
+// MaxMADTEntries bounds the subtables ParseMADT decodes. The largest real
+// MADTs (servers of several hundred logical CPUs, an x2APIC and an NMI
+// entry each) have a few thousand; a crafted one of millions would cost
+// gigabytes. What follows is counted in MADT.NotRead.
+const MaxMADTEntries = 65536
+
+// ParseMADT decodes a MADT and each of its subtables (at most
+// MaxMADTEntries). When the subtable list is malformed (a zero length, or
+// an entry running past the table) it returns the MADT with the entries
+// before the fault together with an error.
 func ParseMADT(t *Table) (*MADT, error) {
 	b, err := sdtBody(t, SigMADT, MADTMinLength)
 	if err != nil {
@@ -259,6 +268,10 @@ func ParseMADT(t *Table) (*MADT, error) {
 	r := le(b)
 	m := &MADT{Header: t.Header, LocalAPICAddress: r.u32(36), Flags: r.u32(40)}
 	for off := MADTMinLength; off < len(b); {
+		if len(m.Entries) == MaxMADTEntries {
+			m.NotRead = len(b) - off
+			break
+		}
 		if off+2 > len(b) {
 			return m, fmt.Errorf("APIC: 1 stray byte at offset %d", off)
 		}

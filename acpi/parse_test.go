@@ -2,8 +2,10 @@ package acpi
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -466,6 +468,15 @@ func FuzzParseDump(f *testing.F) {
 		}
 	}
 	f.Add([]byte("FACP @ 0x0\n  0000: 46 41 43 50  FACP\n"))
+	// A length field far beyond the rows that follow (the allocation at
+	// the declared length is bounded), and the same gzip-compressed.
+	huge := "DSDT @ 0x0\n    0000: 44 53 44 54 FF FF FF 01 02 00 00 00 00 00 00 00  DSDT............\n    0010: 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00  ................\n"
+	f.Add([]byte(huge))
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(huge))
+	zw.Close()
+	f.Add(gz.Bytes())
 	f.Fuzz(func(t *testing.T, b []byte) {
 		ts, err := ParseDump(bytes.NewReader(b))
 		if err != nil {
@@ -602,3 +613,22 @@ func TestParseDumpTruncatedFile(t *testing.T) {
 	assert.Len(t, whole.List, 2)
 	assert.Empty(t, whole.Warnings)
 }
+
+func TestDumpLimits(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i <= MaxTables; i++ {
+		fmt.Fprintf(&b, "SSDT @ 0x0\n    0000: 53 53 44 54 24 00 00 00 01 00 00 00 00 00 00 00  SSDT$...........\n")
+	}
+	_, err := ParseDump(strings.NewReader(b.String()))
+	assert.ErrorContains(t, err, "more than 4096 tables")
+	// internal/hostile tries MaxTableData with a gzip bomb of hex rows.
+}
+
+func TestDumpWithAnEndlessLine(t *testing.T) {
+	_, err := ParseDump(io.LimitReader(zeros{}, 4<<20))
+	assert.EqualError(t, err, "acpidump line 1: longer than 1 MiB: not acpidump text")
+}
+
+type zeros struct{}
+
+func (zeros) Read(b []byte) (int, error) { clear(b); return len(b), nil }

@@ -1,13 +1,17 @@
 # The live image (issue 5): included by the top-level Makefile.
 #
 #   make deps-image   install QEMU, OVMF, SeaBIOS, a kernel, dosfstools,
-#                     mtools, cpio and swtpm with apt-get, only when missing
+#                     mtools, cpio, swtpm, and for the report tests
+#                     python3-jsonschema and chromium, with apt-get, only
+#                     when missing
 #   make image        build out/fwcheck.cpio.gz for KERNEL
 #   make usb          write out/fwcheck.img, the bootable USB stick image
 #                     (UEFI and BIOS, fwcheck.cfg, FWCHECK results partition)
 #   make usb-demo     boot out/fwcheck.img under QEMU as a USB stick
 #                     (DEMO_FIRMWARE=seabios for legacy BIOS)
-#   make demo         build the image and boot it under QEMU with OVMF on q35;
+#   make demo         build the image and boot it under QEMU with OVMF on q35
+#                     (kernel booted "quiet": a dozen lines of boot noise
+#                     instead of ~400; the results keep the whole log);
 #                     the report appears on this terminal and the machine
 #                     powers off. DEMO_AFTER=shell stays at the image's shell
 #                     instead (Ctrl-A X quits QEMU); DEMO_FIRMWARE=seabios
@@ -65,6 +69,8 @@ deps-image:
 	[ -e /usr/lib/grub/x86_64-efi/moddep.lst ] || missing="$$missing grub-efi-amd64-bin"; \
 	[ -e /usr/lib/grub/i386-pc/moddep.lst ] || missing="$$missing grub-pc-bin"; \
 	command -v sfdisk >/dev/null || [ -x /sbin/sfdisk ] || [ -x /usr/sbin/sfdisk ] || missing="$$missing fdisk"; \
+	python3 -c 'import jsonschema' 2>/dev/null || missing="$$missing python3-jsonschema"; \
+	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	if [ -z "$$missing" ]; then echo "deps-image: everything is installed"; exit 0; fi; \
 	if ! command -v apt-get >/dev/null; then \
 	  echo "deps-image: missing:$$missing; install them with your package manager" >&2; exit 1; fi; \
@@ -79,16 +85,25 @@ fwcheck-image:
 
 .PHONY: fwcheck-image
 
+# The image is rebuilt only when an input changed: a Go source, template or
+# data file of the module, go.mod/go.sum, the kernel (path and time), or
+# the version. $(IMAGE).inputs records the last build's kernel and version.
+IMAGE_SOURCES = $(shell find . -path ./out -prune -o \( -name '*.go' -o -name '*.json' -o -name '*.tmpl' \) -newer $(IMAGE) -print 2>/dev/null | grep -v _test.go | head -1)
+
 image: fwcheck-image
 	@$(find_kernel); mkdir -p $(dir $(IMAGE)); \
+	want="$$k $$(stat -c %Y "$$k") $(VERSION)"; \
+	if [ -f "$(IMAGE)" ] && [ "$$(cat "$(IMAGE).inputs" 2>/dev/null)" = "$$want" ] && \
+	   [ -z "$(IMAGE_SOURCES)" ] && [ ! go.mod -nt "$(IMAGE)" ] && [ ! go.sum -nt "$(IMAGE)" ]; then \
+	  echo "$(IMAGE) is up to date (kernel $$k, version $(VERSION))"; exit 0; fi; \
 	echo "./fwcheck-image build -o $(IMAGE) --kernel $$k"; \
-	./fwcheck-image build -o $(IMAGE) --kernel "$$k" --version $(VERSION)
+	./fwcheck-image build -o $(IMAGE) --kernel "$$k" --version $(VERSION) && echo "$$want" > "$(IMAGE).inputs"
 
 demo: deps-image image
 	@$(find_kernel); \
 	echo "Booting $(IMAGE) with $$k under QEMU ($(DEMO_FIRMWARE)); the report follows, then fwcheck.after=$(DEMO_AFTER) (at a shell, Ctrl-A X quits QEMU)."; \
 	tpm=""; command -v swtpm >/dev/null && tpm="--tpm"; \
-	./fwcheck-image boot --initramfs $(IMAGE) --kernel "$$k" --firmware $(DEMO_FIRMWARE) --append "fwcheck.after=$(DEMO_AFTER) $(APPEND)" $$tpm
+	./fwcheck-image boot --initramfs $(IMAGE) --kernel "$$k" --firmware $(DEMO_FIRMWARE) --append "quiet fwcheck.after=$(DEMO_AFTER) $(APPEND)" $$tpm
 
 # The USB stick image: the initramfs above, the kernel, GRUB for UEFI and
 # BIOS, fwcheck.cfg and the FWCHECK results partition, in 64 MiB.

@@ -151,6 +151,7 @@ func RunFolder(stamp string, exists func(name string) bool) string {
 const (
 	RunResultsJSON = "results.json"    // the results document (docs/results.md)
 	RunReportText  = "report.txt"      // the human report
+	RunReportHTML  = "report.html"     // the report as one HTML page
 	RunKernelLog   = "kernel.log"      // the whole kernel log at the end of the run
 	RunSnapshot    = "snapshot.tar.gz" // every input, for fwcheck run --from
 )

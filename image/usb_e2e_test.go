@@ -122,7 +122,7 @@ func bootStick(t *testing.T, m qemu.Machine, stick string) stickRun {
 	}
 	require.Len(t, r.folders, 1, "run folders on FWCHECK")
 	r.folder = r.folders[0]
-	for _, name := range []string{image.RunResultsJSON, image.RunReportText, image.RunKernelLog, image.RunSnapshot} {
+	for _, name := range []string{image.RunResultsJSON, image.RunReportText, image.RunReportHTML, image.RunKernelLog, image.RunSnapshot} {
 		r.files[name] = mtools(t, "mtype", "-i", part, "::/"+r.folder+"/"+name)
 	}
 	r.fatJSON = r.files[image.RunResultsJSON]
@@ -137,6 +137,7 @@ func checkStickFiles(t *testing.T, r stickRun) {
 	rep := string(r.files[image.RunReportText])
 	assert.Contains(t, rep, "failures by severity")
 	assert.Regexp(t, `verdict: (PASS|FAIL)`, rep)
+	assert.Contains(t, string(r.files[image.RunReportHTML]), `id="verdict"`, "the HTML report")
 	klog := string(r.files[image.RunKernelLog])
 	assert.Contains(t, klog, "Linux version")
 	assert.Contains(t, klog, "fwcheck.esp=", "the whole log, from the kernel's first lines")

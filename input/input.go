@@ -3,6 +3,8 @@ package input
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"strings"
 	"sync"
 )
 
@@ -78,22 +80,39 @@ func (k *Key[T]) Get(m *Machine) (T, error) {
 		v   T
 		err error
 	)
-	switch p, file := m.files[k.s.Name]; {
+	p, file := m.files[k.s.Name]
+	switch {
 	case file && k.s.File != nil:
 		v, err = k.s.File(p, m.stdin)
 	case m.needsRoot(k):
-		err = &Unavailable{k.s.Name, "needs root"}
+		err = &Unavailable{k.s.Name, "needs root: run fwcheck as root (sudo fwcheck run), or take a snapshot as root and run with --from SNAPSHOT"}
 	default:
 		v, err = k.s.Load(m.Src)
 	}
 	if err != nil {
 		var u *Unavailable
-		if !errors.As(err, &u) {
+		switch {
+		case errors.As(err, &u):
+		case errors.Is(err, fs.ErrNotExist) && !file:
+			err = &Unavailable{k.s.Name, m.missing(k.s.Doc)}
+		default:
 			err = &Unavailable{k.s.Name, err.Error()}
 		}
 	}
 	m.cache[k.s.Name] = loaded{v, err}
 	return v, err
+}
+
+// missing says, in the user's words, why an input the source does not
+// hold is missing, and how to get it.
+func (m *Machine) missing(doc string) string {
+	switch src := m.Src.String(); {
+	case src == "snapshot:none":
+		return fmt.Sprintf("%s is not among the files this run was given (run on the machine, or use --from SNAPSHOT, to include it)", doc)
+	case strings.HasPrefix(src, "snapshot:"):
+		return fmt.Sprintf("the snapshot %s does not hold %s (it could not be read where the snapshot was taken)", strings.TrimPrefix(src, "snapshot:"), doc)
+	}
+	return fmt.Sprintf("this machine does not provide %s (the kernel may lack the feature, or the filesystem is not mounted)", doc)
 }
 
 // Options are inputs given as files rather than taken from the source.
@@ -167,6 +186,9 @@ type Identity struct {
 	Source string   `json:"source"`
 	Kernel string   `json:"kernel,omitempty"`
 	DMI    *DMIInfo `json:"dmi,omitempty"`
+	// Files are the inputs given as files, by input name ("acpi-tables":
+	// the --acpidump path); the driver fills them in.
+	Files map[string]string `json:"files,omitempty"`
 }
 
 // Identify returns m's identity: the source, and the kernel and DMI

@@ -100,14 +100,43 @@ func TestCaptureAndReopen(t *testing.T) {
 	assert.Error(t, m.Available(MemoryMap))
 }
 
+// FuzzOpenSnapshot reads arbitrary bytes as a snapshot archive and, when
+// they are one, walks it and loads every input from it.
 func FuzzOpenSnapshot(f *testing.F) {
 	f.Add(tarGzBytes(map[string]string{"sys/class/dmi/id/sys_vendor": "QEMU"}))
+	f.Add(tarGzBytes(map[string]string{
+		"sys/firmware/acpi/tables/FACP":          "FACP\x24\x00\x00\x00\x01\x00QEMU  ",
+		"sys/firmware/acpi/tables/dynamic/SSDT1": "SSDT",
+		"sys/firmware/memmap/0/start":            "0x0\n", "sys/firmware/memmap/0/end": "0x9fbff\n", "sys/firmware/memmap/0/type": "System RAM\n",
+		"fwcheck/klog.txt":    "[    1.000000] ACPI: x\n",
+		"fwcheck/omitted.txt": "sys/firmware/acpi/tables/MSDM: left out\n",
+		"proc/version":        "Linux version 6.1\n",
+	}))
+	f.Add(tarGzBytes(map[string]string{"a": "x", "a/b": "y"}))
 	f.Add([]byte{0x1f, 0x8b, 8, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := readTarGz(bytes.NewReader(b))
-		if err == nil {
-			_, _ = DMI.Get(New(snapshot{name: "fuzz", fsys: m}, Options{}))
+		if err != nil {
+			return
 		}
+		require.NoError(t, fs.WalkDir(m, ".", func(string, fs.DirEntry, error) error { return nil }))
+		mach := New(snapshot{name: "fuzz", fsys: m}, Options{})
+		for _, d := range []Decl{ACPITables, KernelLog, DMI, Kernel, MemoryMap} {
+			_ = mach.Available(d)
+		}
+	})
+}
+
+// FuzzRedact runs the redactors over arbitrary bytes: they must keep an
+// SMBIOS table's length and never panic.
+func FuzzRedact(f *testing.F) {
+	f.Add([]byte("usb 1-1: SerialNumber: 0123\n3c:97:0e:12:34:56 5f3c1c1e-2b1a-4c4e-9d1e-0a1b2c3d4e5f"))
+	f.Add([]byte{1, 0x1b, 0, 0, 1, 2, 3, 4, 0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 0, 'a', 0, 'b', 0, 0, 127, 4, 0, 0, 0, 0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c := bytes.Clone(b)
+		RedactSMBIOS(c)
+		require.Len(t, c, len(b))
+		RedactText(b)
 	})
 }
 
@@ -139,13 +168,14 @@ func TestLiveKernelLogThroughKmsg(t *testing.T) {
 }
 
 func TestMemFSIsAFileSystem(t *testing.T) {
-	m := memFS{
+	m, err := newMemFS(map[string]*memFile{
 		"sys/firmware/acpi/tables/FACP":         {data: []byte("FACP....")},
 		"sys/firmware/acpi/tables/dynamic/SSDT": {data: []byte("SSDT")},
 		"proc/version":                          {data: []byte("Linux\n")},
-	}
+	})
+	require.NoError(t, err)
 	require.NoError(t, fstest.TestFS(m, "sys/firmware/acpi/tables/FACP", "sys/firmware/acpi/tables/dynamic/SSDT", "proc/version"))
-	_, err := m.Open("sys/nope")
+	_, err = m.Open("sys/nope")
 	assert.ErrorIs(t, err, fs.ErrNotExist)
 	_, err = m.Open("/abs")
 	assert.ErrorIs(t, err, fs.ErrInvalid)

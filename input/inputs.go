@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -112,7 +113,12 @@ func loadACPIFile(p string, _ []byte) (*acpi.Tables, error) {
 		}
 		return ts, nil
 	}
-	ts, err := acpi.LoadFS(os.DirFS(p), ".")
+	// Within the snapshot limits: regular files only, nothing outside p.
+	d, err := openDirSnapshot(p)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := acpi.LoadFS(d, ".")
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
@@ -144,41 +150,146 @@ func loadACPI(src Source) (*acpi.Tables, error) {
 			if ts.RootsMissing == nil {
 				ts.RootsMissing = map[string]string{}
 			}
-			ts.RootsMissing[rootFiles[file]] = fmt.Sprintf("%s not available: %v", file, err)
+			// "record fwcheck/acpi/RSDP: open /dev/mem: …" says how, not what:
+			// keep the cause.
+			var pe *fs.PathError
+			if errors.As(err, &pe) && pe.Op == "record" {
+				err = pe.Err
+			}
+			ts.RootsMissing[rootFiles[file]] = fmt.Sprintf("%s could not be read: %v", file, err)
 			continue
 		}
 		roots.Add(&acpi.Table{Signature: rootFiles[file], Raw: b, Origin: "recorded " + file})
 	}
 	ts.MergeRoots(roots)
+	// What the snapshot left out (the MSDM table) is said, not silently
+	// missing.
+	if b, err := fs.ReadFile(src, RecordedDir+"/"+OmittedFile); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(l, acpi.SysfsDir+"/") {
+				ts.Warnings = append(ts.Warnings, "snapshot: "+l)
+			}
+		}
+	}
 	return ts, nil
 }
 
 func loadKlog(src Source) ([]klog.Record, error) {
-	b, err := fs.ReadFile(src, RecordedDir+"/"+KlogFile)
+	// Parsed as it is read, not read whole first: the log is the largest
+	// input, and one copy of it (its records) is enough.
+	f, err := src.Open(RecordedDir + "/" + KlogFile)
 	if err != nil {
 		return nil, err
 	}
-	return klog.Parse(bytes.NewReader(b))
+	defer f.Close()
+	return klog.Parse(f)
 }
 
 // loadKlogFile reads a kernel log the user named ("-": standard input). A
-// file in which no line is a kernel-log record is an error.
+// file in which no line is a kernel-log record is an error. A file is
+// parsed as it is read (its records are the one copy kept), up to
+// MaxSnapshotFile bytes.
 func loadKlogFile(p string, stdin []byte) ([]klog.Record, error) {
-	b := stdin
+	var r io.Reader = bytes.NewReader(stdin)
 	if p != "-" {
-		var err error
-		if b, err = os.ReadFile(p); err != nil {
+		f, err := os.Open(p)
+		if err != nil {
 			return nil, err
 		}
+		defer f.Close()
+		r = &limitedFile{r: f, name: p, left: MaxSnapshotFile}
 	}
-	recs, err := klog.Parse(bytes.NewReader(b))
+	var rec recogniser
+	recs, err := klog.Parse(io.TeeReader(r, &rec))
 	if err != nil {
+		var tl *tooLarge
+		if errors.As(err, &tl) {
+			return nil, tl
+		}
 		return nil, err
 	}
-	if len(bytes.TrimSpace(b)) > 0 && !klog.Recognised(b) {
+	if !rec.done() {
 		return nil, errors.New("not a kernel log: no line carries a kernel-log prefix (a [seconds] stamp, a <level>, a /dev/kmsg or journalctl form)")
 	}
 	return recs, nil
+}
+
+// recogniser looks, line by line, for the first line that carries a
+// kernel-log prefix (klog.Recognised), keeping at most 4 KiB of a line.
+type recogniser struct {
+	line       []byte
+	found, any bool // a line was recognised; the text had anything but space
+}
+
+func (r *recogniser) Write(b []byte) (int, error) {
+	n := len(b)
+	for len(b) > 0 && !r.found {
+		i := bytes.IndexByte(b, '\n')
+		chunk := b
+		if i >= 0 {
+			chunk = b[:i]
+		}
+		if room := 4096 - len(r.line); room > 0 {
+			r.line = append(r.line, chunk[:min(room, len(chunk))]...)
+		}
+		if i < 0 {
+			break
+		}
+		r.endLine()
+		b = b[i+1:]
+	}
+	return n, nil
+}
+
+func (r *recogniser) endLine() {
+	if len(bytes.TrimSpace(r.line)) > 0 {
+		r.any = true
+		r.found = klog.Recognised(r.line)
+	}
+	r.line = r.line[:0]
+}
+
+// done ends the last line and reports whether the text is a kernel log:
+// a line was recognised, or the text is empty.
+func (r *recogniser) done() bool {
+	if !r.found {
+		r.endLine()
+	}
+	return r.found || !r.any
+}
+
+// limitedFile reads a file a user named (which may be a pipe: a shell's
+// process substitution), failing past left bytes (/dev/zero).
+type limitedFile struct {
+	r    io.Reader
+	name string
+	left int64
+}
+
+type tooLarge struct {
+	name string
+	max  int64
+}
+
+func (e *tooLarge) Error() string {
+	return fmt.Sprintf("%s: larger than %d MiB, more than a kernel log holds", e.name, e.max>>20)
+}
+
+func (l *limitedFile) Read(b []byte) (int, error) {
+	if l.left <= 0 {
+		// At the limit: an end of file here is fine, a byte more is not.
+		var one [1]byte
+		if n, err := l.r.Read(one[:]); n == 0 && err != nil {
+			return 0, err
+		}
+		return 0, &tooLarge{l.name, MaxSnapshotFile}
+	}
+	if int64(len(b)) > l.left {
+		b = b[:l.left]
+	}
+	n, err := l.r.Read(b)
+	l.left -= int64(n)
+	return n, err
 }
 
 func loadDMI(src Source) (*DMIInfo, error) {

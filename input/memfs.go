@@ -1,10 +1,12 @@
 package input
 
 import (
+	"bytes"
+	"fmt"
 	"io"
 	"io/fs"
 	"path"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 )
@@ -13,55 +15,89 @@ import (
 // no leading slash) to contents, with directories implied by the paths. It
 // holds an unpacked snapshot archive, and keeps the production binary free
 // of testing/fstest.
-type memFS map[string]*memFile
+//
+// The directory tree is built once, when the file system is made, in time
+// linear in the total length of the paths plus a sort of each directory's
+// entries, so opening a file or a directory costs a map look-up however many
+// entries the archive holds (testing/fstest.MapFS scans every entry on each
+// directory open, which a hostile archive of 40,000 files turns into
+// seconds).
+type memFS struct {
+	files map[string]*memFile
+	dirs  map[string][]fs.DirEntry // each directory's entries, sorted by name; "." is the root
+}
 
 type memFile struct {
 	data    []byte
 	modTime time.Time
 }
 
-func (m memFS) Open(name string) (fs.File, error) {
+// newMemFS builds the file system holding files. A path that is both a file
+// and a directory (an archive holding "a" and "a/b") is an error.
+func newMemFS(files map[string]*memFile) (*memFS, error) {
+	m := &memFS{files: files, dirs: map[string][]fs.DirEntry{".": nil}}
+	known := map[string]bool{".": true}
+	for p, f := range files {
+		if !fs.ValidPath(p) || p == "." {
+			return nil, fmt.Errorf("bad path %q", p)
+		}
+		dir, base := split(p)
+		// Add the missing ancestors; stop at the first one already known,
+		// whose own ancestors are then known too.
+		for d := dir; d != "." && !known[d]; {
+			known[d] = true
+			pd, pb := split(d)
+			m.dirs[pd] = append(m.dirs[pd], dirInfo{name: pb})
+			d = pd
+		}
+		m.dirs[dir] = append(m.dirs[dir], fileInfo{name: base, f: f})
+	}
+	for d := range known {
+		if _, ok := m.dirs[d]; !ok {
+			m.dirs[d] = nil // holds directories only
+		}
+	}
+	for d, ents := range m.dirs {
+		if _, ok := files[d]; ok {
+			return nil, fmt.Errorf("%s is both a file and a directory", d)
+		}
+		slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	}
+	return m, nil
+}
+
+// split returns p's directory ("." at the top) and base name.
+func split(p string) (dir, base string) {
+	i := strings.LastIndexByte(p, '/')
+	if i < 0 {
+		return ".", p
+	}
+	return p[:i], p[i+1:]
+}
+
+func (m *memFS) Open(name string) (fs.File, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
-	if f, ok := m[name]; ok {
-		return &openFile{name: name, f: f, r: strings.NewReader(string(f.data))}, nil
+	if f, ok := m.files[name]; ok {
+		return &openFile{name: name, f: f, r: bytes.NewReader(f.data)}, nil
 	}
-	// A directory: every entry one level below name.
-	prefix := name + "/"
-	if name == "." {
-		prefix = ""
-	}
-	seen := map[string]fs.DirEntry{}
-	for p, f := range m {
-		rest, ok := strings.CutPrefix(p, prefix)
-		if !ok {
-			continue
-		}
-		if i := strings.IndexByte(rest, '/'); i >= 0 {
-			seen[rest[:i]] = dirInfo{name: rest[:i]}
-		} else {
-			seen[rest] = fileInfo{name: rest, f: f}
-		}
-	}
-	if len(seen) == 0 && name != "." {
+	ents, ok := m.dirs[name]
+	if !ok {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 	}
-	ents := make([]fs.DirEntry, 0, len(seen))
-	for _, e := range seen {
-		ents = append(ents, e)
-	}
-	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
 	return &openDir{info: dirInfo{name: path.Base(name)}, ents: ents}, nil
 }
 
 // singleFile returns an open in-memory file holding b.
-func singleFile(b []byte) (fs.File, error) { return memFS{"f": {data: b}}.Open("f") }
+func singleFile(b []byte) (fs.File, error) {
+	return &openFile{name: "f", f: &memFile{data: b}, r: bytes.NewReader(b)}, nil
+}
 
 type openFile struct {
 	name string
 	f    *memFile
-	r    *strings.Reader
+	r    *bytes.Reader
 }
 
 func (o *openFile) Stat() (fs.FileInfo, error) { return fileInfo{name: path.Base(o.name), f: o.f}, nil }
@@ -70,7 +106,7 @@ func (o *openFile) Close() error               { return nil }
 
 type openDir struct {
 	info dirInfo
-	ents []fs.DirEntry
+	ents []fs.DirEntry // shared with the memFS: never modified, handed out as copies
 	off  int
 }
 
@@ -85,7 +121,7 @@ func (d *openDir) ReadDir(n int) ([]fs.DirEntry, error) {
 	rest := d.ents[d.off:]
 	if n <= 0 {
 		d.off = len(d.ents)
-		return rest, nil
+		return slices.Clone(rest), nil
 	}
 	if len(rest) == 0 {
 		return nil, io.EOF
@@ -94,7 +130,7 @@ func (d *openDir) ReadDir(n int) ([]fs.DirEntry, error) {
 		n = len(rest)
 	}
 	d.off += n
-	return rest[:n], nil
+	return slices.Clone(rest[:n]), nil
 }
 
 // fileInfo describes a file; it is its own fs.DirEntry.

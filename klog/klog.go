@@ -57,6 +57,12 @@ type Record struct {
 	Text string
 	// Count is how many identical consecutive records this one stands for.
 	Count int
+	// Truncated is how many bytes of the line were cut off because it was
+	// longer than MaxLine (0 for a whole line). Text holds the rest.
+	Truncated int64
+	// Dropped, on the last record only, is how many lines after it were
+	// not read because the log held more than MaxRecords records.
+	Dropped int64
 }
 
 // Stamp returns the record's time as dmesg prints it ("12.345678"), or ""
@@ -80,25 +86,125 @@ func (r Record) Stamp() string {
 // consecutive records are folded into one with a count.
 func Parse(r io.Reader) ([]Record, error) {
 	var out []Record
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	lr := newLineReader(r)
 	prevKmsg := false
-	for sc.Scan() {
-		line := sc.Text()
+	var dropped int64
+	for {
+		b, cut, ok := lr.next()
+		if !ok {
+			break
+		}
+		line := string(b)
 		if prevKmsg && strings.HasPrefix(line, " ") {
 			continue // kmsg dictionary line (" SUBSYSTEM=pci")
+		}
+		if len(out) >= MaxRecords {
+			dropped++
+			continue
 		}
 		rec, ok, kmsg := parseLine(line)
 		prevKmsg = kmsg
 		if !ok {
 			continue
 		}
+		rec.Truncated = cut
 		out = appendFold(out, rec)
 	}
-	if err := sc.Err(); err != nil {
-		return out, fmt.Errorf("klog: %w", err)
+	markDropped(out, dropped)
+	if lr.err != nil {
+		return out, fmt.Errorf("klog: %w", lr.err)
 	}
 	return out, nil
+}
+
+// MaxRecords bounds the records read from one log: about 10 MB of kernel
+// log text, some 40 times the default log buffer (CONFIG_LOG_BUF_SHIFT=18,
+// 256 KiB) and a third of the largest (32 MiB). A file of millions of
+// lines would otherwise cost gigabytes and seconds in every log check. The
+// lines past it are counted (Record.Dropped), not read.
+const MaxRecords = 100_000
+
+func markDropped(out []Record, dropped int64) {
+	if dropped > 0 && len(out) > 0 {
+		out[len(out)-1].Dropped = dropped
+	}
+}
+
+// MaxLine is the longest kernel-log line read whole. The kernel itself
+// writes records of at most a few kilobytes; a longer line is cut to
+// MaxLine bytes (Record.Truncated says how much went) and the lines after
+// it are read as usual, so one hostile line neither costs unbounded memory
+// nor loses the rest of the log.
+const MaxLine = 1 << 20
+
+// lineReader reads lines of any length, keeping at most MaxLine bytes of
+// each.
+type lineReader struct {
+	br  *bufio.Reader
+	buf []byte
+	err error // the read error that ended the input, if not io.EOF
+}
+
+func newLineReader(r io.Reader) *lineReader {
+	return &lineReader{br: bufio.NewReaderSize(r, 64*1024)}
+}
+
+// next returns the next line without its "\n" (or "\r\n"), valid until the
+// next call, and how many bytes past MaxLine were cut from it. ok is false
+// at the end of the input.
+func (l *lineReader) next() (line []byte, cut int64, ok bool) {
+	l.buf = l.buf[:0]
+	for {
+		frag, err := l.br.ReadSlice('\n')
+		if room := MaxLine - len(l.buf); len(frag) > room {
+			keep := max(room, 0)
+			cut += int64(len(frag) - keep)
+			frag = frag[:keep]
+		}
+		l.buf = append(l.buf, frag...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil && err != io.EOF {
+			l.err = err
+		}
+		if err != nil && len(l.buf) == 0 && cut == 0 {
+			return nil, 0, false
+		}
+		line = l.buf
+		if cut > 0 && err == nil {
+			cut-- // the newline itself went with the cut part
+		} else if n := len(line); n > 0 && line[n-1] == '\n' {
+			line = line[:n-1]
+		}
+		if n := len(line); n > 0 && line[n-1] == '\r' && cut == 0 {
+			line = line[:n-1]
+		}
+		return line, cut, true
+	}
+}
+
+// DroppedLines returns how many lines of the log were not read because it
+// held more than MaxRecords records.
+func DroppedLines(recs []Record) int64 {
+	if len(recs) == 0 {
+		return 0
+	}
+	return recs[len(recs)-1].Dropped
+}
+
+// TruncatedLines counts the records whose line was cut at MaxLine and
+// returns the first of them.
+func TruncatedLines(recs []Record) (n int, first Record) {
+	for _, r := range recs {
+		if r.Truncated > 0 {
+			if n == 0 {
+				first = r
+			}
+			n++
+		}
+	}
+	return n, first
 }
 
 // ParseString is Parse over a string.

@@ -2,6 +2,8 @@ package klog
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -261,4 +263,53 @@ func TestParseCorpusFacts(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 3, n)
+}
+
+func TestOverlongLineIsCutAndTheRestRead(t *testing.T) {
+	long := "ACPI Error: " + strings.Repeat("x", 3<<20)
+	for _, parse := range []struct {
+		name string
+		text string
+		fn   func(io.Reader) ([]Record, error)
+	}{
+		{"dmesg", "[    1.000000] first\r\n[    2.000000] " + long + "\n[    3.000000] ACPI BIOS Error (bug): last\n", Parse},
+		{"kmsg", "6,1,1000000,-;first\n3,2,2000000,-;" + long + "\n3,3,3000000,-;ACPI BIOS Error (bug): last\n", ParseKmsg},
+	} {
+		recs, err := parse.fn(strings.NewReader(parse.text))
+		require.NoError(t, err, parse.name)
+		require.Len(t, recs, 3, parse.name)
+		assert.Equal(t, "first", recs[0].Text, parse.name)
+		assert.Zero(t, recs[0].Truncated)
+		assert.True(t, strings.HasPrefix(recs[1].Text, "ACPI Error: xxx"), parse.name)
+		assert.Less(t, len(recs[1].Text), MaxLine, parse.name)
+		assert.Greater(t, recs[1].Truncated, int64(2<<20), parse.name)
+		assert.Equal(t, "ACPI BIOS Error (bug): last", recs[2].Text, parse.name)
+		n, first := TruncatedLines(recs)
+		assert.Equal(t, 1, n)
+		assert.Equal(t, recs[1].Seq, first.Seq)
+	}
+	// A line of exactly MaxLine bytes is whole.
+	exact := strings.Repeat("y", MaxLine)
+	recs, err := Parse(strings.NewReader(exact + "\nnext\n"))
+	require.NoError(t, err)
+	require.Len(t, recs, 2)
+	assert.Zero(t, recs[0].Truncated)
+	assert.Len(t, recs[0].Text, MaxLine)
+}
+
+func TestRecordsPastTheLimitAreCountedNotRead(t *testing.T) {
+	var b bytes.Buffer
+	for i := range MaxRecords + 7 {
+		fmt.Fprintf(&b, "6,%d,1000,-;line %d\n", i, i)
+	}
+	kmsg := b.String()
+	recs, err := ParseKmsg(strings.NewReader(kmsg))
+	require.NoError(t, err)
+	require.Len(t, recs, MaxRecords)
+	assert.EqualValues(t, 7, DroppedLines(recs))
+	recs, err = Parse(strings.NewReader(kmsg))
+	require.NoError(t, err)
+	require.Len(t, recs, MaxRecords)
+	assert.EqualValues(t, 7, DroppedLines(recs))
+	assert.Zero(t, DroppedLines(recs[:10]))
 }

@@ -1,7 +1,6 @@
 package klog
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -16,11 +15,18 @@ import (
 // records are skipped. Identical consecutive records are folded.
 func ParseKmsg(r io.Reader) ([]Record, error) {
 	var out []Record
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-	for sc.Scan() {
-		line := sc.Bytes()
+	lr := newLineReader(r)
+	var dropped int64
+	for {
+		line, cut, more := lr.next()
+		if !more {
+			break
+		}
 		if len(line) == 0 || line[0] == ' ' {
+			continue
+		}
+		if len(out) >= MaxRecords {
+			dropped++
 			continue
 		}
 		s := string(bytes.TrimRight(line, "\r"))
@@ -28,6 +34,7 @@ func ParseKmsg(r io.Reader) ([]Record, error) {
 		if !ok {
 			continue
 		}
+		rec.Truncated = cut
 		if kmsgFlags(s) == "+" && len(out) > 0 {
 			last := &out[len(out)-1]
 			last.Text += rec.Text
@@ -35,8 +42,9 @@ func ParseKmsg(r io.Reader) ([]Record, error) {
 		}
 		out = appendFold(out, rec)
 	}
-	if err := sc.Err(); err != nil {
-		return out, fmt.Errorf("klog: kmsg: %w", err)
+	markDropped(out, dropped)
+	if lr.err != nil {
+		return out, fmt.Errorf("klog: kmsg: %w", lr.err)
 	}
 	return out, nil
 }

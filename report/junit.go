@@ -46,8 +46,13 @@ type junitResult struct {
 }
 
 // WriteJUnit writes d as JUnit XML: a test suite per category, a test case
-// per check, a <failure> per failing finding (type is the label).
-func WriteJUnit(w io.Writer, d *Document) error {
+// per check, a <failure> per failure at or above failOn (type is the
+// label; zero means low), so that CI agrees with the exit status. Failures
+// below it, explained and waived ones go to <system-out>.
+func WriteJUnit(w io.Writer, d *Document, failOn tests.Severity) error {
+	if failOn == tests.None {
+		failOn = tests.Low
+	}
 	root := junitSuites{Name: "fwcheck"}
 	idx := map[tests.Category]int{}
 	for _, r := range d.Results {
@@ -62,12 +67,16 @@ func WriteJUnit(w io.Writer, d *Document) error {
 		var out strings.Builder
 		for _, f := range r.Findings {
 			switch {
-			case f.Counts():
+			case f.Counts() && f.Severity >= failOn:
 				c.Failures = append(c.Failures, junitResult{
 					Message: fmt.Sprintf("%s [%s]: %s", f.Label, f.Severity, f.Message),
 					Type:    f.Label,
 					Body:    fmt.Sprintf("%s\nadvice: %s\nspec: %s", f.Message, f.Advice, f.Spec),
 				})
+			case f.Counts():
+				fmt.Fprintf(&out, "failure below --fail-on %s: %s [%s]: %s\n", failOn, f.Label, f.Severity, f.Message)
+			case f.Waived != "":
+				fmt.Fprintf(&out, "waived %s [%s]: %s (waived: %s)\n", f.Label, f.Severity, f.Message, f.Waived)
 			case f.Explained != "":
 				fmt.Fprintf(&out, "explained %s [%s]: %s (explained by: %s)\n", f.Label, f.Severity, f.Message, f.Explained)
 			default:
@@ -87,7 +96,8 @@ func WriteJUnit(w io.Writer, d *Document) error {
 			c.Error = &junitResult{Message: r.Reason, Type: "aborted"}
 			s.Errors++
 			root.Errors++
-		case tests.StatusFailed:
+		}
+		if len(c.Failures) > 0 {
 			s.Failures++
 			root.Failures++
 		}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 	"time"
 
 	"github.com/fwcheck/fwcheck/input"
@@ -33,7 +34,36 @@ type Document struct {
 	Errors  []string `json:"errors,omitempty"`
 	Results []Result `json:"results"`
 	Totals  Totals   `json:"totals"`
+	// Verdict is the run's verdict and the threshold it was judged with
+	// (set by Judge; absent from documents of older fwcheck versions).
+	Verdict *VerdictDoc `json:"verdict,omitempty"`
+	// ExpiredWaivers are the waivers the run was given whose expiry date
+	// had passed: they waived nothing.
+	ExpiredWaivers []Waiver `json:"expired_waivers,omitempty"`
 }
+
+// VerdictDoc is the verdict as the document records it.
+type VerdictDoc struct {
+	// Result is pass, fail, incomplete or nothing-checked.
+	Result string `json:"result"`
+	// FailOn is the severity at or above which a failure fails the run.
+	FailOn string `json:"fail_on"`
+	// Summary is the verdict sentence the terminal report ends on.
+	Summary string `json:"summary"`
+}
+
+// Judge records d's verdict against the failure threshold failOn (zero
+// means low), after any waivers were applied.
+func (d *Document) Judge(failOn tests.Severity) {
+	if failOn == tests.None {
+		failOn = tests.Low
+	}
+	s, k := Verdict(d, failOn)
+	d.Verdict = &VerdictDoc{Result: k.String(), FailOn: failOn.String(), Summary: s}
+}
+
+// Finding is one finding as documented.
+type Finding = tests.Finding
 
 // Tool names the program that wrote the document.
 type Tool struct {
@@ -58,7 +88,9 @@ type Totals struct {
 	Status    map[string]int `json:"status"`
 	Failures  map[string]int `json:"failures"`
 	Explained int            `json:"explained"`
-	Warnings  int            `json:"warnings"`
+	// Waived counts failures a waiver covers (see Waiver).
+	Waived   int `json:"waived"`
+	Warnings int `json:"warnings"`
 }
 
 // New builds a document from results.
@@ -70,30 +102,46 @@ func New(version string, m Machine, start, end time.Time, rs []tests.Result) *Do
 		End:     end.UTC(),
 		Machine: m,
 		Results: []Result{},
-		Totals: Totals{
-			Status:   map[string]int{},
-			Failures: map[string]int{"critical": 0, "high": 0, "medium": 0, "low": 0},
-		},
-	}
-	for _, s := range tests.Statuses {
-		d.Totals.Status[string(s)] = 0
 	}
 	for _, r := range rs {
 		d.Results = append(d.Results, Result{Result: r, DurationMS: float64(r.Duration.Microseconds()) / 1000})
-		d.Totals.Checks++
-		d.Totals.Status[string(r.Status)]++
+	}
+	d.count()
+	return d
+}
+
+// count computes the totals from the results.
+func (d *Document) count() {
+	t := &d.Totals
+	*t = Totals{Status: map[string]int{}, Failures: map[string]int{"critical": 0, "high": 0, "medium": 0, "low": 0}}
+	for _, s := range tests.Statuses {
+		t.Status[string(s)] = 0
+	}
+	for _, r := range d.Results {
+		t.Checks++
+		t.Status[string(r.Status)]++
 		for _, f := range r.Findings {
 			switch {
 			case f.Counts():
-				d.Totals.Failures[f.Severity.String()]++
+				t.Failures[f.Severity.String()]++
+			case f.Kind == tests.KindFail && f.Waived != "":
+				t.Waived++
 			case f.Explained != "":
-				d.Totals.Explained++
+				t.Explained++
 			case f.Kind == tests.KindWarning:
-				d.Totals.Warnings++
+				t.Warnings++
 			}
 		}
 	}
-	return d
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
 }
 
 // Checked reports whether any check evaluated something (passed, failed,
@@ -133,10 +181,19 @@ func WriteJSON(w io.Writer, d *Document) error {
 	return nil
 }
 
+// MaxDocument bounds the results document ReadJSON reads (diff and
+// report take documents from elsewhere); the framework's cap of findings
+// per label keeps real ones far below it.
+const MaxDocument = 256 << 20
+
 // ReadJSON reads a results document, checking its schema version.
 func ReadJSON(r io.Reader) (*Document, error) {
 	var d Document
-	if err := json.NewDecoder(r).Decode(&d); err != nil {
+	lr := &io.LimitedReader{R: r, N: MaxDocument + 1}
+	if err := json.NewDecoder(lr).Decode(&d); err != nil {
+		if lr.N <= 0 {
+			return nil, fmt.Errorf("results: larger than %d MiB", MaxDocument>>20)
+		}
 		return nil, fmt.Errorf("results: %w", err)
 	}
 	if d.Schema != SchemaVersion {

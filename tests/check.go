@@ -187,6 +187,11 @@ func NewLabel(name string, sev Severity, spec, advice string) *Label {
 	return l
 }
 
+// Validate reports what makes l unusable in results: a name that is not
+// CamelCase, no valid severity, no advice. Labels that come from data (an
+// imported advice database) are checked with it when they are loaded.
+func (l *Label) Validate() error { return l.validate() }
+
 func (l *Label) validate() error {
 	switch {
 	case !labelRE.MatchString(l.Name):
@@ -307,11 +312,56 @@ type Selection struct {
 	Skip []string
 }
 
-// UnknownCheckError is Select's error for an ID no check has.
-type UnknownCheckError struct{ ID string }
+// UnknownCheckError is Select's error for an ID no check has. Suggest is
+// the known ID nearest to it, when one is near (a typo).
+type UnknownCheckError struct{ ID, Suggest string }
 
 func (e *UnknownCheckError) Error() string {
+	if e.Suggest != "" {
+		return fmt.Sprintf("unknown check %q: did you mean %s? (see 'fwcheck list')", e.ID, e.Suggest)
+	}
 	return fmt.Sprintf("unknown check %q (see 'fwcheck list')", e.ID)
+}
+
+func unknownCheck(cs []*Check, id string) *UnknownCheckError {
+	e := &UnknownCheckError{ID: id}
+	best := 3 // at most two edits away, and less than half the name
+	for _, c := range cs {
+		if d := editDistance(strings.ToLower(id), c.ID); d < best && 2*d < len(c.ID) {
+			best, e.Suggest = d, c.ID
+		}
+	}
+	return e
+}
+
+// editDistance is the optimal-string-alignment distance between a and b:
+// insertions, deletions, substitutions and swaps of neighbours ("fatd"
+// is one edit from "fadt"). Bytes: IDs are ASCII.
+func editDistance(a, b string) int {
+	if len(a) > 64 {
+		return len(a) // no typo is that long
+	}
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
 }
 
 // Select returns the checks sel names, in run order, from cs. An unknown
@@ -323,7 +373,7 @@ func Select(cs []*Check, sel Selection) ([]*Check, error) {
 	}
 	for _, id := range append(slices.Clone(sel.IDs), sel.Skip...) {
 		if id != "all" && known[id] == nil {
-			return nil, &UnknownCheckError{id}
+			return nil, unknownCheck(cs, id)
 		}
 	}
 	for _, cat := range sel.Categories {
@@ -359,7 +409,7 @@ func SelectLenient(cs []*Check, sel Selection) ([]*Check, []error) {
 		var out []string
 		for _, id := range ids {
 			if id != "all" && Lookup(cs, id) == nil {
-				errs = append(errs, &UnknownCheckError{id})
+				errs = append(errs, unknownCheck(cs, id))
 				continue
 			}
 			out = append(out, id)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -215,7 +216,7 @@ func TestNeedsRootFollowsInputs(t *testing.T) {
 	if os.Geteuid() == 0 {
 		assert.NotContains(t, r.Reason, "needs root")
 	} else {
-		assert.Equal(t, "acpi-tables unavailable: needs root", r.Reason)
+		assert.True(t, strings.HasPrefix(r.Reason, "acpi-tables unavailable: needs root: run fwcheck as root"), r.Reason)
 	}
 }
 
@@ -287,4 +288,11 @@ func TestValidate(t *testing.T) {
 		{ID: "b", Title: "t", Category: ACPI, Run: ok, Labels: []*Label{testLabel}},
 	}), `label "FrameworkTestFailure" declared by both "a" and "b"`)
 	assert.ErrorContains(t, Validate([]*Check{{ID: "a", Title: "t", Category: ACPI, Run: ok}, {ID: "a", Title: "t", Category: ACPI, Run: ok}}), "duplicate check ID")
+}
+
+func TestUnknownCheckSuggestion(t *testing.T) {
+	cs := []*Check{{ID: "fadt"}, {ID: "hpet"}, {ID: "mcfg-reserved"}}
+	for id, want := range map[string]string{"fatd": "fadt", "FADT": "fadt", "hept": "hpet", "mcfg-reserve": "mcfg-reserved", "xyz": "", "madt": "fadt", "a": ""} {
+		assert.Equal(t, want, unknownCheck(cs, id).Suggest, id)
+	}
 }

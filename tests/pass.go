@@ -30,11 +30,14 @@ type Finding struct {
 	// explains it (a virtual machine, a boot parameter the user chose): it
 	// is shown and counted apart, and never fails the run.
 	Explained string `json:"explained,omitempty"`
+	// Waived, on a failure, is the reason of the user's waiver that covers
+	// it (see report.Waiver): shown, counted apart, never failing the run.
+	Waived string `json:"waived,omitempty"`
 }
 
-// Counts reports whether f is a failure that fails the check: a failure not
-// explained by the environment.
-func (f Finding) Counts() bool { return f.Kind == KindFail && f.Explained == "" }
+// Counts reports whether f is a failure that fails the check: a failure
+// neither explained by the environment nor waived.
+func (f Finding) Counts() bool { return f.Kind == KindFail && f.Explained == "" && f.Waived == "" }
 
 // Unchecked is one part of a check's assertions that could not be
 // evaluated, with the reason and what would let it be.
@@ -191,6 +194,17 @@ func (p *Pass) add(k Kind, l *Label, why, format string, args []any) {
 	}
 	if l != nil && !p.allowed[l.Name] {
 		panic(fmt.Sprintf("check %s reports label %s it does not declare", p.Check.ID, l.Name))
+	}
+	if l != nil && k != KindPass && p.perLabel[l.Name] >= MaxPerLabel {
+		// Over the cap the finding is only counted: do not format it (a
+		// hostile input reports millions).
+		if k == KindFail {
+			p.fails++
+		}
+		if p.perLabel[l.Name]++; p.perLabel[l.Name] == MaxPerLabel+1 {
+			p.dropped = append(p.dropped, l.Name)
+		}
+		return
 	}
 	f := Finding{Kind: k, Message: fmt.Sprintf(format, args...), Explained: why}
 	if l != nil {

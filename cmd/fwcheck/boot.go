@@ -121,6 +121,7 @@ func bootMain(cmdlineFile string) int {
 		code = exitUsage
 	} else {
 		doc.Errors = append(reqErrs, doc.Errors...)
+		doc.Judge(failOn)
 		var text, js bytes.Buffer
 		if err := report.WriteText(&text, doc, report.TextOptions{FailOn: failOn}); err != nil {
 			live.Logf("fwcheck: report: %v", err)
@@ -132,7 +133,11 @@ func bootMain(cmdlineFile string) int {
 		if err := live.Publish(text.Bytes(), js.Bytes()); err != nil {
 			live.Logf("fwcheck: publishing results: %v", err)
 		}
-		saveRun(live, cfg, stamp, text.Bytes(), js.Bytes()) // the run's folder on FWCHECK
+		var page bytes.Buffer
+		if err := report.WriteHTML(&page, doc, failOn); err != nil {
+			live.Logf("fwcheck: report: %v", err)
+		}
+		saveRun(live, stamp, text.Bytes(), js.Bytes(), page.Bytes()) // the run's folder on FWCHECK
 		// The report scrolled past above the JSON: end on the verdict.
 		v, _ := report.Verdict(doc, failOn)
 		live.Logf("fwcheck: verdict: %s", v)

@@ -56,13 +56,14 @@ type runFile struct {
 }
 
 // saveRun writes the run's folder to the FWCHECK partition: the results
-// document, the human report, the whole kernel log, a snapshot of every
+// document, the human report as text and as an HTML page, the whole kernel
+// log, a snapshot of every
 // input (which `fwcheck run --from` analyses on another machine), and a
 // copy of the suspend/reboot journals the run kept at the partition's root.
-// When the machine booted from the fwcheck stick (cfg.ESP), only the
+// When the machine booted from the fwcheck stick (live.ESP), only the
 // stick's own FWCHECK partition is written (image.PickResults). Every
 // problem is shown on the console; none stops the boot.
-func saveRun(live *image.Live, cfg image.Config, stamp time.Time, text, js []byte) {
+func saveRun(live *image.Live, stamp time.Time, text, js, html []byte) {
 	dir, dev, ok, err := live.OpenResults()
 	switch {
 	case err != nil:
@@ -89,6 +90,7 @@ func saveRun(live *image.Live, cfg image.Config, stamp time.Time, text, js []byt
 	files := []runFile{
 		{image.RunResultsJSON, func() ([]byte, error) { return js, nil }},
 		{image.RunReportText, func() ([]byte, error) { return text, nil }},
+		{image.RunReportHTML, func() ([]byte, error) { return html, nil }},
 		{image.RunKernelLog, kernelLog},
 		{image.RunSnapshot, snapshot},
 	}

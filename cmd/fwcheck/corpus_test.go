@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,4 +60,29 @@ func TestCorpusChecksumThroughCLI(t *testing.T) {
 	}
 	t.Logf("%d dumps, %d with a checksum failure", len(dumps)+len(full), failed)
 	assert.Positive(t, failed, "the corpus has real tables with wrong checksums")
+}
+
+// TestCorpusDocumentsValidateInPython: the results of every check on every
+// real dump, and of the kernel-log checks on every real log, satisfy the
+// schema under Python's jsonschema too (Draft 2020-12), the validator lab
+// tooling uses.
+func TestCorpusDocumentsValidateInPython(t *testing.T) {
+	if err := reporttest.ValidatePython(); errors.Is(err, reporttest.ErrNoPython) {
+		t.Skip(err)
+	}
+	var docs [][]byte
+	for _, p := range corpus.Glob(t, "acpi/linuxhw/core/*.acpidump.txt") {
+		_, stdout, stderr := fwcheck(t, "", "run", "--acpidump", p, "--json", "-", "--quiet")
+		require.NotEmpty(t, stdout, "%s: %s", p, stderr)
+		docs = append(docs, []byte(stdout))
+	}
+	logs, _ := filepath.Glob(filepath.Join(corpus.Dir(t, "klog"), "*", "*.dmesg.txt"))
+	top, _ := filepath.Glob(filepath.Join(corpus.Dir(t, "klog"), "*.txt"))
+	for _, p := range append(logs, top...) {
+		_, stdout, stderr := fwcheck(t, "", "klog", p, "--json", "-", "--quiet")
+		require.NotEmpty(t, stdout, "%s: %s", p, stderr)
+		docs = append(docs, []byte(stdout))
+	}
+	reporttest.CheckPython(t, docs...)
+	t.Logf("%d documents valid under Python jsonschema", len(docs))
 }

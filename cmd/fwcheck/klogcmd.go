@@ -18,7 +18,7 @@ func init() {
 		var out outputFlags
 		out.register(fs)
 		var cfg runConfig
-		addCheckSettings(fs, &cfg.Settings)
+		addCheckSettings(fs, &cfg.Settings, klogChecks...)
 		pos, code, ok := parseFlags(e, c, fs, args)
 		if !ok {
 			return code

@@ -22,6 +22,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/fwcheck/fwcheck/report"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -67,6 +69,9 @@ func runMain(e *env, args []string) int {
 		return exitUsage
 	}
 	switch args[0] {
+	case "-version", "--version", "-V":
+		fmt.Fprintf(e.stdout, "fwcheck %s\n", version)
+		return exitOK
 	case "-h", "-help", "--help", "help":
 		if len(args) > 1 && commands[args[1]] != nil {
 			return commands[args[1]].run(e, []string{"-h"})
@@ -76,7 +81,7 @@ func runMain(e *env, args []string) int {
 	}
 	c := commands[args[0]]
 	if c == nil {
-		fmt.Fprintf(e.stderr, "fwcheck: unknown command %q (run 'fwcheck help')\n", args[0])
+		fmt.Fprintf(e.stderr, "fwcheck: unknown command %q (run 'fwcheck help')\n", report.Sanitize(args[0], false))
 		return exitUsage
 	}
 	return c.run(e, args[1:])
@@ -118,7 +123,7 @@ func parseFlags(e *env, c *command, fs *flag.FlagSet, args []string) (pos []stri
 			return nil, exitOK, false
 		}
 		if err != nil {
-			fmt.Fprintf(e.stderr, "fwcheck %s: %v (run 'fwcheck help %s')\n", c.name, err, c.name)
+			fmt.Fprintf(e.stderr, "fwcheck %s: %s (run 'fwcheck help %s')\n", c.name, report.Sanitize(err.Error(), false), c.name)
 			return nil, exitUsage, false
 		}
 		rest := fs.Args()
@@ -130,20 +135,34 @@ func parseFlags(e *env, c *command, fs *flag.FlagSet, args []string) (pos []stri
 	}
 }
 
+// hiddenUsage marks a flag the help leaves out: test-only flags (-root),
+// and a second name for a setting the help shows under its first.
+const hiddenUsage = "(hidden)"
+
 func printHelp(w io.Writer, c *command, fs *flag.FlagSet) {
 	fmt.Fprintf(w, "Usage: fwcheck %s %s\n\n%s\n", c.name, c.args, c.short)
+	shown := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	fs.VisitAll(func(f *flag.Flag) {
+		if f.Usage != hiddenUsage {
+			shown.Var(f.Value, f.Name, f.Usage)
+			if f.DefValue == "[]" { // an empty list setting: no default to show
+				shown.Lookup(f.Name).DefValue = ""
+			}
+		}
+	})
 	var b strings.Builder
-	fs.SetOutput(&b)
-	fs.PrintDefaults()
-	fs.SetOutput(io.Discard)
+	shown.SetOutput(&b)
+	shown.PrintDefaults()
 	if b.Len() > 0 {
 		fmt.Fprintf(w, "\nFlags:\n%s", b.String())
 	}
 }
 
-// fail prints a one-line error for command c and returns exitUsage.
+// fail prints a one-line error for command c and returns exitUsage. The
+// error may quote a file's content or a snapshot's entry names: it is
+// sanitised like everything else that reaches the terminal.
 func fail(e *env, c *command, err error) int {
-	fmt.Fprintf(e.stderr, "fwcheck %s: %v\n", c.name, err)
+	fmt.Fprintf(e.stderr, "fwcheck %s: %s\n", c.name, report.Sanitize(err.Error(), false))
 	return exitUsage
 }
 

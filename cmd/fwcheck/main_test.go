@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -17,6 +18,13 @@ import (
 
 // fwcheck runs the command line in-process and returns its exit code and
 // output.
+// TestMain runs the tests at the report's default width, whatever the
+// COLUMNS of the shell that started them.
+func TestMain(m *testing.M) {
+	os.Unsetenv("COLUMNS")
+	os.Exit(m.Run())
+}
+
 func fwcheck(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var o, e bytes.Buffer
@@ -123,7 +131,66 @@ func TestJSONAndJUnitOutput(t *testing.T) {
 	x, err := os.ReadFile(xpath)
 	require.NoError(t, err)
 	assert.Contains(t, string(x), `<testcase name="checksum" classname="fwcheck.acpi"`)
-	assert.Contains(t, string(x), `type="ACPITableChecksum"`)
+	// JUnit follows the verdict: with --fail-on critical the medium
+	// checksum failure is not a <failure>, the critical FADT one is.
+	assert.NotContains(t, string(x), `type="ACPITableChecksum"`)
+	assert.Contains(t, string(x), `failure below --fail-on critical: ACPITableChecksum [medium]`)
+	assert.Contains(t, string(x), `type="FADTDSDTMissing"`)
+	require.NotNil(t, d.Verdict)
+	assert.Equal(t, "critical", d.Verdict.FailOn)
+	assert.Equal(t, "fail", d.Verdict.Result)
+	assert.Equal(t, "testdata/badsum.acpidump.txt", d.Machine.Files["acpi-tables"])
+}
+
+func TestJUnitToStdout(t *testing.T) {
+	code, stdout, stderr := fwcheck(t, "", "run", "checksum", "--acpidump", "testdata/badsum.acpidump.txt", "--junit", "-")
+	assert.Equal(t, exitFailing, code, stderr)
+	assert.True(t, strings.HasPrefix(stdout, "<?xml"), stdout)
+	assert.Contains(t, stdout, `type="ACPITableChecksum"`)
+	assert.Contains(t, stderr, "verdict: FAIL", "the report goes to stderr")
+	code, _, stderr = fwcheck(t, "", "run", "--acpidump", "testdata/badsum.acpidump.txt", "--junit", "-", "--json", "-")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "standard output")
+}
+
+func TestSmallCLIThings(t *testing.T) {
+	code, stdout, _ := fwcheck(t, "", "--version")
+	assert.Equal(t, exitOK, code)
+	assert.Equal(t, "fwcheck "+version+"\n", stdout)
+
+	code, _, stderr := fwcheck(t, "", "run", "fatd", "--acpidump", "testdata/q35.acpidump.txt")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "did you mean fadt?")
+	_, _, stderr = fwcheck(t, "", "run", "zzzzzz", "--acpidump", "testdata/q35.acpidump.txt")
+	assert.NotContains(t, stderr, "did you mean")
+
+	code, stdout, stderr = fwcheck(t, "", "run", "fadt,hpet", "--acpidump", "testdata/q35.acpidump.txt")
+	assert.Equal(t, exitFailing, code, stderr)
+	assert.Contains(t, stdout, "2 checks:")
+	assert.Regexp(t, `FAILED +fadt`, stdout)
+	assert.Regexp(t, `FAILED +hpet`, stdout)
+
+	_, stdout, _ = fwcheck(t, "", "run", "-h")
+	assert.NotContains(t, stdout, "-root")
+	assert.Contains(t, stdout, "-klog-db")
+	assert.NotContains(t, stdout, "-klog.db")
+	assert.Contains(t, stdout, "-s3.cycles")
+	assert.Contains(t, stdout, "-waivers")
+	_, stdout, _ = fwcheck(t, "", "snapshot", "-h")
+	assert.NotContains(t, stdout, "-root")
+}
+
+// list --json and list --labels --json use one key style: snake_case.
+func TestListJSONKeyStyle(t *testing.T) {
+	key := regexp.MustCompile(`"([^"]+)":`)
+	snake := regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+	for _, args := range [][]string{{"list", "--json"}, {"list", "--labels", "--json"}} {
+		code, stdout, _ := fwcheck(t, "", args...)
+		require.Equal(t, exitOK, code)
+		for _, m := range key.FindAllStringSubmatch(stdout, -1) {
+			assert.Regexp(t, snake, m[1], "%v", args)
+		}
+	}
 }
 
 func TestSnapshotRoundTrip(t *testing.T) {
@@ -160,7 +227,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	// was not captured and says so.
 	assert.Equal(t, tests.StatusIncomplete, d.Results[0].Status)
 	require.Len(t, d.Results[0].Unchecked, 1)
-	assert.Contains(t, d.Results[0].Unchecked[0].Reason, "RSDP not available")
+	assert.Contains(t, d.Results[0].Unchecked[0].Reason, "RSDP could not be read")
 }
 
 func TestListJSON(t *testing.T) {
@@ -206,4 +273,104 @@ func TestUnwritableResultFileKeepsTheReport(t *testing.T) {
 	assert.Regexp(t, `INCOMPLETE\s+checksum`, stdout, "the report is shown before the file fails")
 	assert.Contains(t, stderr, "r.json")
 	assert.Equal(t, 1, strings.Count(stderr, "\n"), stderr)
+}
+
+func TestDiffCommand(t *testing.T) {
+	dir := t.TempDir()
+	q35, bad := filepath.Join(dir, "q35.json"), filepath.Join(dir, "bad.json")
+	fwcheck(t, "", "run", "--acpidump", "testdata/q35.acpidump.txt", "--json", q35)
+	fwcheck(t, "", "run", "--acpidump", "testdata/badsum.acpidump.txt", "--json", bad)
+	code, stdout, stderr := fwcheck(t, "", "diff", q35, bad)
+	assert.Equal(t, exitFailing, code, stderr)
+	assert.Regexp(t, `New failures:\n  medium\s+ACPITableChecksum  checksum  1 finding`, stdout)
+	code, stdout, _ = fwcheck(t, "", "diff", bad, q35)
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, stdout, "Failures gone:")
+	code, _, _ = fwcheck(t, "", "diff", bad, q35, "--fail-on", "critical")
+	assert.Equal(t, exitOK, code)
+
+	for _, args := range [][]string{{"diff", q35}, {"diff", q35, filepath.Join(dir, "nope.json")}, {"diff", q35, "testdata/garbage.txt"}} {
+		code, _, stderr := fwcheck(t, "", args...)
+		assert.Equal(t, exitUsage, code, "%v", args)
+		assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %q", stderr)
+	}
+}
+
+func TestWaiversFlag(t *testing.T) {
+	dir := t.TempDir()
+	w := filepath.Join(dir, "waivers.json")
+	require.NoError(t, os.WriteFile(w, []byte(`{"waivers": [
+		{"label": "ACPITableChecksum", "check": "checksum", "reason": "known bad APIC checksum, ticket 7", "expires": "2999-12-31"},
+		{"label": "FADTDSDTMissing", "reason": "old", "expires": "2001-01-01"}]}`), 0o644))
+	code, stdout, stderr := fwcheck(t, "", "run", "checksum", "--acpidump", "testdata/badsum.acpidump.txt", "--waivers", w, "--json", filepath.Join(dir, "r.json"))
+	assert.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, "WAIVED ACPITableChecksum [medium]")
+	assert.Contains(t, stdout, "waived: known bad APIC checksum, ticket 7 (waiver until 2999-12-31)")
+	assert.Contains(t, stdout, "expired waiver: FADTDSDTMissing, expired 2001-01-01 (old)")
+	b, err := os.ReadFile(filepath.Join(dir, "r.json"))
+	require.NoError(t, err)
+	d := reporttest.Check(t, b)
+	assert.Equal(t, 1, d.Totals.Waived)
+	assert.Len(t, d.ExpiredWaivers, 1)
+
+	require.NoError(t, os.WriteFile(w, []byte(`{"waivers": [{"label": "ACPITableChecksum"}]}`), 0o644))
+	code, _, stderr = fwcheck(t, "", "run", "checksum", "--acpidump", "testdata/badsum.acpidump.txt", "--waivers", w)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "entry 1 (ACPITableChecksum): no reason")
+}
+
+func TestReportCommand(t *testing.T) {
+	dir := t.TempDir()
+	j, h := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.html")
+	fwcheck(t, "", "run", "--acpidump", "testdata/badsum.acpidump.txt", "--json", j)
+	code, _, stderr := fwcheck(t, "", "report", j, "-o", h)
+	require.Equal(t, exitOK, code, stderr)
+	b, err := os.ReadFile(h)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), "<!DOCTYPE html>")
+	assert.Contains(t, string(b), "ACPITableChecksum")
+	assert.Contains(t, string(b), "FAIL — ")
+
+	for _, args := range [][]string{{"report", j}, {"report", "-o", h}, {"report", "testdata/garbage.txt", "-o", h}, {"report", j, "-o", dir}} {
+		code, _, stderr := fwcheck(t, "", args...)
+		assert.Equal(t, exitUsage, code, "%v", args)
+		assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %q", stderr)
+	}
+	b2, err := os.ReadFile(h)
+	require.NoError(t, err)
+	assert.Equal(t, b, b2, "a failed report leaves the earlier file as it was")
+}
+
+// Every command's help leaves out test-only flags and shows each setting
+// once, under one name.
+func TestHelpShowsNoTestFlags(t *testing.T) {
+	for name := range commands {
+		_, stdout, _ := fwcheck(t, "", name, "-h")
+		assert.NotRegexp(t, `(?m)^\s+-root\b`, stdout, name)
+		assert.NotContains(t, stdout, "(hidden)", name)
+		assert.NotContains(t, stdout, "-klog.db", name)
+		assert.NotContains(t, stdout, "(default [])", name)
+	}
+	_, stdout, _ := fwcheck(t, "", "klog", "-h")
+	assert.NotContains(t, stdout, "-s3.", "klog shows the settings of its own checks only")
+}
+
+// An error that quotes hostile input (here a file name carrying escape
+// sequences) reaches the terminal escaped, on one line.
+func TestErrorsAreSanitised(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "dump\x1b]0;pwned\x07\nx.txt")
+	code, _, stderr := fwcheck(t, "", "run", "--acpidump", p)
+	assert.Equal(t, exitUsage, code)
+	assert.NotContains(t, stderr, "\x1b")
+	assert.Contains(t, stderr, `dump^[]0;pwned\x07\x0ax.txt`)
+	assert.Equal(t, 1, strings.Count(stderr, "\n"), "%q", stderr)
+}
+
+func TestTermWidth(t *testing.T) {
+	var b bytes.Buffer
+	assert.Equal(t, 80, termWidth(&b), "not a terminal, no COLUMNS")
+	t.Setenv("COLUMNS", "120")
+	assert.Equal(t, 120, termWidth(&b))
+	t.Setenv("COLUMNS", "junk")
+	assert.Equal(t, 80, termWidth(&b))
 }

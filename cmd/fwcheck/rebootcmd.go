@@ -19,7 +19,7 @@ func init() {
 		for _, st := range reboot.Check.Settings {
 			fs.Var(cfg.Settings.Flag(reboot.Check, st), st.Name(), st.Usage())
 		}
-		fs.StringVar(&cfg.Root, "root", "/", "the live machine's root `DIR` (for testing)")
+		fs.StringVar(&cfg.Root, "root", "/", hiddenUsage)
 		pos, code, ok := parseFlags(e, c, fs, args)
 		if !ok {
 			return code

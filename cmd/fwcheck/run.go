@@ -8,8 +8,11 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/internal/atomicfile"
@@ -112,7 +115,14 @@ func execute(cfg *runConfig) (*report.Document, error) {
 	}
 	start := time.Now()
 	rs := tests.Run(&tests.Env{Machine: m, Settings: &cfg.Settings, Control: ctl, Progress: cfg.Progress}, checks)
-	d := report.New(version, m.Identify(), start, time.Now(), rs)
+	id := m.Identify()
+	for in, p := range cfg.Files.Files {
+		if id.Files == nil {
+			id.Files = map[string]string{}
+		}
+		id.Files[in.Name()] = p
+	}
+	d := report.New(version, id, start, time.Now(), rs)
 	d.Settings = cfg.Settings.Raw()
 	d.Errors = reqErrs
 	return d, nil
@@ -143,11 +153,13 @@ type outputFlags struct {
 	json, junit    string
 	quiet, verbose bool
 	color, failOn  string
+	waivers        string
 }
 
 func (o *outputFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.json, "json", "", "write the JSON results document to `FILE` (- for standard output)")
-	fs.StringVar(&o.junit, "junit", "", "write JUnit XML results to `FILE`")
+	fs.StringVar(&o.junit, "junit", "", "write JUnit XML results to `FILE` (- for standard output)")
+	fs.StringVar(&o.waivers, "waivers", "", "accept the known failures a waivers `FILE` lists (JSON; see docs/results.md)")
 	fs.BoolVar(&o.quiet, "quiet", false, "print only failures and the summary")
 	fs.BoolVar(&o.verbose, "verbose", false, "print passes, infos and skip reasons too")
 	fs.StringVar(&o.color, "color", "auto", "colour the report: auto (only on a terminal), always or never")
@@ -160,15 +172,29 @@ func (o *outputFlags) emit(e *env, c *command, d *report.Document) int {
 	if err != nil {
 		return fail(e, c, err)
 	}
+	if o.waivers != "" {
+		ws, err := readWaivers(o.waivers)
+		if err != nil {
+			return fail(e, c, err)
+		}
+		d.ApplyWaivers(ws, d.Start)
+	}
+	d.Judge(threshold)
 	text := e.stdout
-	if o.json == "-" {
+	switch {
+	case o.json == "-":
 		if err := report.WriteJSON(e.stdout, d); err != nil {
 			return fail(e, c, err)
 		}
 		text = e.stderr // keep stdout pure JSON
+	case o.junit == "-":
+		if err := report.WriteJUnit(e.stdout, d, threshold); err != nil {
+			return fail(e, c, err)
+		}
+		text = e.stderr
 	}
 	color := o.color == "always" || o.color == "auto" && isTerminal(text) && os.Getenv("NO_COLOR") == ""
-	if err := report.WriteText(text, d, report.TextOptions{Color: color, Quiet: o.quiet, Verbose: o.verbose, FailOn: threshold}); err != nil {
+	if err := report.WriteText(text, d, report.TextOptions{Color: color, Quiet: o.quiet, Verbose: o.verbose, FailOn: threshold, Width: termWidth(text)}); err != nil {
 		return fail(e, c, err)
 	}
 	// Files last: a file that cannot be written costs the file, not the
@@ -177,8 +203,8 @@ func (o *outputFlags) emit(e *env, c *command, d *report.Document) int {
 	if o.json != "" && o.json != "-" {
 		errs = append(errs, writeFile(o.json, func(w io.Writer) error { return report.WriteJSON(w, d) }))
 	}
-	if o.junit != "" {
-		errs = append(errs, writeFile(o.junit, func(w io.Writer) error { return report.WriteJUnit(w, d) }))
+	if o.junit != "" && o.junit != "-" {
+		errs = append(errs, writeFile(o.junit, func(w io.Writer) error { return report.WriteJUnit(w, d, threshold) }))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fail(e, c, err)
@@ -201,6 +227,9 @@ func (o *outputFlags) validate() error {
 	if o.quiet && o.verbose {
 		return fmt.Errorf("-quiet and -verbose exclude each other")
 	}
+	if o.json == "-" && o.junit == "-" {
+		return fmt.Errorf("-json - and -junit - both want standard output: write one of them to a file")
+	}
 	_, err := tests.ParseSeverity(o.failOn)
 	return err
 }
@@ -209,6 +238,33 @@ func (o *outputFlags) validate() error {
 // destroys what was at p (see internal/atomicfile).
 func writeFile(p string, write func(io.Writer) error) error {
 	return atomicfile.Write(p, 0, write)
+}
+
+func readWaivers(p string) ([]report.Waiver, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	ws, err := report.ReadWaivers(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	return ws, nil
+}
+
+// termWidth is the width the report wraps at: the terminal's, else
+// $COLUMNS, else 80.
+func termWidth(w io.Writer) int {
+	if f, ok := w.(*os.File); ok {
+		if ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ); err == nil && ws.Col > 0 {
+			return int(ws.Col)
+		}
+	}
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	return report.DefaultWidth
 }
 
 func isTerminal(w io.Writer) bool {
@@ -238,7 +294,7 @@ func init() {
 		var acpidump, klogFile string
 		fs.StringVar(&acpidump, "acpidump", "", "read ACPI tables from an acpidump text `FILE` or a directory of raw tables")
 		fs.StringVar(&klogFile, "klog", "", "read the kernel log from a dmesg/journalctl text `FILE` (- for standard input)")
-		fs.StringVar(&cfg.Root, "root", "/", "the live machine's root `DIR` (for testing)")
+		fs.StringVar(&cfg.Root, "root", "/", hiddenUsage)
 		addCheckSettings(fs, &cfg.Settings)
 		ids, code, ok := parseFlags(e, c, fs, args)
 		if !ok {
@@ -250,7 +306,11 @@ func init() {
 		if err := cfg.fileInputs(e, acpidump, klogFile); err != nil {
 			return fail(e, c, err)
 		}
-		cfg.Selection = tests.Selection{IDs: ids, Skip: skip}
+		var named listFlag
+		for _, id := range ids {
+			named.Set(id) // "run fadt,hpet" as "run fadt hpet"
+		}
+		cfg.Selection = tests.Selection{IDs: named, Skip: skip}
 		for _, cat := range cats {
 			cfg.Selection.Categories = append(cfg.Selection.Categories, tests.Category(cat))
 		}
@@ -333,11 +393,14 @@ func init() {
 	}
 	addCommand(l)
 
-	s := &command{name: "snapshot", args: "-o FILE.tar.gz", short: "capture every input the checks read, to analyse elsewhere with --from"}
+	s := &command{name: "snapshot", args: "-o FILE.tar.gz [--redact] [--include-msdm]", short: "capture every input the checks read, to analyse elsewhere with --from"}
 	s.run = func(e *env, args []string) int {
 		fs := newFlags(s)
 		outp := fs.String("o", "", "write the snapshot to `FILE` (.tar.gz)")
-		root := fs.String("root", "/", "the live machine's root `DIR` (for testing)")
+		root := fs.String("root", "/", hiddenUsage)
+		var opts input.CaptureOptions
+		fs.BoolVar(&opts.IncludeMSDM, "include-msdm", false, "keep the MSDM table, which holds the Windows product key (left out by default)")
+		fs.BoolVar(&opts.Redact, "redact", false, "drop serial numbers, UUIDs and MAC addresses (DMI, SMBIOS, kernel log), to share the snapshot")
 		if _, code, ok := parseFlags(e, s, fs, args); !ok {
 			return code
 		}
@@ -349,11 +412,15 @@ func init() {
 		// Snapshots hold the kernel log and firmware tables: 0600.
 		err := atomicfile.Write(*outp, 0o600, func(w io.Writer) error {
 			var err error
-			notes, err = input.Capture(w, input.Live(*root), order)
+			notes, err = input.CaptureWith(w, input.Live(*root), order, opts)
 			return err
 		})
 		for _, n := range notes {
-			fmt.Fprintf(e.stderr, "fwcheck snapshot: not captured: %s\n", n)
+			if strings.Contains(n, ": left out") || strings.HasSuffix(n, "(--redact)") {
+				fmt.Fprintf(e.stderr, "fwcheck snapshot: %s\n", report.Sanitize(n, false))
+				continue
+			}
+			fmt.Fprintf(e.stderr, "fwcheck snapshot: not captured: %s\n", report.Sanitize(n, false))
 		}
 		if err != nil {
 			return fail(e, s, err)
@@ -382,16 +449,23 @@ func snapshotInputs() []input.Decl {
 	return order
 }
 
-// addCheckSettings exposes every check's own settings as --ID.NAME, and
-// the klog check's database also as --klog-db (the name fwts users know),
-// writing their values into set.
-func addCheckSettings(fs *flag.FlagSet, set *tests.Settings) {
+// addCheckSettings exposes the own settings of every check (or of the
+// checks ids names) as --ID.NAME, and the klog check's database also as
+// --klog-db (the name fwts users know), writing their values into set.
+func addCheckSettings(fs *flag.FlagSet, set *tests.Settings, ids ...string) {
 	for _, ch := range all.Checks() {
+		if len(ids) > 0 && !slices.Contains(ids, ch.ID) {
+			continue
+		}
 		for _, st := range ch.Settings {
 			fs.Var(set.Flag(ch, st), ch.ID+"."+st.Name(), st.Usage())
 		}
 	}
 	fs.Var(set.Flag(klogcheck.Check, klogcheck.DB), "klog-db", klogcheck.DB.Usage())
+	// One name in the help: --klog-db, the one fwts users know.
+	if f := fs.Lookup("klog.db"); f != nil {
+		f.Usage = hiddenUsage
+	}
 }
 
 // fileInputs records the inputs the user gave as files; "-" for the
@@ -406,9 +480,12 @@ func (cfg *runConfig) fileInputs(e *env, acpidump, klogFile string) error {
 	if klogFile != "" {
 		cfg.Files.Files[input.KernelLog] = klogFile
 		if klogFile == "-" {
-			b, err := io.ReadAll(io.LimitReader(e.stdin, maxStdin))
+			b, err := io.ReadAll(io.LimitReader(e.stdin, maxStdin+1))
 			if err != nil {
 				return err
+			}
+			if len(b) > maxStdin {
+				return fmt.Errorf("standard input: larger than %d MiB, more than a kernel log holds", maxStdin>>20)
 			}
 			cfg.Files.Stdin = b
 		}
@@ -416,8 +493,9 @@ func (cfg *runConfig) fileInputs(e *env, acpidump, klogFile string) error {
 	return nil
 }
 
-// maxStdin bounds what standard input may bring (a kernel log).
-const maxStdin = 256 << 20
+// maxStdin bounds what standard input may bring (a kernel log): as much
+// as a kernel-log file may hold.
+const maxStdin = input.MaxSnapshotFile
 
 func encodeJSON(e *env, c *command, v any) int {
 	enc := json.NewEncoder(e.stdout)

@@ -21,7 +21,7 @@ func init() {
 			fs.Var(cfg.Settings.Flag(s3.Check, st), st.Name(), st.Usage())
 		}
 		fs.Var(cfg.Settings.Flag(s3.Check, s3.JournalPath), "resume", "go on with the unfinished run in `JOURNAL` (the same as --journal)")
-		fs.StringVar(&cfg.Root, "root", "/", "the live machine's root `DIR` (for testing)")
+		fs.StringVar(&cfg.Root, "root", "/", hiddenUsage)
 		pos, code, ok := parseFlags(e, c, fs, args)
 		if !ok {
 			return code

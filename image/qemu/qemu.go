@@ -30,7 +30,7 @@ type Machine struct {
 	Name  string // "ovmf-q35", "seabios-pc"
 	Type  string // QEMU -machine type
 	UEFI  bool
-	setup func(tmp string) ([]string, error) // firmware arguments
+	setup func(tmp string, c Config) ([]string, error) // firmware arguments
 }
 
 // The machine setups: OVMF on q35 and SeaBIOS on pc are the two the live
@@ -39,8 +39,8 @@ type Machine struct {
 // firmware fault the suspend/resume check must find.
 var (
 	OVMF       = Machine{Name: "ovmf-q35", Type: "q35", UEFI: true, setup: ovmfArgs}
-	SeaBIOS    = Machine{Name: "seabios-pc", Type: "pc", setup: seabiosArgs}
-	SeaBIOSQ35 = Machine{Name: "seabios-q35", Type: "q35", setup: seabiosArgs}
+	SeaBIOS    = Machine{Name: "seabios-pc", Type: "pc", setup: func(tmp string, _ Config) ([]string, error) { return seabiosArgs(tmp) }}
+	SeaBIOSQ35 = Machine{Name: "seabios-q35", Type: "q35", setup: func(tmp string, _ Config) ([]string, error) { return seabiosArgs(tmp) }}
 )
 
 // OVMF code/vars pairs, most preferred first. FWCHECK_OVMF_CODE and
@@ -64,10 +64,13 @@ func findOVMF() (code, vars string, err error) {
 	return "", "", errors.New("OVMF firmware not found (apt-get install ovmf, or set FWCHECK_OVMF_CODE and FWCHECK_OVMF_VARS)")
 }
 
-func ovmfArgs(tmp string) ([]string, error) {
+func ovmfArgs(tmp string, c Config) ([]string, error) {
 	code, vars, err := findOVMF()
 	if err != nil {
 		return nil, err
+	}
+	if c.OVMFVars != "" {
+		vars = c.OVMFVars
 	}
 	// The variable store is writable: give each boot its own copy.
 	b, err := os.ReadFile(vars)
@@ -154,6 +157,17 @@ type Config struct {
 	// AllowReboot lets a guest reset restart it, as a real machine does;
 	// otherwise a reset ends the run like a power-off (QEMU's -no-reboot).
 	AllowReboot bool
+	// TPMDevice is the TPM interface QEMU gives the guest: "tpm-tis" (the
+	// default) or "tpm-crb".
+	TPMDevice string
+	// OVMFVars, on an OVMF machine, is the variable store to start from (a
+	// copy is booted) instead of the firmware's empty one, e.g.
+	// /usr/share/OVMF/OVMF_VARS_4M.ms.fd with Secure Boot keys enrolled.
+	OVMFVars string
+	// CPUs is the number of virtual CPUs (default 1).
+	CPUs int
+	// Extra are further QEMU arguments (-smbios …).
+	Extra []string
 }
 
 // SWTPM is the TPM emulator the harness runs for Config.TPM.
@@ -169,7 +183,10 @@ func SWTPMAvailable() error {
 
 // startTPM runs swtpm with its state and control socket in tmp and returns
 // QEMU's arguments for it and a function that stops it.
-func startTPM(tmp string) ([]string, func(), error) {
+func startTPM(tmp, device string) ([]string, func(), error) {
+	if device == "" {
+		device = "tpm-tis"
+	}
 	if err := SWTPMAvailable(); err != nil {
 		return nil, nil, err
 	}
@@ -198,13 +215,13 @@ func startTPM(tmp string) ([]string, func(), error) {
 	return []string{
 		"-chardev", "socket,id=chrtpm,path=" + sock,
 		"-tpmdev", "emulator,id=tpm0,chardev=chrtpm",
-		"-device", "tpm-tis,tpmdev=tpm0",
+		"-device", device + ",tpmdev=tpm0",
 	}, stop, nil
 }
 
 // args returns QEMU's arguments for c, with files it needs put into tmp.
 func (c Config) args(tmp string, interactive bool) ([]string, error) {
-	fw, err := c.Machine.setup(tmp)
+	fw, err := c.Machine.setup(tmp, c)
 	if err != nil {
 		return nil, err
 	}
@@ -231,6 +248,10 @@ func (c Config) args(tmp string, interactive bool) ([]string, error) {
 	if !c.AllowReboot {
 		a = append(a, "-no-reboot")
 	}
+	if c.CPUs > 1 {
+		a = append(a, "-smp", fmt.Sprint(c.CPUs))
+	}
+	a = append(a, c.Extra...)
 	if interactive {
 		a = append(a, "-nographic")
 	} else {
@@ -270,7 +291,7 @@ func Run(ctx context.Context, c Config) ([]byte, error) {
 		return nil, err
 	}
 	if c.TPM {
-		tpmArgs, stop, err := startTPM(tmp)
+		tpmArgs, stop, err := startTPM(tmp, c.TPMDevice)
 		if err != nil {
 			return nil, err
 		}
@@ -331,7 +352,7 @@ func Interactive(c Config) error {
 		return err
 	}
 	if c.TPM {
-		tpmArgs, stop, err := startTPM(tmp)
+		tpmArgs, stop, err := startTPM(tmp, c.TPMDevice)
 		if err != nil {
 			return err
 		}

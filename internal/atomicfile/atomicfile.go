@@ -6,7 +6,9 @@
 // A target that is a character device or a FIFO (/dev/null, /dev/stdout,
 // a shell's process substitution) is written in place: it cannot be
 // half-written, and renaming over it as root would replace the device
-// node. A directory, a block device or a socket is refused. Standard
+// node. A directory, a block device, a socket, and a regular file that is
+// read-only (no write bit) or not writable by this user are refused. A
+// symbolic link is followed, and the file it names replaced. Standard
 // output as "-" is the caller's business.
 //
 // github.com/google/renameio does the same for regular files; it is not
@@ -21,6 +23,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"golang.org/x/sys/unix"
 )
 
 // File is an output file being written. Write to it, then Commit; Close
@@ -37,6 +41,10 @@ type File struct {
 // whether or not the file existed; an existing file's bits are kept when
 // mode is 0).
 func Create(path string, mode fs.FileMode) (*File, error) {
+	// A symbolic link stays: the file it names is the one replaced.
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
 	if fi, err := os.Stat(path); err == nil {
 		m := fi.Mode()
 		if m&fs.ModeCharDevice != 0 || m&fs.ModeNamedPipe != 0 {
@@ -48,6 +56,15 @@ func Create(path string, mode fs.FileMode) (*File, error) {
 		}
 		if !m.IsRegular() {
 			return nil, fmt.Errorf("%s: not a regular file (%s); refusing to replace it", path, kind(m))
+		}
+		// Renaming over a file needs only the directory's permission: a
+		// file its owner made read-only (or one this user may not write)
+		// would be replaced all the same, root or not. Refuse instead.
+		if m.Perm()&0o222 == 0 {
+			return nil, fmt.Errorf("%s: read-only (%s); refusing to replace it", path, m.Perm())
+		}
+		if err := unix.Access(path, unix.W_OK); err != nil {
+			return nil, fmt.Errorf("%s: not writable (%w); refusing to replace it", path, err)
 		}
 		if mode == 0 {
 			mode = fi.Mode().Perm()

@@ -58,3 +58,26 @@ func TestNewFileMode(t *testing.T) {
 	fi, _ := os.Stat(p)
 	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
 }
+
+func TestRefusesReadOnlyFiles(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "keep.tar.gz")
+	require.NoError(t, os.WriteFile(p, []byte("precious"), 0o444))
+	err := WriteFile(p, []byte("new"), 0o600)
+	require.ErrorContains(t, err, "read-only")
+	b, _ := os.ReadFile(p)
+	assert.Equal(t, "precious", string(b))
+}
+
+func TestSymlinkTargetIsReplacedAndTheLinkKept(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real")
+	link := filepath.Join(dir, "link")
+	require.NoError(t, os.WriteFile(real, []byte("old"), 0o644))
+	require.NoError(t, os.Symlink("real", link))
+	require.NoError(t, WriteFile(link, []byte("new"), 0))
+	fi, err := os.Lstat(link)
+	require.NoError(t, err)
+	assert.NotZero(t, fi.Mode()&os.ModeSymlink, "still a link")
+	b, _ := os.ReadFile(real)
+	assert.Equal(t, "new", string(b))
+}

@@ -7,15 +7,25 @@ import (
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/acpitables"
 	"github.com/fwcheck/fwcheck/tests/checksum"
+	"github.com/fwcheck/fwcheck/tests/cpufeatures"
+	"github.com/fwcheck/fwcheck/tests/e820"
+	"github.com/fwcheck/fwcheck/tests/esrt"
 	"github.com/fwcheck/fwcheck/tests/fadt"
 	"github.com/fwcheck/fwcheck/tests/hpet"
 	"github.com/fwcheck/fwcheck/tests/klog"
 	"github.com/fwcheck/fwcheck/tests/madt"
 	"github.com/fwcheck/fwcheck/tests/mcfg"
+	"github.com/fwcheck/fwcheck/tests/msrconsistency"
+	"github.com/fwcheck/fwcheck/tests/mtrr"
 	"github.com/fwcheck/fwcheck/tests/oops"
 	"github.com/fwcheck/fwcheck/tests/reboot"
 	"github.com/fwcheck/fwcheck/tests/reset"
 	"github.com/fwcheck/fwcheck/tests/s3"
+	"github.com/fwcheck/fwcheck/tests/secureboot"
+	"github.com/fwcheck/fwcheck/tests/smbios"
+	"github.com/fwcheck/fwcheck/tests/tpm2table"
+	"github.com/fwcheck/fwcheck/tests/tpmeventlog"
+	"github.com/fwcheck/fwcheck/tests/uefiboot"
 )
 
 // Checks returns every check, in run order (by category, then ID). It
@@ -25,16 +35,26 @@ func Checks() []*tests.Check {
 	cs := []*tests.Check{
 		acpitables.Check,
 		checksum.Check,
+		cpufeatures.Check,
+		e820.Check,
 		fadt.Check,
 		hpet.Check,
 		madt.Check,
 		mcfg.Check,
 		mcfg.Reserved,
+		mtrr.Check,
+		msrconsistency.Check,
 		klog.Check,
 		oops.Check,
 		s3.Check,
 		reboot.Check,
 		reset.Check,
+		uefiboot.Check,
+		secureboot.Check,
+		esrt.Check,
+		tpmeventlog.Check,
+		tpm2table.Check,
+		smbios.Check,
 	}
 	if err := tests.Validate(cs); err != nil {
 		panic(err)

@@ -5,7 +5,10 @@
 package klog
 
 import (
+	"bytes"
 	"fmt"
+	"io"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -38,7 +41,47 @@ var (
 // klog.json whose entries are matched before fwcheck's own. The file is
 // read when the setting is made, so a bad file is a usage error.
 var DB = tests.NewOpt("db", "an fwts-format klog.json `FILE` whose entries are matched before fwcheck's own", []klog.Entry(nil),
-	klog.LoadFwtsFile)
+	LoadDB)
+
+// maxDBFile bounds the database file: fwts's own klog.json is about 300 KB.
+const maxDBFile = 16 << 20
+
+// maxDBLabel bounds a label's length (fwts's longest is under 40).
+const maxDBLabel = 64
+
+// LoadDB reads an fwts-format klog.json and checks every entry can be
+// reported as a finding: a CamelCase label of at most 64 characters and
+// non-empty advice. The first entry that cannot is a one-line error naming
+// it, so that no imported label or advice breaks the results schema.
+func LoadDB(name string) ([]klog.Entry, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxDBFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(b) > maxDBFile {
+		return nil, fmt.Errorf("%s: larger than %d MiB, not a klog.json", name, maxDBFile>>20)
+	}
+	es, err := klog.LoadFwts(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	for i, e := range es {
+		l := tests.Label{Name: e.Label, Severity: klogSeverity(e.Severity), Advice: e.Advice}
+		err := l.Validate()
+		if err == nil && len(e.Label) > maxDBLabel {
+			err = fmt.Errorf("label is longer than %d characters", maxDBLabel)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: entry %d (label %.60q, pattern %.60q): %v", name, i+1, e.Label, e.Pattern(), err)
+		}
+	}
+	return es, nil
+}
 
 // Check is the klog check.
 var Check = &tests.Check{
@@ -138,6 +181,7 @@ func runKlog(p *tests.Pass) error {
 	if matched == 0 {
 		p.Passed("no known firmware-related messages in %d kernel log records", len(recs))
 	}
+	tests.NotCheckedTruncated(p, recs)
 	return nil
 }
 

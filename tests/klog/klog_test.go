@@ -243,3 +243,47 @@ func TestKlogGoldenHasNoStaleFiles(t *testing.T) {
 	}
 	checktest.NoStaleGolden(t, filepath.Join("testdata", "golden"), names)
 }
+
+// A line over klog.MaxLine is cut, said so, and the rest of the log is
+// still checked by both log checks.
+func TestOverlongLineLeavesTheRestChecked(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "dmesg.txt")
+	log := "[    0.100000] DMI: QEMU Standard PC (Q35 + ICH9, 2009), BIOS 1.16.3 04/01/2014\n" +
+		"[    1.000000] ACPI: " + strings.Repeat("A", 2<<20) + "\n" +
+		"[    3.082295] ACPI Error: Could not disable RealTimeClock events (20220331/evxfevnt-243)\n"
+	require.NoError(t, os.WriteFile(p, []byte(log), 0o644))
+	r := checktest.Run(t, Check, checktest.LogMachine(p))
+	assert.Equal(t, tests.StatusFailed, r.Status)
+	assert.Len(t, checktest.FindingsWith(r, "ACPIFixedEventDisableFailed"), 1, "the line after the long one is checked")
+	require.Len(t, r.Unchecked, 1)
+	assert.Contains(t, r.Unchecked[0].What, "[1.000000]")
+	assert.Contains(t, r.Unchecked[0].What, "bytes past the first 1048576")
+
+	r = checktest.Run(t, oops.Check, checktest.LogMachine(p))
+	assert.Equal(t, tests.StatusIncomplete, r.Status, "not skipped, not passed")
+	require.Len(t, r.Unchecked, 1)
+}
+
+func TestLoadDBValidatesEntries(t *testing.T) {
+	es, err := LoadDB(filepath.Join("..", "..", "klog", "testdata", "fwts-klog.json"))
+	require.NoError(t, err, "the fwts-format fixture is valid")
+	require.NotEmpty(t, es)
+
+	dir := t.TempDir()
+	for name, c := range map[string]struct{ json, want string }{
+		"label": {`{"klog_error_check": [{"compare_mode": "string", "log_level": "LOG_LEVEL_HIGH", "pattern": "ACPI: x", "advice": "Fix x.", "label": "Bad label\u001b]0;pwned\u0007"}]}`,
+			`entry 1 (label "Bad label\x1b]0;pwned\a", pattern "ACPI: x"): label "Bad label\x1b]0;pwned\a" is not CamelCase`},
+		"advice": {`{"klog_error_check": [{"compare_mode": "string", "pattern": "a", "advice": "ok", "label": "GoodOne"}, {"compare_mode": "string", "pattern": "ACPI: y", "advice": "  ", "label": "NoAdvice"}]}`,
+			`entry 2 (label "NoAdvice", pattern "ACPI: y"): label "NoAdvice" has no advice`},
+		"long": {`{"klog_error_check": [{"compare_mode": "string", "pattern": "z", "advice": "a", "label": "` + strings.Repeat("A", 65) + `"}]}`,
+			"label is longer than 64 characters"},
+	} {
+		p := filepath.Join(dir, name+".json")
+		require.NoError(t, os.WriteFile(p, []byte(c.json), 0o644))
+		_, err := LoadDB(p)
+		require.Error(t, err, name)
+		assert.Contains(t, err.Error(), c.want, name)
+		assert.NotContains(t, err.Error(), "\n", name)
+		assert.NotContains(t, err.Error(), "\x1b", name)
+	}
+}

@@ -94,6 +94,10 @@ func run(p *tests.Pass) error {
 		if err != nil {
 			p.Fail(labelMADTSubtableLength, "%s: %v", t.Name(), err)
 		}
+		if m.NotRead > 0 {
+			p.NotChecked(fmt.Sprintf("%s: the %d bytes after its first %d subtables", t.Name(), m.NotRead, acpi.MaxMADTEntries),
+				"more subtables than fwcheck reads (real MADTs have a few thousand at most)", "")
+		}
 		checkMADT(p, t.Name(), m)
 	}
 	return nil

@@ -5,6 +5,9 @@ package mcfg
 
 import (
 	"fmt"
+	"math"
+	"slices"
+	"strings"
 
 	"github.com/fwcheck/fwcheck/acpi"
 	"github.com/fwcheck/fwcheck/input"
@@ -67,7 +70,123 @@ var Reserved = &tests.Check{
 // ecamWindow is the memory an entry's buses occupy.
 func ecamWindow(e acpi.MCFGEntry) (start, end uint64) {
 	start = e.Base + uint64(e.StartBus)<<20
-	return start, start + e.Size() - 1
+	end = start + e.Size() - 1
+	if end < start {
+		end = math.MaxUint64 // a window running past the top of memory
+	}
+	return start, end
+}
+
+// intervals counts, among a set of closed intervals, those meeting a given
+// one: those starting at or before its end, less those ending before its
+// start. Built once, each count is two binary searches.
+type intervals struct{ starts, ends []uint64 }
+
+func (iv *intervals) add(s, e uint64) {
+	iv.starts = append(iv.starts, s)
+	iv.ends = append(iv.ends, e)
+}
+
+func (iv *intervals) sort() {
+	slices.Sort(iv.starts)
+	slices.Sort(iv.ends)
+}
+
+func (iv *intervals) meeting(s, e uint64) int {
+	startedBy, _ := slices.BinarySearch(iv.starts, e+1)
+	if e == math.MaxUint64 {
+		startedBy = len(iv.starts)
+	}
+	endedBefore, _ := slices.BinarySearch(iv.ends, s)
+	return startedBy - endedBefore
+}
+
+// checkOverlaps reports entries that share buses of a segment with others,
+// or whose ECAM windows overlap others': one finding per distinct region,
+// saying how many times it appears and how many other entries it collides
+// with. Counting works on sorted interval ends, n·log n in the entries; a
+// real MCFG of 2,000 identical entries gave 2 million pairwise findings.
+// It returns false when it reported any.
+func checkOverlaps(p *tests.Pass, es []acpi.MCFGEntry) bool {
+	type region struct {
+		base     uint64
+		seg      uint16
+		from, to uint8
+	}
+	var (
+		order []region
+		where = map[region][]int{} // entries of each region, in order
+		mem   intervals
+		buses = map[uint16]*intervals{}
+	)
+	for i, e := range es {
+		if e.EndBus < e.StartBus {
+			continue // reported as MCFGBusRange
+		}
+		r := region{e.Base, e.Segment, e.StartBus, e.EndBus}
+		if where[r] == nil {
+			order = append(order, r)
+		}
+		where[r] = append(where[r], i)
+		mem.add(ecamWindow(e))
+		if buses[e.Segment] == nil {
+			buses[e.Segment] = &intervals{}
+		}
+		buses[e.Segment].add(uint64(e.StartBus), uint64(e.EndBus))
+	}
+	mem.sort()
+	for _, iv := range buses {
+		iv.sort()
+	}
+	ok := true
+	for _, r := range order {
+		idx := where[r]
+		copies := len(idx)
+		e := es[idx[0]]
+		s, end := ecamWindow(e)
+		// Every copy of the region meets itself and the other copies.
+		sharesBuses := buses[r.seg].meeting(uint64(r.from), uint64(r.to)) - copies
+		overlapsMem := mem.meeting(s, end) - copies
+		if copies == 1 && sharesBuses == 0 && overlapsMem == 0 {
+			continue
+		}
+		var parts []string
+		if copies > 1 {
+			parts = append(parts, fmt.Sprintf("appears %d times (entries %s)", copies, listIndexes(idx)))
+		}
+		if sharesBuses > 0 {
+			parts = append(parts, fmt.Sprintf("shares buses with %s of segment %d", others(sharesBuses), r.seg))
+		}
+		if overlapsMem > 0 {
+			parts = append(parts, fmt.Sprintf("its ECAM window 0x%x-0x%x overlaps the window of %s", s, end, others(overlapsMem)))
+		}
+		p.Fail(labelMCFGOverlap, "entry %d (segment %d, buses %d-%d, base 0x%x): %s", idx[0], r.seg, r.from, r.to, r.base, strings.Join(parts, "; "))
+		ok = false
+	}
+	return ok
+}
+
+func others(n int) string {
+	if n == 1 {
+		return "1 other entry"
+	}
+	return fmt.Sprintf("%d other entries", n)
+}
+
+// listIndexes shows at most five entry numbers.
+func listIndexes(idx []int) string {
+	var b strings.Builder
+	for k, i := range idx {
+		if k == 4 && len(idx) > 5 {
+			fmt.Fprintf(&b, ", … %d", idx[len(idx)-1])
+			break
+		}
+		if k > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprint(&b, i)
+	}
+	return b.String()
 }
 
 func runMCFG(p *tests.Pass) error {
@@ -112,19 +231,9 @@ func runMCFG(p *tests.Pass) error {
 		if e.Reserved != 0 {
 			p.Fail(labelMCFGReserved, "%s: reserved field 0x%08x", where, e.Reserved)
 		}
-		for j := i + 1; j < len(m.Entries); j++ {
-			o := m.Entries[j]
-			if e.EndBus < e.StartBus || o.EndBus < o.StartBus {
-				continue
-			}
-			s1, e1 := ecamWindow(e)
-			s2, e2 := ecamWindow(o)
-			sameBuses := e.Segment == o.Segment && e.StartBus <= o.EndBus && o.StartBus <= e.EndBus
-			if sameBuses || (s1 <= e2 && s2 <= e1) {
-				p.Fail(labelMCFGOverlap, "entries %d and %d overlap", i, j)
-				ok = false
-			}
-		}
+	}
+	if !checkOverlaps(p, m.Entries) {
+		ok = false
 	}
 	if ok {
 		p.Passed("%d ECAM regions", len(m.Entries))

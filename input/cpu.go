@@ -1,0 +1,415 @@
+package input
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fwcheck/fwcheck/cpuinfo"
+	"github.com/fwcheck/fwcheck/memmap"
+	"github.com/fwcheck/fwcheck/msr"
+	"github.com/fwcheck/fwcheck/mtrr"
+)
+
+// The CPU and memory inputs: model-specific registers of every CPU,
+// /proc/cpuinfo (what the kernel read from CPUID), /proc/mtrr, /proc/iomem,
+// the PCI memory BARs and the raw SMBIOS tables.
+var (
+	// MSRs are the MTRRs and the architectural registers firmware
+	// programs, read on every CPU through /dev/cpu/N/msr (the msr module is
+	// loaded when the device files are missing). A snapshot records the
+	// values read as fwcheck/msr.txt.
+	MSRs = Declare(Spec[*msr.Dump]{
+		Name: "msrs", Doc: "MTRRs and firmware-programmed MSRs of every CPU (/dev/cpu/N/msr)", Root: true,
+		Capture: []string{RecordedDir + "/" + MSRFile},
+		Load:    loadMSRs,
+	})
+	// CPUInfo is /proc/cpuinfo: vendor, model, microcode, flags, address
+	// widths per logical CPU.
+	CPUInfo = Declare(Spec[[]cpuinfo.CPU]{
+		Name: "cpuinfo", Doc: "per-CPU identification, microcode and CPUID flags (/proc/cpuinfo)",
+		Capture: []string{"proc/cpuinfo"},
+		Load: func(src Source) ([]cpuinfo.CPU, error) {
+			b, err := fs.ReadFile(src, "proc/cpuinfo")
+			if err != nil {
+				return nil, err
+			}
+			return cpuinfo.Parse(b)
+		},
+	})
+	// CPUID is raw CPUID of every CPU through /dev/cpu/N/cpuid (the cpuid
+	// module is loaded when the device files are missing), recorded as
+	// fwcheck/cpuid.txt: what the CPU reports before the kernel clears
+	// flags (vmx, svm) that firmware disabled.
+	CPUID = Declare(Spec[cpuinfo.CPUID]{
+		Name: "cpuid", Doc: "raw CPUID leaves of every CPU (/dev/cpu/N/cpuid)", Root: true,
+		Capture: []string{RecordedDir + "/" + CPUIDFile},
+		Load: func(src Source) (cpuinfo.CPUID, error) {
+			b, err := fs.ReadFile(src, RecordedDir+"/"+CPUIDFile)
+			if err != nil {
+				return nil, err
+			}
+			c, err := cpuinfo.ParseCPUID(b)
+			if err == nil && len(c) == 0 {
+				return nil, &Unavailable{"cpuid", "no CPUID leaf could be read"}
+			}
+			return c, err
+		},
+	})
+	// ProcMTRR is the kernel's view of the variable MTRRs (/proc/mtrr),
+	// for when the registers cannot be read.
+	ProcMTRR = Declare(Spec[*mtrr.State]{
+		Name: "proc-mtrr", Doc: "the variable MTRRs as the kernel shows them (/proc/mtrr)", Root: true,
+		Capture: []string{"proc/mtrr"},
+		Load: func(src Source) (*mtrr.State, error) {
+			b, err := fs.ReadFile(src, "proc/mtrr")
+			if err != nil {
+				return nil, err
+			}
+			return mtrr.ParseProc(b)
+		},
+	})
+	// IOMem is /proc/iomem, the kernel's physical resource tree.
+	IOMem = Declare(Spec[[]memmap.Resource]{
+		Name: "iomem", Doc: "the physical address resource tree (/proc/iomem)", Root: true,
+		Capture: []string{"proc/iomem"},
+		Load: func(src Source) ([]memmap.Resource, error) {
+			b, err := fs.ReadFile(src, "proc/iomem")
+			if err != nil {
+				return nil, err
+			}
+			return memmap.ParseIOMem(b)
+		},
+	})
+	// PCIBARs are the memory BARs of every PCI device, with their
+	// prefetchable bit (sysfs resource files, recorded as
+	// fwcheck/pci-bars.txt).
+	PCIBARs = Declare(Spec[[]memmap.BAR]{
+		Name: "pci-bars", Doc: "PCI memory BARs and their prefetchable bit (/sys/bus/pci/devices/*/resource)",
+		Capture: []string{RecordedDir + "/" + PCIBARFile},
+		Load:    loadPCIBARs,
+	})
+	// CPUVulns are the kernel's CPU vulnerability verdicts, by name
+	// ("mds": "Vulnerable: Clear CPU buffers attempted, no microcode").
+	CPUVulns = Declare(Spec[map[string]string]{
+		Name: "cpu-vulnerabilities", Doc: "the kernel's CPU vulnerability and mitigation status (/sys/devices/system/cpu/vulnerabilities)",
+		Capture: []string{vulnDir},
+		Load:    loadVulns,
+	})
+	// BDA is the BIOS data area (256 bytes at physical 0x400, read through
+	// /dev/mem), where legacy firmware records the EBDA's segment.
+	BDA = Declare(Spec[[]byte]{
+		Name: "bda", Doc: "the BIOS data area at 0x400 (/dev/mem)", Root: true,
+		Capture: []string{RecordedDir + "/" + BDAFile},
+		Load: func(src Source) ([]byte, error) {
+			b, err := fs.ReadFile(src, RecordedDir+"/"+BDAFile)
+			if err == nil && len(b) != 256 {
+				return nil, fmt.Errorf("recorded BDA is %d bytes, not 256", len(b))
+			}
+			return b, err
+		},
+	})
+	// SMBIOS is the raw SMBIOS entry point and structure table.
+	SMBIOS = Declare(Spec[*SMBIOSTables]{
+		Name: "smbios", Doc: "the raw SMBIOS entry point and table (/sys/firmware/dmi/tables)", Root: true,
+		Capture: []string{smbiosDir + "/smbios_entry_point", smbiosDir + "/DMI"},
+		Load:    loadSMBIOS,
+	})
+)
+
+// Recorded file names below RecordedDir.
+const (
+	MSRFile    = "msr.txt"
+	PCIBARFile = "pci-bars.txt"
+	BDAFile    = "bda.bin"
+	CPUIDFile  = "cpuid.txt"
+)
+
+const (
+	smbiosDir = "sys/firmware/dmi/tables"
+	vulnDir   = "sys/devices/system/cpu/vulnerabilities"
+)
+
+func loadVulns(src Source) (map[string]string, error) {
+	ents, err := fs.ReadDir(src, vulnDir)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, e := range ents {
+		if len(out) >= 256 {
+			break
+		}
+		b, err := fs.ReadFile(src, path.Join(vulnDir, e.Name()))
+		if err == nil && len(b) < 4096 {
+			out[e.Name()] = strings.TrimSpace(string(b))
+		}
+	}
+	return out, nil
+}
+
+// SMBIOSTables are the raw SMBIOS data as the kernel exports it.
+type SMBIOSTables struct {
+	EntryPoint, Table []byte
+}
+
+func loadSMBIOS(src Source) (*SMBIOSTables, error) {
+	ep, err := fs.ReadFile(src, smbiosDir+"/smbios_entry_point")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, &Unavailable{"smbios", "no /" + smbiosDir + " (no SMBIOS, or a kernel without CONFIG_DMI_SYSFS)"}
+	}
+	if err != nil {
+		return nil, err
+	}
+	tb, err := fs.ReadFile(src, smbiosDir+"/DMI")
+	if err != nil {
+		return nil, err
+	}
+	return &SMBIOSTables{EntryPoint: ep, Table: tb}, nil
+}
+
+func loadMSRs(src Source) (*msr.Dump, error) {
+	b, err := fs.ReadFile(src, RecordedDir+"/"+MSRFile)
+	if err != nil {
+		return nil, err
+	}
+	d, err := msr.Parse(b)
+	if err != nil {
+		return nil, err
+	}
+	if len(d.Values) == 0 {
+		return nil, &Unavailable{"msrs", "no MSR could be read"}
+	}
+	return d, nil
+}
+
+// msrRegs are read on every CPU; the variable MTRR pairs follow, as many as
+// IA32_MTRRCAP.VCNT says. Registers a CPU lacks (the AMD ones on Intel)
+// are recorded as errors.
+var msrRegs = append(append([]uint32{mtrr.MSRCap, mtrr.MSRDefType}, mtrr.FixedMSRs...),
+	msr.PAT, msr.FeatureControl, msr.MiscEnable, mtrr.MSRSysCfg, mtrr.MSRTOM, mtrr.MSRTOM2, msr.VMCR)
+
+var cpuDir = regexp.MustCompile(`^[0-9]+$`)
+
+// recordMSRs reads the registers of every CPU under root, loading the msr
+// module first when /dev/cpu/N/msr is missing on the real root.
+func recordMSRs(root string) ([]byte, error) {
+	dir := filepath.Join(root, "dev/cpu")
+	if filepath.Clean(root) == "/" {
+		if _, err := os.Stat(filepath.Join(dir, "0", "msr")); errors.Is(err, fs.ErrNotExist) {
+			loadModule("msr")
+		}
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	d := msr.NewDump()
+	var errs []string
+	var cpus []int
+	for _, e := range ents {
+		if cpuDir.MatchString(e.Name()) {
+			n, _ := strconv.Atoi(e.Name())
+			cpus = append(cpus, n)
+		}
+	}
+	sort.Ints(cpus)
+	more := func(cpu int, d *msr.Dump) []uint32 {
+		c, ok := d.Get(cpu, mtrr.MSRCap)
+		if !ok {
+			return nil
+		}
+		var out []uint32
+		for i := uint32(0); i < uint32(c&0xFF); i++ {
+			out = append(out, mtrr.MSRPhysBase0+2*i, mtrr.MSRPhysBase0+2*i+1)
+		}
+		return out
+	}
+	for _, c := range cpus {
+		if err := msr.ReadCPU(d, c, filepath.Join(dir, strconv.Itoa(c), "msr"), msrRegs, more); err != nil {
+			errs = append(errs, err.Error())
+			d.SetError(c, mtrr.MSRCap, err.Error()) // the CPU is known, its registers unread
+		}
+	}
+	if len(d.Values) == 0 {
+		if len(errs) == 0 {
+			errs = append(errs, "no /dev/cpu/N/msr device (is the msr module available?)")
+		}
+		return nil, errors.New(strings.Join(uniqStrings(errs), "; "))
+	}
+	var b bytes.Buffer
+	err = d.Format(&b)
+	return b.Bytes(), err
+}
+
+// cpuNumbers lists the numbered entries of dir (/dev/cpu), in order.
+func cpuNumbers(dir string) ([]int, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var cpus []int
+	for _, e := range ents {
+		if cpuDir.MatchString(e.Name()) {
+			n, _ := strconv.Atoi(e.Name())
+			cpus = append(cpus, n)
+		}
+	}
+	sort.Ints(cpus)
+	return cpus, nil
+}
+
+// recordCPUID reads cpuinfo.Leaves on every CPU under root, loading the
+// cpuid module first when /dev/cpu/N/cpuid is missing on the real root.
+// A leaf past the CPU's maximum reads as whatever the CPU returns for it;
+// a read error ends that CPU's leaves.
+func recordCPUID(root string) ([]byte, error) {
+	dir := filepath.Join(root, "dev/cpu")
+	if filepath.Clean(root) == "/" {
+		if _, err := os.Stat(filepath.Join(dir, "0", "cpuid")); errors.Is(err, fs.ErrNotExist) {
+			loadModule("cpuid")
+		}
+	}
+	cpus, err := cpuNumbers(dir)
+	if err != nil {
+		return nil, err
+	}
+	c := cpuinfo.CPUID{}
+	var errs []string
+	for _, n := range cpus {
+		r, err := cpuinfo.ReadCPUIDDevice(filepath.Join(dir, strconv.Itoa(n), "cpuid"), cpuinfo.Leaves)
+		if len(r) > 0 {
+			c[n] = r
+		}
+		if err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
+	if len(c) == 0 {
+		if len(errs) == 0 {
+			errs = append(errs, "no /dev/cpu/N/cpuid device (is the cpuid module available?)")
+		}
+		return nil, errors.New(strings.Join(uniqStrings(errs), "; "))
+	}
+	var b bytes.Buffer
+	err = c.Format(&b)
+	return b.Bytes(), err
+}
+
+func uniqStrings(ss []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range ss {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// loadModule asks modprobe to load a kernel module, best effort: where it
+// fails the input that needed it says what is missing.
+func loadModule(name string) {
+	p, err := exec.LookPath("modprobe")
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = exec.CommandContext(ctx, p, name).Run()
+}
+
+const pciDevices = "sys/bus/pci/devices"
+
+// recordPCIBARs writes every PCI device's sysfs resource file as lines
+// "DEVICE START END FLAGS".
+func recordPCIBARs(root string) ([]byte, error) {
+	dir := filepath.Join(root, pciDevices)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.WriteString("# fwcheck pci resources 1: DEVICE START END FLAGS, one line per resource index\n")
+	for _, e := range ents {
+		res, err := os.ReadFile(filepath.Join(dir, e.Name(), "resource"))
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(res)), "\n") {
+			fmt.Fprintf(&b, "%s %s\n", e.Name(), strings.TrimSpace(line))
+		}
+	}
+	return b.Bytes(), nil
+}
+
+func loadPCIBARs(src Source) ([]memmap.BAR, error) {
+	b, err := fs.ReadFile(src, path.Join(RecordedDir, PCIBARFile))
+	if err != nil {
+		return nil, err
+	}
+	return ParsePCIBARs(b)
+}
+
+// ParsePCIBARs reads the recorded PCI resource lines.
+func ParsePCIBARs(b []byte) ([]memmap.BAR, error) {
+	var order []string
+	per := map[string]*bytes.Buffer{}
+	for i, line := range strings.Split(string(b), "\n") {
+		if i > 1<<18 {
+			return nil, errors.New("pci resources: too many lines")
+		}
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		dev, rest, ok := strings.Cut(line, " ")
+		if !ok {
+			return nil, fmt.Errorf("pci resources line %d: %.60q", i+1, line)
+		}
+		if per[dev] == nil {
+			per[dev] = &bytes.Buffer{}
+			order = append(order, dev)
+		}
+		per[dev].WriteString(rest + "\n")
+	}
+	var out []memmap.BAR
+	for _, dev := range order {
+		bars, err := memmap.ParseSysfsResource(dev, per[dev].Bytes())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, bars...)
+	}
+	return out, nil
+}
+
+func init() {
+	AddRecorder(MSRFile, recordMSRs)
+	AddRecorder(PCIBARFile, recordPCIBARs)
+	AddRecorder(CPUIDFile, recordCPUID)
+	AddRecorder(BDAFile, func(root string) ([]byte, error) {
+		f, err := os.Open(filepath.Join(root, "dev/mem"))
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		b := make([]byte, 256)
+		if _, err := (devMem{f}).ReadAt(b, 0x400); err != nil {
+			return nil, err
+		}
+		return b, nil
+	})
+}

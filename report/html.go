@@ -1,0 +1,327 @@
+package report
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"html"
+	"html/template"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/fwcheck/fwcheck/tests"
+)
+
+// The HTML report is one self-contained file: html/template escapes every
+// string from the document, the style and script are inline, the plots
+// are inline SVG drawn here (a few dozen lines; a plotting library such as
+// gonum/plot would bring fonts and image codecs into the binary), and a
+// Content-Security-Policy forbids any fetch.
+
+//go:embed html.tmpl
+var htmlTemplate string
+
+var htmlTmpl = template.Must(template.New("report").Parse(htmlTemplate))
+
+type htmlRow struct {
+	Check, Kind, Severity, Label, Message, Advice, Spec, Note string
+}
+
+type htmlLabel struct {
+	Severity, Label, Check string
+	Count                  int
+}
+
+type htmlCheck struct {
+	Result
+	StatusWord string
+}
+
+type htmlCycles struct {
+	Check    string
+	Plots    []template.HTML
+	Measures []measure // the columns of the table
+	Cycles   []cycleRow
+	Devices  bool // a slowest-device column
+}
+
+type htmlDoc struct {
+	D           *Document
+	Examined    string
+	Identity    string
+	Verdict     string
+	VerdictKind string
+	FailOn      string
+	StatusLine  string
+	Failing     []htmlLabel
+	Rows        []htmlRow
+	Checks      []htmlCheck
+	CheckIDs    []string
+	Cycles      []htmlCycles
+	DMI         [][2]string
+}
+
+// cycleRow is one cycle of a cycling check (s3, reboot) as its result's
+// data records it under "cycles".
+type cycleRow struct {
+	Cycle  int
+	Status string
+	Values map[string]float64 // by measure key; absent or 0: not measured
+	Device string             // the slowest device (s3)
+	Notes  []string           // problems, log findings
+}
+
+// Cell is the value of measure key, formatted, or "" when not measured.
+func (c cycleRow) Cell(key string) string {
+	if v := c.Values[key]; v > 0 {
+		return fmt.Sprintf("%.1f", v)
+	}
+	return ""
+}
+
+// Good reports whether the cycle went as it should.
+func (c cycleRow) Good() bool { return c.Status == "passed" || c.Status == "completed" }
+
+// measure is one per-cycle quantity the report plots, in ms.
+type measure struct{ Key, Title string }
+
+// measures are the per-cycle quantities the cycling checks record, in the
+// order they are plotted: the s3 check's, then the reboot check's.
+var measures = []measure{
+	{"asleep_ms", "Time asleep"},
+	{"firmware_resume_ms", "Firmware resume (FPDT)"},
+	{"kernel_resume_ms", "Kernel resume"},
+	{"slowest_ms", "Slowest device resume"},
+	{"request_to_kernel_ms", "Reboot request to next kernel"},
+	{"firmware_start_ms", "Firmware start (FPDT)"},
+	{"loader_load_ms", "OS loader load (FPDT)"},
+	{"loader_start_ms", "OS loader start (FPDT)"},
+	{"exit_boot_services_ms", "ExitBootServices (FPDT)"},
+}
+
+// WriteHTML writes d as one self-contained HTML page: the verdict and
+// summary, the machine's identity, every finding (filterable by severity
+// and check), each check's status, and for runs with per-cycle data (s3)
+// a plot per measure. failOn is the threshold the verdict is judged with
+// when the document carries none.
+func WriteHTML(w io.Writer, d *Document, failOn tests.Severity) error {
+	h := htmlDoc{D: d, Examined: describeSource(d.Machine), Identity: machineName(d.Machine), StatusLine: StatusCounts(d)}
+	if d.Verdict != nil {
+		h.Verdict, h.VerdictKind, h.FailOn = d.Verdict.Summary, d.Verdict.Result, d.Verdict.FailOn
+	} else {
+		v, k := Verdict(d, failOn)
+		h.Verdict, h.VerdictKind, h.FailOn = v, k.String(), failOn.String()
+	}
+	if m := dmiFields(d.Machine); m != nil {
+		for _, k := range []string{"sys_vendor", "product_name", "board_vendor", "board_name", "bios_vendor", "bios_version", "bios_date"} {
+			if m[k] != "" {
+				h.DMI = append(h.DMI, [2]string{k, m[k]})
+			}
+		}
+	}
+	for _, sev := range []tests.Severity{tests.Critical, tests.High, tests.Medium, tests.Low} {
+		for _, r := range d.Results {
+			for _, g := range groups(r.Findings) {
+				if g.class == "fail" && g.sev == sev {
+					h.Failing = append(h.Failing, htmlLabel{sev.String(), g.label, r.ID, g.total})
+				}
+			}
+		}
+	}
+	for _, r := range d.Results {
+		h.Checks = append(h.Checks, htmlCheck{r, statusWord(r.Status)})
+		h.CheckIDs = append(h.CheckIDs, r.ID)
+		for _, f := range r.Findings {
+			if f.Kind == tests.KindPass {
+				continue
+			}
+			sev := f.Severity.String()
+			if sev == "" {
+				sev = "none"
+			}
+			note := ""
+			switch {
+			case f.Waived != "":
+				note = "waived: " + f.Waived
+			case f.Explained != "":
+				note = "explained by: " + f.Explained
+			}
+			h.Rows = append(h.Rows, htmlRow{r.ID, classOf(f), sev, f.Label, f.Message, f.Advice, f.Spec, note})
+		}
+		if c := cyclesOf(r); len(c) > 0 {
+			h.Cycles = append(h.Cycles, cycleSection(r.ID, c))
+		}
+	}
+	if err := htmlTmpl.Execute(w, h); err != nil {
+		return fmt.Errorf("writing html: %w", err)
+	}
+	return nil
+}
+
+// cyclesOf returns the per-cycle records of a result's data, if it has
+// any: whatever their Go type in this process, they are read as JSON,
+// as a document from a file holds them.
+func cyclesOf(r Result) []cycleRow {
+	raw, ok := r.Data["cycles"]
+	if !ok {
+		return nil
+	}
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return nil
+	}
+	var recs []map[string]any
+	if json.Unmarshal(b, &recs) != nil {
+		return nil
+	}
+	var out []cycleRow
+	for i, m := range recs {
+		c := cycleRow{Cycle: i + 1, Values: map[string]float64{}}
+		if v, ok := m["cycle"].(float64); ok {
+			c.Cycle = int(v)
+		}
+		c.Status, _ = m["status"].(string)
+		c.Device, _ = m["slowest_device"].(string)
+		for _, ms := range measures {
+			if v, ok := m[ms.Key].(float64); ok && v > 0 && !math.IsInf(v, 0) {
+				c.Values[ms.Key] = v
+			}
+		}
+		for _, k := range []string{"problems", "log_findings"} {
+			if l, ok := m[k].([]any); ok {
+				for _, x := range l {
+					if s, ok := x.(string); ok {
+						c.Notes = append(c.Notes, s)
+					}
+				}
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// cycleSection plots every measure some cycle has, and tabulates them.
+func cycleSection(check string, cs []cycleRow) htmlCycles {
+	h := htmlCycles{Check: check, Cycles: cs}
+	for _, m := range measures {
+		for _, c := range cs {
+			if c.Values[m.Key] > 0 {
+				h.Measures = append(h.Measures, m)
+				h.Plots = append(h.Plots, plotSVG(m, cs))
+				break
+			}
+		}
+	}
+	for _, c := range cs {
+		h.Devices = h.Devices || c.Device != ""
+	}
+	return h
+}
+
+// plotSVG draws one measure over the cycles: a line through the measured
+// cycles, a dot per cycle (red when the cycle failed) with its value in a
+// tooltip, and labelled axes. Unmeasured cycles (0) leave a gap. Every
+// string is escaped: device names come from the machine.
+func plotSVG(m measure, cs []cycleRow) template.HTML {
+	id, title := strings.TrimSuffix(strings.ReplaceAll(m.Key, "_", "-"), "-ms"), m.Title
+	get := func(c cycleRow) float64 { return c.Values[m.Key] }
+	const (
+		w, hgt                   = 640, 240
+		left, right, top, bottom = 64, 16, 28, 36
+		plotW, plotH             = w - left - right, hgt - top - bottom
+		ticks                    = 5
+	)
+	maxV, n := 0.0, 0
+	for _, c := range cs {
+		if v := get(c); v > 0 {
+			maxV = math.Max(maxV, v)
+			n++
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `<figure class="plot"><svg id="plot-%s" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="%s per cycle" data-points="%d">`,
+		html.EscapeString(id), w, hgt, w, hgt, html.EscapeString(title), n)
+	fmt.Fprintf(&b, `<text x="%d" y="18" class="title">%s (ms)</text>`, left, html.EscapeString(title))
+	if n == 0 {
+		fmt.Fprintf(&b, `<text x="%d" y="%d" class="empty">not measured</text></svg></figure>`, left+20, top+plotH/2)
+		return template.HTML(b.String())
+	}
+	step := niceStep(maxV / ticks)
+	top100 := step * math.Ceil(maxV/step)
+	x := func(i int) float64 {
+		if len(cs) == 1 {
+			return left + plotW/2
+		}
+		return left + float64(i)*plotW/float64(len(cs)-1)
+	}
+	y := func(v float64) float64 { return top + plotH - v/top100*plotH }
+	// Axes and grid.
+	for v := 0.0; v <= top100+step/2; v += step {
+		fmt.Fprintf(&b, `<line class="grid" x1="%d" x2="%d" y1="%.1f" y2="%.1f"/><text class="tick" x="%d" y="%.1f" text-anchor="end">%s</text>`,
+			left, left+plotW, y(v), y(v), left-6, y(v)+4, fmtNum(v))
+	}
+	every := max(1, len(cs)/10)
+	for i, c := range cs {
+		if i%every == 0 || i == len(cs)-1 {
+			fmt.Fprintf(&b, `<text class="tick" x="%.1f" y="%d" text-anchor="middle">%d</text>`, x(i), top+plotH+16, c.Cycle)
+		}
+	}
+	fmt.Fprintf(&b, `<text class="axis" x="%d" y="%d" text-anchor="middle">cycle</text>`, left+plotW/2, hgt-4)
+	// The line, broken where a cycle was not measured.
+	var seg []string
+	flush := func() {
+		if len(seg) > 0 {
+			fmt.Fprintf(&b, `<polyline class="line" points="%s"/>`, strings.Join(seg, " "))
+			seg = nil
+		}
+	}
+	for i, c := range cs {
+		if v := get(c); v > 0 {
+			seg = append(seg, fmt.Sprintf("%.1f,%.1f", x(i), y(v)))
+		} else {
+			flush()
+		}
+	}
+	flush()
+	for i, c := range cs {
+		v := get(c)
+		if v <= 0 {
+			continue
+		}
+		cls := "pt"
+		if !c.Good() {
+			cls = "pt bad"
+		}
+		tip := fmt.Sprintf("cycle %d (%s): %s ms", c.Cycle, c.Status, fmtNum(v))
+		if m.Key == "slowest_ms" && c.Device != "" {
+			tip += ", " + c.Device
+		}
+		fmt.Fprintf(&b, `<circle class="%s" cx="%.1f" cy="%.1f" r="3" data-cycle="%d" data-value="%s"><title>%s</title></circle>`,
+			cls, x(i), y(v), c.Cycle, fmtNum(v), html.EscapeString(tip))
+	}
+	b.WriteString(`</svg></figure>`)
+	return template.HTML(b.String())
+}
+
+// niceStep rounds a tick step up to 1, 2 or 5 times a power of ten.
+func niceStep(s float64) float64 {
+	if s <= 0 || math.IsNaN(s) || math.IsInf(s, 0) {
+		return 1
+	}
+	p := math.Pow(10, math.Floor(math.Log10(s)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*p >= s {
+			return m * p
+		}
+	}
+	return 10 * p
+}
+
+func fmtNum(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.1f", v)
+}

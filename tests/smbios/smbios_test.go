@@ -1,0 +1,198 @@
+package smbios
+
+import (
+	"encoding/binary"
+	"fmt"
+	"testing"
+	"testing/fstest"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/fwcheck/fwcheck/input"
+	lib "github.com/fwcheck/fwcheck/smbios"
+	"github.com/fwcheck/fwcheck/tests"
+	"github.com/fwcheck/fwcheck/tests/checktest"
+)
+
+// st builds a structure: type, handle, formatted area after the header
+// (length = 4 + len(body)), strings.
+func st(typ uint8, handle uint16, body []byte, strs ...string) []byte {
+	b := []byte{typ, byte(4 + len(body)), 0, 0}
+	binary.LittleEndian.PutUint16(b[2:], handle)
+	b = append(b, body...)
+	for _, s := range strs {
+		b = append(append(b, s...), 0)
+	}
+	if len(strs) == 0 {
+		b = append(b, 0)
+	}
+	return append(b, 0)
+}
+
+func sysInfo(uuid byte, strs ...string) []byte {
+	body := make([]byte, 0x1B-4)
+	body[0], body[1], body[2], body[3] = 1, 2, 3, 4 // manufacturer, product, version, serial
+	for i := 4; i < 20; i++ {
+		body[i] = uuid + byte(i)
+		if uuid == 0 || uuid == 0xFF {
+			body[i] = uuid
+		}
+	}
+	return st(1, 0x100, body, strs...)
+}
+
+// table returns a clean SMBIOS 2.8 table: every required structure.
+func table(sys []byte, skip ...uint8) []byte {
+	var b []byte
+	add := func(typ uint8, s []byte) {
+		for _, k := range skip {
+			if k == typ {
+				return
+			}
+		}
+		b = append(b, s...)
+	}
+	add(0, st(0, 0, append([]byte{1, 2, 0, 0xE8, 3, 0}, make([]byte, 0x12-10)...), "Vendor Inc.", "1.0", "01/02/2024"))
+	add(1, sys)
+	add(3, st(3, 0x300, []byte{1, 3, 0, 0, 0}, "Vendor Inc."))
+	add(4, st(4, 0x400, append([]byte{1}, make([]byte, 0x1A-5)...), "CPU0"))
+	add(7, st(7, 0x700, make([]byte, 0x0F-4)))
+	add(9, st(9, 0x900, append([]byte{1}, make([]byte, 0x0C-5)...), "PCIe x16"))
+	add(16, st(16, 0x1000, make([]byte, 0x0F-4)))
+	dimm := make([]byte, 0x15-4)
+	binary.LittleEndian.PutUint16(dimm[0x0C-4:], 512) // MiB
+	add(17, st(17, 0x1100, dimm))
+	add(19, st(19, 0x1300, make([]byte, 0x0F-4)))
+	add(32, st(32, 0x2000, make([]byte, 0x0B-4)))
+	add(127, st(127, 0xFEFF, nil))
+	return b
+}
+
+func count(t []byte) int { return len(lib.Walk(t).Structures) }
+
+// entry32 builds a 32-bit entry point for a table.
+func entry32(t []byte, major, minor uint8) []byte {
+	e := make([]byte, 0x1F)
+	copy(e, "_SM_")
+	e[5], e[6], e[7] = 0x1F, major, minor
+	copy(e[0x10:], "_DMI_")
+	binary.LittleEndian.PutUint16(e[0x16:], uint16(len(t)))
+	binary.LittleEndian.PutUint32(e[0x18:], 0xF0000)
+	binary.LittleEndian.PutUint16(e[0x1C:], uint16(count(t)))
+	var s byte
+	for _, x := range e[0x10:0x1F] {
+		s += x
+	}
+	e[0x15] = -s
+	s = 0
+	for _, x := range e {
+		s += x
+	}
+	e[4] = -s
+	return e
+}
+
+func machine(ep, tb []byte, vendor string) *input.Machine {
+	return machineRAM(ep, tb, vendor, 0x1FFDFFFF)
+}
+
+// machineRAM has usable RAM from 1 MiB to ramEnd.
+func machineRAM(ep, tb []byte, vendor string, ramEnd uint64) *input.Machine {
+	fs := fstest.MapFS{
+		"sys/firmware/dmi/tables/smbios_entry_point": {Data: ep},
+		"sys/firmware/dmi/tables/DMI":                {Data: tb},
+		"sys/firmware/memmap/0/start":                {Data: []byte("0x100000\n")},
+		"sys/firmware/memmap/0/end":                  {Data: []byte(fmt.Sprintf("0x%x\n", ramEnd))},
+		"sys/firmware/memmap/0/type":                 {Data: []byte("System RAM\n")},
+	}
+	if vendor != "" {
+		fs["sys/class/dmi/id/sys_vendor"] = &fstest.MapFile{Data: []byte(vendor + "\n")}
+	}
+	return input.New(checktest.Snapshot{FS: fs}, input.Options{})
+}
+
+func TestSMBIOS(t *testing.T) {
+	good := sysInfo(0x11, "Vendor Inc.", "Model 7", "1.0", "SN12345")
+	cases := []struct {
+		name string
+		ep   func(tb []byte) []byte
+		tb   []byte
+		want []string
+	}{
+		{"clean", nil, table(good), nil},
+		{"placeholders", nil, table(sysInfo(0x11, "To Be Filled By O.E.M.", "System Product Name", "Default string", "0123456789")),
+			[]string{"SMBIOSPlaceholderString", "SMBIOSPlaceholderString", "SMBIOSPlaceholderString", "SMBIOSPlaceholderString"}},
+		{"UUID zeros", nil, table(sysInfo(0, "A", "B", "C", "D")), []string{"SMBIOSUUIDUnset"}},
+		{"UUID ones", nil, table(sysInfo(0xFF, "A", "B", "C", "D")), []string{"SMBIOSUUIDUnset"}},
+		{"string index past the set", nil, table(sysInfo(0x11, "A", "B", "C")), []string{"SMBIOSBadStringIndex"}},
+		{"no cache, no slots", nil, table(good, 7, 9), []string{"SMBIOSMissingStructure", "SMBIOSMissingSlots"}},
+		{"no end of table", func(tb []byte) []byte { return entry32(tb, 2, 8) }, table(good, 127), []string{"SMBIOSNoEndOfTable"}},
+		{"bad checksum", func(tb []byte) []byte { e := entry32(tb, 2, 8); e[4]++; return e }, table(good), []string{"SMBIOSEntryChecksum"}},
+		{"bad intermediate checksum", func(tb []byte) []byte { e := entry32(tb, 2, 8); e[0x15]++; e[4]--; return e }, table(good), []string{"SMBIOSEntryChecksum"}},
+		{"count", func(tb []byte) []byte {
+			e := entry32(tb, 2, 8)
+			e[0x1C]++
+			e[0x15]-- // both checksums still hold
+			return e
+		}, table(good), []string{"SMBIOSStructureCount"}},
+		{"2.2 is not held to the required list", func(tb []byte) []byte { return entry32(tb, 2, 2) }, table(good, 7, 9, 32), nil},
+		{"duplicate handle", nil, append(st(1, 0x100, nil), table(good)...), []string{"SMBIOSDuplicateHandle", "SMBIOSStructureLength"}},
+		{"unterminated strings", nil, append(table(good, 127), 0x7F, 4, 0, 0, 'x'), []string{"SMBIOSStringsUnterminated"}},
+		{"length past the end", nil, append(table(good, 127), 0x7F, 40, 0, 0), []string{"SMBIOSStructureLength"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ep := entry32(c.tb, 2, 8)
+			if c.ep != nil {
+				ep = c.ep(c.tb)
+			}
+			r := checktest.Run(t, Check, machine(ep, c.tb, ""))
+			assert.Equal(t, c.want, checktest.FailLabels(r), tests.Render([]tests.Result{r}))
+			if c.want == nil {
+				assert.Equal(t, tests.StatusPassed, r.Status)
+			}
+		})
+	}
+}
+
+// TestVMExplains: in a QEMU guest the missing cache and slot structures
+// and the unset UUID are the hypervisor's choice: explained, not failed.
+func TestVMExplains(t *testing.T) {
+	tb := table(sysInfo(0, "QEMU", "Standard PC", "pc", "x"), 7, 9)
+	r := checktest.Run(t, Check, machine(entry32(tb, 2, 8), tb, "QEMU"))
+	assert.Equal(t, []string{"SMBIOSUUIDUnset", "SMBIOSMissingStructure", "SMBIOSMissingSlots"}, checktest.FailLabels(r))
+	for _, f := range r.Findings {
+		if f.Kind == tests.KindFail {
+			assert.Contains(t, f.Explained, "virtual machine (DMI: QEMU")
+		}
+	}
+	assert.NotEqual(t, tests.StatusFailed, r.Status)
+}
+
+func TestMemorySize(t *testing.T) {
+	tb := table(sysInfo(0x11, "A", "B", "C", "D"))
+	for _, c := range []struct {
+		end  uint64
+		want []string
+	}{{0x1FFFFFFF, nil}, {0x3FFFFFFF, []string{"SMBIOSMemorySizeMismatch"}}, {0x0FFFFFFF, []string{"SMBIOSMemorySizeMismatch"}}} {
+		r := checktest.Run(t, Check, machineRAM(entry32(tb, 2, 8), tb, "", c.end))
+		assert.Equal(t, c.want, checktest.FailLabels(r), tests.Render([]tests.Result{r}))
+	}
+}
+
+func TestNotAnEntryPoint(t *testing.T) {
+	r := checktest.Run(t, Check, machine([]byte("garbage"), nil, ""))
+	assert.Equal(t, []string{"SMBIOSEntryPointInvalid"}, checktest.FailLabels(r))
+}
+
+func FuzzCheck(f *testing.F) {
+	tb := table(sysInfo(0x11, "A", "B", "C", "D"))
+	f.Add(entry32(tb, 2, 8), tb)
+	f.Add([]byte("_SM3_\x00\x18\x03\x02\x00\x01\x00\x00\x10\x00\x00\x00\x00\x0f\x00\x00\x00\x00\x00"), tb[:40])
+	f.Fuzz(func(t *testing.T, ep, tb []byte) {
+		r := tests.RunOne(&tests.Env{Machine: machine(ep, tb, "")}, Check)
+		if r.Status == tests.StatusAborted {
+			t.Fatalf("aborted: %s", r.Reason)
+		}
+	})
+}
