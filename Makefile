@@ -19,6 +19,7 @@ help:
 	@echo "make fuzz       run every fuzz target for FUZZTIME ($(FUZZTIME)) each"
 	@echo "make image      build the live image (initramfs)"
 	@echo "make demo       build the live image and boot it under QEMU/OVMF"
+	@echo "make usb        write out/fwcheck.img, the bootable USB stick image (dd it to a stick)"
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/fwcheck

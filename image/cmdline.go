@@ -30,6 +30,15 @@ type Config struct {
 	Reboot int
 	// After is the after-action; the default is AfterShell.
 	After After
+	// FailOn is the severity at or above which a failure fails the run
+	// (fwcheck.fail-on=critical|high|medium|low); empty means the
+	// driver's default.
+	FailOn string
+	// ESP is the FAT volume serial number ("1A2B-3C4D") of the partition
+	// the boot loader started from, passed by the USB stick's GRUB as
+	// fwcheck.esp; empty when the image was booted some other way. It
+	// tells the live image which disk is the boot stick.
+	ESP string
 	// Settings are check settings given as fwcheck.ID.NAME=VALUE
 	// ("s3.sleep" → "10s"), in command-line order; the driver checks them
 	// against the checks it has.
@@ -53,51 +62,73 @@ const maxS3 = 1000
 // error, which joins one error per problem; the Config is always usable.
 func ParseCmdline(cmdline string) (Config, error) {
 	c := DefaultConfig()
+	err := c.applyCmdline(cmdline)
+	return c, err
+}
+
+func (c *Config) applyCmdline(cmdline string) error {
 	var errs []error
 	for _, word := range splitCmdline(cmdline) {
 		key, val, _ := strings.Cut(word, "=")
 		if !strings.HasPrefix(key, "fwcheck.") {
 			continue
 		}
-		switch key {
-		case "fwcheck.run":
-			ids, err := parseRun(val)
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			c.Run = ids
-		case "fwcheck.s3":
-			n, err := strconv.Atoi(val)
-			if err != nil || n < 0 || n > maxS3 {
-				errs = append(errs, fmt.Errorf("fwcheck.s3=%q: want a number of cycles from 0 to %d", val, maxS3))
-				continue
-			}
-			c.S3 = n
-		case "fwcheck.reboot":
-			n, err := strconv.Atoi(val)
-			if err != nil || n < 0 || n > maxS3 {
-				errs = append(errs, fmt.Errorf("fwcheck.reboot=%q: want a number of reboots from 0 to %d", val, maxS3))
-				continue
-			}
-			c.Reboot = n
-		case "fwcheck.after":
-			switch a := After(val); a {
-			case AfterShell, AfterPoweroff, AfterReboot:
-				c.After = a
-			default:
-				errs = append(errs, fmt.Errorf("fwcheck.after=%q: want shell, poweroff or reboot", val))
-			}
-		default:
-			id, name, ok := strings.Cut(strings.TrimPrefix(key, "fwcheck."), ".")
-			if !ok || !validID(id) || name == "" {
-				errs = append(errs, fmt.Errorf("unknown option %s (known: fwcheck.run, fwcheck.s3, fwcheck.reboot, fwcheck.after, fwcheck.ID.SETTING)", key))
-				continue
-			}
-			c.Settings = append(c.Settings, Setting{Check: id, Name: name, Value: val})
+		if err := c.Set(key, val); err != nil {
+			errs = append(errs, err)
 		}
 	}
-	return c, errors.Join(errs...)
+	return errors.Join(errs...)
+}
+
+// Set applies one fwcheck.* option (key with its "fwcheck." prefix) to c.
+// A bad value leaves c as it was and is returned as the error.
+func (c *Config) Set(key, val string) error {
+	switch key {
+	case "fwcheck.run":
+		ids, err := parseRun(val)
+		if err != nil {
+			return err
+		}
+		c.Run = ids
+	case "fwcheck.s3":
+		n, err := strconv.Atoi(val)
+		if err != nil || n < 0 || n > maxS3 {
+			return fmt.Errorf("fwcheck.s3=%q: want a number of cycles from 0 to %d", val, maxS3)
+		}
+		c.S3 = n
+	case "fwcheck.reboot":
+		n, err := strconv.Atoi(val)
+		if err != nil || n < 0 || n > maxS3 {
+			return fmt.Errorf("fwcheck.reboot=%q: want a number of reboots from 0 to %d", val, maxS3)
+		}
+		c.Reboot = n
+	case "fwcheck.fail-on":
+		switch val {
+		case "critical", "high", "medium", "low":
+			c.FailOn = val
+		default:
+			return fmt.Errorf("fwcheck.fail-on=%q: want critical, high, medium or low", val)
+		}
+	case "fwcheck.after":
+		switch a := After(val); a {
+		case AfterShell, AfterPoweroff, AfterReboot:
+			c.After = a
+		default:
+			return fmt.Errorf("fwcheck.after=%q: want shell, poweroff or reboot", val)
+		}
+	case "fwcheck.esp":
+		if !validSerial(val) {
+			return fmt.Errorf("fwcheck.esp=%q: want a FAT volume serial number such as 1A2B-3C4D", val)
+		}
+		c.ESP = strings.ToUpper(val)
+	default:
+		id, name, ok := strings.Cut(strings.TrimPrefix(key, "fwcheck."), ".")
+		if !ok || !validID(id) || name == "" {
+			return fmt.Errorf("unknown option %s (known: fwcheck.run, fwcheck.s3, fwcheck.reboot, fwcheck.after, fwcheck.fail-on, fwcheck.ID.SETTING)", key)
+		}
+		c.Settings = append(c.Settings, Setting{Check: id, Name: name, Value: val})
+	}
+	return nil
 }
 
 func parseRun(val string) ([]string, error) {
@@ -130,6 +161,20 @@ func validID(id string) bool {
 		}
 	}
 	return id != ""
+}
+
+// validSerial reports whether s is a FAT volume serial number as GRUB
+// prints it: two groups of four hex digits joined by '-'.
+func validSerial(s string) bool {
+	if len(s) != 9 || s[4] != '-' {
+		return false
+	}
+	for i, r := range s {
+		if i != 4 && !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 // splitCmdline splits a kernel command line into words the way the kernel

@@ -4,7 +4,10 @@
 // debugfs and securityfs, loading the kernel modules shipped in the image),
 // publishing the results (console report, the JSON document between
 // BEGIN/END markers on the serial console, the FWCHECK results partition)
-// and the after-action.
+// and the after-action. On the USB stick (built by mkimage.BuildUSB) it
+// also reads the stick's fwcheck.cfg (LoadConfig) and writes each run's
+// folder only to the FWCHECK partition of the disk the machine booted from
+// (PickResults), which the stick's GRUB names with fwcheck.esp.
 //
 // It also holds the host-side half of the marker protocol (ExtractResults),
 // used by the QEMU harness in image/qemu. Building the initramfs lives in

@@ -196,26 +196,24 @@ func resultsDisk(t *testing.T) string {
 	return disk
 }
 
-// readResultsFile returns the one fwcheck-*.json file on a results disk.
+// readResultsFile returns the results document of the one run folder
+// (fwcheck-*/results.json) on a results disk.
 func readResultsFile(t *testing.T, disk string) []byte {
 	out, err := exec.Command("mdir", "-b", "-i", disk, "::").CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	var jsonFiles, htmlFiles []string
+	var folders []string
 	for _, f := range strings.Fields(string(out)) {
-		if strings.HasPrefix(f, "::/fwcheck-") && strings.HasSuffix(f, ".json") {
-			jsonFiles = append(jsonFiles, f)
-		}
-		if strings.HasPrefix(f, "::/fwcheck-") && strings.HasSuffix(f, ".html") {
-			htmlFiles = append(htmlFiles, f)
+		// Folders end in '/'; the journals (fwcheck-s3.jsonl) are files.
+		if strings.HasPrefix(f, "::/fwcheck-") && strings.HasSuffix(f, "/") {
+			folders = append(folders, strings.TrimSuffix(f, "/"))
 		}
 	}
-	require.Len(t, jsonFiles, 1, "files on the results partition: %s", out)
-	// The HTML report is saved beside it.
-	require.Len(t, htmlFiles, 1, "files on the results partition: %s", out)
-	page, err := exec.Command("mtype", "-i", disk, htmlFiles[0]).Output()
+	require.Len(t, folders, 1, "run folders on the results partition: %s", out)
+	// The HTML report is saved beside the document.
+	page, err := exec.Command("mtype", "-i", disk, folders[0]+"/"+image.RunReportHTML).Output()
 	require.NoError(t, err)
 	require.Contains(t, string(page), `id="verdict"`)
-	b, err := exec.Command("mtype", "-i", disk, jsonFiles[0]).Output()
+	b, err := exec.Command("mtype", "-i", disk, folders[0]+"/"+image.RunResultsJSON).Output()
 	require.NoError(t, err)
 	return b
 }

@@ -7,6 +7,10 @@
 #                     also, when the distribution has it, linux-source-6.1
 #                     (and xz) for klogscan's coverage test
 #   make image        build out/fwcheck.cpio.gz for KERNEL
+#   make usb          write out/fwcheck.img, the bootable USB stick image
+#                     (UEFI and BIOS, fwcheck.cfg, FWCHECK results partition)
+#   make usb-demo     boot out/fwcheck.img under QEMU as a USB stick
+#                     (DEMO_FIRMWARE=seabios for legacy BIOS)
 #   make demo         build the image and boot it under QEMU with OVMF on q35
 #                     (kernel booted "quiet": a dozen lines of boot noise
 #                     instead of ~400; the results keep the whole log);
@@ -22,6 +26,7 @@
 # e.g. APPEND="fwcheck.run=checksum fwcheck.after=poweroff".
 
 IMAGE         ?= out/fwcheck.cpio.gz
+USB_IMAGE     ?= out/fwcheck.img
 KERNEL        ?=
 APPEND        ?=
 DEMO_FIRMWARE ?= ovmf
@@ -36,7 +41,7 @@ find_kernel = k="$(KERNEL)"; \
   if [ -z "$$k" ] || [ ! -r "$$k" ]; then \
     echo "no readable kernel: run 'make deps-image' or pass KERNEL=/path/to/vmlinuz" >&2; exit 2; fi
 
-.PHONY: deps-image image demo s3-soak
+.PHONY: deps-image image demo usb usb-demo s3-soak
 
 # s3-soak: 300 suspend/resume cycles in QEMU (pc/SeaBIOS, TCG), with the
 # journal on a FAT results disk out/soak-results.img; about an hour here.
@@ -62,6 +67,10 @@ deps-image:
 	command -v mcopy >/dev/null || missing="$$missing mtools"; \
 	command -v cpio >/dev/null || missing="$$missing cpio"; \
 	command -v swtpm >/dev/null || missing="$$missing swtpm"; \
+	command -v grub-mkimage >/dev/null || missing="$$missing grub-common"; \
+	[ -e /usr/lib/grub/x86_64-efi/moddep.lst ] || missing="$$missing grub-efi-amd64-bin"; \
+	[ -e /usr/lib/grub/i386-pc/moddep.lst ] || missing="$$missing grub-pc-bin"; \
+	command -v sfdisk >/dev/null || [ -x /sbin/sfdisk ] || [ -x /usr/sbin/sfdisk ] || missing="$$missing fdisk"; \
 	python3 -c 'import jsonschema' 2>/dev/null || missing="$$missing python3-jsonschema"; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	command -v iasl >/dev/null && command -v acpiexec >/dev/null || missing="$$missing acpica-tools"; \
@@ -104,3 +113,14 @@ demo: deps-image image
 	echo "Booting $(IMAGE) with $$k under QEMU ($(DEMO_FIRMWARE)); the report follows, then fwcheck.after=$(DEMO_AFTER) (at a shell, Ctrl-A X quits QEMU)."; \
 	tpm=""; command -v swtpm >/dev/null && tpm="--tpm"; \
 	./fwcheck-image boot --initramfs $(IMAGE) --kernel "$$k" --firmware $(DEMO_FIRMWARE) --append "quiet fwcheck.after=$(DEMO_AFTER) $(APPEND)" $$tpm
+
+# The USB stick image: the initramfs above, the kernel, GRUB for UEFI and
+# BIOS, fwcheck.cfg and the FWCHECK results partition, in 64 MiB.
+usb: deps-image image
+	@$(find_kernel); \
+	echo "./fwcheck-image usb -o $(USB_IMAGE) --kernel $$k --initramfs $(IMAGE)"; \
+	./fwcheck-image usb -o $(USB_IMAGE) --kernel "$$k" --initramfs $(IMAGE)
+
+usb-demo: usb
+	@echo "Booting $(USB_IMAGE) as a USB stick under QEMU ($(DEMO_FIRMWARE)); Ctrl-A X quits."; \
+	./fwcheck-image boot --usb $(USB_IMAGE) --firmware $(DEMO_FIRMWARE)

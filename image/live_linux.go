@@ -28,6 +28,11 @@ type Live struct {
 	storage []ModuleEntry // GroupStorage modules, loaded after the checks
 
 	resultsDir, resultsDev string // the results partition, while mounted
+
+	// ESP is the FAT serial number of the boot stick's boot partition
+	// (fwcheck.esp), set before OpenResults; empty when the image was not
+	// booted from the stick.
+	ESP string
 }
 
 type mountSpec struct {
@@ -57,7 +62,7 @@ var (
 // Setup prepares the live image for the checks: it opens the consoles,
 // mounts sysfs, proc and devtmpfs, loads the GroupChecks modules and
 // mounts efivarfs (on UEFI machines), securityfs and debugfs. The disk
-// drivers wait until the checks are done (SaveResults), so that their
+// drivers wait until the checks are done (OpenResults), so that their
 // probing does not race with the checks that read the kernel log. Problems are printed on the
 // consoles and returned; none of them stops the checks, which skip what
 // they cannot read.
@@ -287,35 +292,43 @@ const (
 )
 
 // OpenResults loads the disk and FAT drivers and mounts the FAT partition
-// labelled ResultsLabel, when one appears within a few seconds, and keeps
+// labelled ResultsLabel, when one appears within a few seconds (on a boot
+// from the USB stick, l.ESP set: the stick's own, see PickResults), and keeps
 // it mounted until CloseResults: runs that must survive a reset (the s3
 // and reboot journals) write there as they go. It returns the mount
 // directory and the device, or ok=false when there is no results
-// partition. Calling it again returns the same mount.
+// partition (ok=false with an error when the stick's cannot be told
+// apart). Calling it again returns the same mount.
 func (l *Live) OpenResults() (dir, dev string, ok bool, err error) {
 	if l.resultsDir != "" {
 		return l.resultsDir, l.resultsDev, true, nil
 	}
-	for _, e := range l.storage {
-		if _, err := l.loadModule(e.Name); err != nil {
-			l.Logf("fwcheck: %v", err)
-		}
-	}
+	l.loadStorage()
 	wait := diskSettle
 	if usb, _ := os.ReadDir(l.path("sys/bus/usb/devices")); len(usb) > 0 {
 		wait = usbSettle
 	}
-	deadline := time.Now().Add(wait)
-	for {
-		dev = l.findResultsPartition()
-		if dev != "" || time.Now().After(deadline) {
+	if l.ESP != "" {
+		wait = stickSettle
+	}
+	// On a stick boot only the stick's own FWCHECK partition (PickResults).
+	var pick BlockDev
+	for deadline := time.Now().Add(wait); ; time.Sleep(200 * time.Millisecond) {
+		pick, err = PickResults(ScanBlockDevices(l.Root), l.ESP)
+		if err == nil || time.Now().After(deadline) {
 			break
 		}
-		time.Sleep(200 * time.Millisecond)
+		if !errors.Is(err, ErrStickNotFound) && !errors.Is(err, ErrNoResultsPartition) {
+			break // ambiguous: waiting does not help
+		}
 	}
-	if dev == "" {
+	switch {
+	case errors.Is(err, ErrNoResultsPartition) && l.ESP == "":
 		return "", "", false, nil
+	case err != nil:
+		return "", "", false, err
 	}
+	dev = l.path("dev/" + pick.Name)
 	mnt := l.path("tmp/fwcheck-results")
 	if err := os.MkdirAll(mnt, 0o755); err != nil {
 		return "", dev, true, err
@@ -339,56 +352,6 @@ func (l *Live) CloseResults() error {
 	}
 	l.resultsDir, l.resultsDev = "", ""
 	return err
-}
-
-// SaveResults writes the results to the results partition (see
-// OpenResults) and unmounts it: the JSON document, the text report, and
-// the HTML report when there is one. It returns the device and the file
-// names written, or ok=false when there is no results partition.
-func (l *Live) SaveResults(stamp time.Time, text, jsonDoc []byte, htmlDoc ...[]byte) (dev string, files []string, ok bool, err error) {
-	mnt, dev, ok, err := l.OpenResults()
-	if !ok || err != nil {
-		return dev, nil, ok, err
-	}
-	base := "fwcheck-" + stamp.UTC().Format("20060102-150405")
-	var errs []error
-	for _, f := range []struct {
-		name string
-		data []byte
-	}{{base + ".json", jsonDoc}, {base + ".txt", text}, {base + ".html", bytes.Join(htmlDoc, nil)}} {
-		if f.name == base+".html" && len(f.data) == 0 {
-			continue
-		}
-		if err := os.WriteFile(filepath.Join(mnt, f.name), f.data, 0o644); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		files = append(files, f.name)
-	}
-	errs = append(errs, l.CloseResults())
-	return dev, files, true, errors.Join(errs...)
-}
-
-// findResultsPartition returns the /dev path of the first block device
-// holding a FAT file system labelled ResultsLabel.
-func (l *Live) findResultsPartition() string {
-	ents, err := os.ReadDir(l.path("sys/class/block"))
-	if err != nil {
-		return ""
-	}
-	for _, e := range ents {
-		dev := l.path("dev/" + e.Name())
-		f, err := os.Open(dev)
-		if err != nil {
-			continue
-		}
-		label, err := FATLabel(f)
-		f.Close()
-		if err == nil && strings.EqualFold(label, ResultsLabel) {
-			return dev
-		}
-	}
-	return ""
 }
 
 // releaseTTY gives up the controlling terminal before fwcheck exits.

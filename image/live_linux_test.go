@@ -39,12 +39,15 @@ func TestFindResultsPartition(t *testing.T) {
 		"dev/sdb":              make([]byte, 4096),
 		"dev/sdb1":             labelled,
 	})
-	l := &Live{Root: root}
-	assert.Equal(t, filepath.Join(root, "dev/sdb1"), l.findResultsPartition())
+	d, err := PickResults(ScanBlockDevices(root), "")
+	require.NoError(t, err)
+	assert.Equal(t, "sdb1", d.Name)
 
 	require.NoError(t, os.WriteFile(filepath.Join(root, "dev/sdb1"), unlabelled, 0o644))
-	assert.Empty(t, l.findResultsPartition(), "no FWCHECK label")
-	assert.Empty(t, (&Live{Root: t.TempDir()}).findResultsPartition(), "no sysfs")
+	_, err = PickResults(ScanBlockDevices(root), "")
+	assert.ErrorIs(t, err, ErrNoResultsPartition, "no FWCHECK label")
+	_, err = PickResults(ScanBlockDevices(t.TempDir()), "")
+	assert.ErrorIs(t, err, ErrNoResultsPartition, "no sysfs")
 }
 
 func TestPublish(t *testing.T) {

@@ -12,7 +12,10 @@ import (
 
 // Live stands in for the live image on systems other than Linux, where
 // fwcheck boot cannot run; it prints everything on standard output.
-type Live struct{}
+type Live struct {
+	// ESP is the boot stick's boot partition serial number (unused here).
+	ESP string
+}
 
 // Setup reports that the live image runs on Linux only.
 func Setup() (*Live, error) { return &Live{}, errors.New("the live image runs on Linux only") }
@@ -35,13 +38,11 @@ func (l *Live) OpenResults() (string, string, bool, error) { return "", "", fals
 // CloseResults does nothing.
 func (l *Live) CloseResults() error { return nil }
 
-// SaveResults finds no results partition.
-func (l *Live) SaveResults(time.Time, []byte, []byte, ...[]byte) (string, []string, bool, error) {
-	return "", nil, false, nil
-}
-
 // DoAfter does nothing.
 func (l *Live) DoAfter(After) error { return nil }
 
 // Uptime is unknown here.
 func Uptime() time.Duration { return 0 }
+
+// StickConfig finds no configuration file.
+func (l *Live) StickConfig(string) ([]byte, error) { return nil, nil }

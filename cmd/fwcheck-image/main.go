@@ -7,6 +7,7 @@
 // Usage:
 //
 //	fwcheck-image build -o OUT --kernel VMLINUZ [--modules DIR] [--src DIR] [--version V]
+//	fwcheck-image usb -o IMG --kernel VMLINUZ [--initramfs FILE] [--config FILE] [--modules DIR] [--src DIR] [--version V]
 //	fwcheck-image boot --initramfs FILE --kernel VMLINUZ [--firmware ovmf|seabios] [--append ARGS] [--tpm]
 //
 // Exit status: 0 on success, 2 for usage errors and failures (one line).
@@ -18,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/fwcheck/fwcheck/image/mkimage"
@@ -32,27 +34,30 @@ const (
 	exitUsage = 2
 )
 
-const synopsis = "build -o OUT --kernel VMLINUZ | boot --initramfs FILE --kernel VMLINUZ [--firmware ovmf|seabios] [--append ARGS] [--tpm]"
+const synopsis = "build -o OUT --kernel VMLINUZ | usb -o IMG --kernel VMLINUZ | boot --initramfs FILE --kernel VMLINUZ [--firmware ovmf|seabios] [--append ARGS] [--tpm]"
 
 func main() { os.Exit(run(os.Stdout, os.Stderr, os.Args[1:])) }
 
 func run(stdout, stderr io.Writer, args []string) int {
 	if len(args) == 0 {
-		fmt.Fprintf(stderr, "fwcheck-image: want a subcommand: build or boot (run 'fwcheck-image -h')\n")
+		fmt.Fprintf(stderr, "fwcheck-image: want a subcommand: build, usb or boot (run 'fwcheck-image -h')\n")
 		return exitUsage
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
 		fmt.Fprintf(stdout, "Usage: fwcheck-image %s\n\n", synopsis)
 		fmt.Fprintf(stdout, "  build  compile the live image's initramfs in-process (needs Go and the fwcheck source tree)\n")
+		fmt.Fprintf(stdout, "  usb    write a bootable USB stick image (UEFI and BIOS) with fwcheck.cfg and a FWCHECK results partition\n")
 		fmt.Fprintf(stdout, "  boot   boot an initramfs under QEMU on this terminal (serial console on stdio; Ctrl-A X quits)\n")
 		return exitOK
 	case "build":
 		return build(stdout, stderr, args[1:])
+	case "usb":
+		return usb(stdout, stderr, args[1:])
 	case "boot":
 		return boot(stdout, stderr, args[1:])
 	}
-	fmt.Fprintf(stderr, "fwcheck-image: unknown subcommand %q (want build or boot)\n", args[0])
+	fmt.Fprintf(stderr, "fwcheck-image: unknown subcommand %q (want build, usb or boot)\n", args[0])
 	return exitUsage
 }
 
@@ -110,6 +115,60 @@ func build(stdout, stderr io.Writer, args []string) int {
 	return exitOK
 }
 
+func usb(stdout, stderr io.Writer, args []string) int {
+	fs := flag.NewFlagSet("usb", flag.ContinueOnError)
+	var o mkimage.Options
+	var u mkimage.USBOptions
+	fs.StringVar(&u.Output, "o", "", "write the disk image to `IMG` (required); write it to a stick with dd or a USB image writer")
+	fs.StringVar(&o.Kernel, "kernel", "", "the `VMLINUZ` the stick boots; its modules go into the initramfs")
+	fs.StringVar(&u.Initramfs, "initramfs", "", "put this initramfs `FILE` on the stick instead of building one (it must be built for --kernel)")
+	cfgFile := fs.String("config", "", "the stick's fwcheck.cfg from `FILE` (default: every option at its default)")
+	fs.StringVar(&o.ModulesDir, "modules", "", "take kernel modules from `DIR` instead of /lib/modules/RELEASE")
+	fs.StringVar(&o.Source, "src", "", "the fwcheck source tree `DIR` (default: found from the working directory)")
+	fs.StringVar(&o.Version, "version", version, "the `VERSION` the image's fwcheck reports")
+	if code, ok := parse(stdout, stderr, "usb", "-o IMG --kernel VMLINUZ [--initramfs FILE] [--config FILE]", fs, args); !ok {
+		return code
+	}
+	switch {
+	case u.Output == "":
+		return fail(stderr, "usb", fmt.Errorf("-o IMG is required"))
+	case o.Kernel == "":
+		return fail(stderr, "usb", fmt.Errorf("--kernel VMLINUZ is required (e.g. /boot/vmlinuz-$(uname -r))"))
+	}
+	if err := mkimage.USBToolsAvailable(""); err != nil {
+		return fail(stderr, "usb", err)
+	}
+	if *cfgFile != "" {
+		b, err := os.ReadFile(*cfgFile)
+		if err != nil {
+			return fail(stderr, "usb", err)
+		}
+		u.Config = b
+	}
+	logf := func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
+	u.Kernel = o.Kernel
+	if u.Initramfs == "" {
+		tmp, err := os.MkdirTemp("", "fwcheck-usb-")
+		if err != nil {
+			return fail(stderr, "usb", err)
+		}
+		defer os.RemoveAll(tmp)
+		o.Output, o.Logf = filepath.Join(tmp, "fwcheck.cpio.gz"), logf
+		res, err := mkimage.Build(o)
+		if err != nil {
+			return fail(stderr, "usb", err)
+		}
+		u.Initramfs = res.Output
+	}
+	res, err := mkimage.BuildUSB(u)
+	if err != nil {
+		return fail(stderr, "usb", err)
+	}
+	fmt.Fprintf(stdout, "%s: %d MiB disk image: boot partition %s (serial %s, %.1f MiB free), results partition %s (serial %s)\n",
+		res.Output, res.Size>>20, mkimage.BootLabel, res.BootSerial, float64(res.Free)/(1<<20), "FWCHECK", res.ResultsSerial)
+	return exitOK
+}
+
 func boot(stdout, stderr io.Writer, args []string) int {
 	fs := flag.NewFlagSet("boot", flag.ContinueOnError)
 	var vm qemu.Config
@@ -117,6 +176,7 @@ func boot(stdout, stderr io.Writer, args []string) int {
 	fs.StringVar(&vm.Initramfs, "initramfs", "out/fwcheck.cpio.gz", "the initramfs `FILE` to boot")
 	fs.StringVar(&vm.Kernel, "kernel", "", "the `VMLINUZ` to boot (required)")
 	fs.StringVar(&vm.Append, "append", "", "extra kernel command line `ARGS`, e.g. fwcheck.after=poweroff")
+	fs.StringVar(&vm.USB, "usb", "", "boot this USB stick `IMG` (from 'fwcheck-image usb') through the firmware instead of --kernel and --initramfs")
 	fs.BoolVar(&vm.TPM, "tpm", false, "attach a TPM 2.0 emulated by swtpm")
 	fs.StringVar(&vm.Accel, "accel", "", "QEMU accelerator: kvm or tcg (default: kvm only when it really boots a guest here)")
 	fs.Func("disk", "attach the raw disk image `FILE` (repeatable), e.g. a FAT image labelled FWCHECK for the results and journals", func(v string) error {
@@ -124,11 +184,14 @@ func boot(stdout, stderr io.Writer, args []string) int {
 		return nil
 	})
 	fs.BoolVar(&vm.AllowReboot, "allow-reboot", false, "let a guest reset restart it (reboot cycling) instead of ending the run")
-	if code, ok := parse(stdout, stderr, "boot", "--initramfs FILE --kernel VMLINUZ [--firmware ovmf|seabios] [--append ARGS] [--tpm] [--disk FILE] [--allow-reboot]", fs, args); !ok {
+	if code, ok := parse(stdout, stderr, "boot", "--initramfs FILE --kernel VMLINUZ | --usb IMG [--firmware ovmf|seabios] [--append ARGS] [--tpm] [--disk FILE] [--allow-reboot]", fs, args); !ok {
 		return code
 	}
-	if vm.Kernel == "" {
-		return fail(stderr, "boot", fmt.Errorf("--kernel VMLINUZ is required"))
+	switch {
+	case vm.USB != "":
+		vm.Kernel, vm.Initramfs = "", ""
+	case vm.Kernel == "":
+		return fail(stderr, "boot", fmt.Errorf("--kernel VMLINUZ (or --usb IMG) is required"))
 	}
 	switch *fw {
 	case "ovmf":

@@ -20,6 +20,11 @@ func TestUsageErrorsAreOneLine(t *testing.T) {
 		{"boot"},
 		{"boot", "--kernel", "k", "--firmware", "coreboot"},
 		{"build", "-o", "x.cpio.gz", "--kernel", "testdata/does-not-exist"},
+		{"usb"},
+		{"usb", "-o", "x.img"},
+		{"usb", "--kernel", "k"},
+		{"usb", "-o", "x.img", "--kernel", "k", "--config", "testdata/does-not-exist"},
+		{"usb", "-o", "x.img", "--kernel", "k", "--initramfs", "testdata/does-not-exist"},
 	} {
 		var out, errOut bytes.Buffer
 		code := run(&out, &errOut, args)
@@ -30,7 +35,7 @@ func TestUsageErrorsAreOneLine(t *testing.T) {
 }
 
 func TestHelp(t *testing.T) {
-	for _, args := range [][]string{{"-h"}, {"build", "-h"}, {"boot", "-h"}} {
+	for _, args := range [][]string{{"-h"}, {"build", "-h"}, {"usb", "-h"}, {"boot", "-h"}} {
 		var out, errOut bytes.Buffer
 		assert.Equal(t, exitOK, run(&out, &errOut, args), "%v", args)
 		assert.Contains(t, out.String(), "Usage: fwcheck-image", "%v", args)

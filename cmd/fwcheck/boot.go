@@ -49,8 +49,10 @@ func bootMain(cmdlineFile string) int {
 	if err != nil {
 		reqErrs = append(reqErrs, err.Error())
 	}
-	cfg, err := image.ParseCmdline(string(cmdline))
-	reqErrs = append(reqErrs, errorLines("kernel command line: ", err)...)
+	cfg, cfgErrs := bootConfig(live, cmdline) // the stick's fwcheck.cfg, then the command line
+	reqErrs = append(reqErrs, cfgErrs...)
+	failOn := bootFailOn(cfg)
+	live.ESP = cfg.ESP // results only on the boot stick's FWCHECK
 	// Runs that act on the machine keep their journal on the results
 	// partition, mounted now and written as they go, so that a hang or a
 	// reset loses nothing and the next boot goes on from it.
@@ -119,9 +121,9 @@ func bootMain(cmdlineFile string) int {
 		code = exitUsage
 	} else {
 		doc.Errors = append(reqErrs, doc.Errors...)
-		doc.Judge(defaultFailOn)
+		doc.Judge(failOn)
 		var text, js bytes.Buffer
-		if err := report.WriteText(&text, doc, report.TextOptions{FailOn: defaultFailOn}); err != nil {
+		if err := report.WriteText(&text, doc, report.TextOptions{FailOn: failOn}); err != nil {
 			live.Logf("fwcheck: report: %v", err)
 		}
 		if err := report.WriteJSON(&js, doc); err != nil {
@@ -132,21 +134,15 @@ func bootMain(cmdlineFile string) int {
 			live.Logf("fwcheck: publishing results: %v", err)
 		}
 		var page bytes.Buffer
-		if err := report.WriteHTML(&page, doc, defaultFailOn); err != nil {
+		if err := report.WriteHTML(&page, doc, failOn); err != nil {
 			live.Logf("fwcheck: report: %v", err)
 		}
-		dev, files, found, err := live.SaveResults(stamp, text.Bytes(), js.Bytes(), page.Bytes())
-		switch {
-		case err != nil:
-			live.Logf("fwcheck: results partition %s: %v", dev, err)
-		case found:
-			live.Logf("fwcheck: results written to %s: %v", dev, files)
-		}
+		saveRun(live, stamp, text.Bytes(), js.Bytes(), page.Bytes()) // the run's folder on FWCHECK
 		// The report scrolled past above the JSON: end on the verdict.
-		v, _ := report.Verdict(doc, defaultFailOn)
+		v, _ := report.Verdict(doc, failOn)
 		live.Logf("fwcheck: verdict: %s", v)
 		switch {
-		case doc.Failing(defaultFailOn):
+		case doc.Failing(failOn):
 			code = exitFailing
 		case !doc.Checked():
 			code = exitNothing

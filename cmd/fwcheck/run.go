@@ -407,19 +407,7 @@ func init() {
 		if *outp == "" {
 			return fail(e, s, fmt.Errorf("-o FILE is required"))
 		}
-		seen := map[input.Decl]bool{}
-		var order []input.Decl
-		// The report's machine identity, then every input of every check.
-		ins := []input.Decl{input.DMI, input.Kernel}
-		for _, ch := range all.Checks() {
-			ins = append(ins, ch.AllInputs()...)
-		}
-		for _, in := range ins {
-			if !seen[in] {
-				seen[in] = true
-				order = append(order, in)
-			}
-		}
+		order := snapshotInputs()
 		var notes []string
 		// Snapshots hold the kernel log and firmware tables: 0600.
 		err := atomicfile.Write(*outp, 0o600, func(w io.Writer) error {
@@ -441,6 +429,24 @@ func init() {
 		return exitOK
 	}
 	addCommand(s)
+}
+
+// snapshotInputs are the inputs a snapshot captures: the report's machine
+// identity, then every input of every check.
+func snapshotInputs() []input.Decl {
+	seen := map[input.Decl]bool{}
+	var order []input.Decl
+	ins := []input.Decl{input.DMI, input.Kernel}
+	for _, ch := range all.Checks() {
+		ins = append(ins, ch.AllInputs()...)
+	}
+	for _, in := range ins {
+		if !seen[in] {
+			seen[in] = true
+			order = append(order, in)
+		}
+	}
+	return order
 }
 
 // addCheckSettings exposes the own settings of every check (or of the

@@ -144,6 +144,10 @@ type Config struct {
 	Memory int
 	// Disks are raw disk images attached as IDE/AHCI drives.
 	Disks []string
+	// USB, when set, is a raw disk image attached as a USB stick
+	// (usb-storage on an xHCI controller) and booted first. With an empty
+	// Kernel the firmware boots it as it would a real stick.
+	USB string
 	// Console, when set, receives the serial console as it arrives.
 	Console io.Writer
 	// Input, when set, is typed into the serial console.
@@ -254,13 +258,20 @@ func (c Config) args(tmp string, interactive bool) ([]string, error) {
 		a = append(a, "-display", "none", "-monitor", "none", "-serial", "stdio")
 	}
 	a = append(a, fw...)
-	a = append(a,
-		"-kernel", c.Kernel,
-		"-initrd", c.Initramfs,
-		"-append", strings.TrimSpace("console=ttyS0,115200 panic=-1 "+image.KernelArgs+" "+c.Append),
-	)
+	if c.Kernel != "" {
+		a = append(a,
+			"-kernel", c.Kernel,
+			"-initrd", c.Initramfs,
+			"-append", strings.TrimSpace("console=ttyS0,115200 panic=-1 "+image.KernelArgs+" "+c.Append),
+		)
+	}
 	for _, d := range c.Disks {
 		a = append(a, "-drive", "if=ide,format=raw,file="+d)
+	}
+	if c.USB != "" {
+		a = append(a, "-device", "qemu-xhci,id=xhci",
+			"-drive", "if=none,id=usbstick,format=raw,file="+c.USB,
+			"-device", "usb-storage,bus=xhci.0,drive=usbstick,removable=on,bootindex=0")
 	}
 	return a, nil
 }
