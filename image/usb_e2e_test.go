@@ -136,7 +136,7 @@ func checkStickFiles(t *testing.T, r stickRun) {
 	reporttest.Check(t, r.files[image.RunResultsJSON])
 	rep := string(r.files[image.RunReportText])
 	assert.Contains(t, rep, "failures by severity")
-	assert.Regexp(t, `verdict: (PASS|FAIL)`, rep)
+	assert.Regexp(t, `verdict: (PASS|FAIL|INCOMPLETE)`, rep)
 	assert.Contains(t, string(r.files[image.RunReportHTML]), `id="verdict"`, "the HTML report")
 	klog := string(r.files[image.RunKernelLog])
 	assert.Contains(t, klog, "Linux version")
