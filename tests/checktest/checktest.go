@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/fwcheck/fwcheck/acpi"
 	"github.com/fwcheck/fwcheck/input"
+	"github.com/fwcheck/fwcheck/internal/corpus"
 	"github.com/fwcheck/fwcheck/tests"
 )
 
@@ -316,4 +318,26 @@ func RSDTBody(addrs ...uint32) []byte {
 		binary.LittleEndian.PutUint32(b[4*i:], a)
 	}
 	return b
+}
+
+// LogGoldens runs c on every real boot log of the shared corpus (its
+// linuxhw dmesg files and the other klog captures), each log alone as the
+// machine, and compares the results with the golden files under
+// testdata/golden, one per log; stale golden files fail too. It skips
+// without the corpus.
+func LogGoldens(t *testing.T, c *tests.Check) {
+	t.Helper()
+	dir := corpus.Dir(t, "klog")
+	paths, _ := filepath.Glob(filepath.Join(dir, "linuxhw", "*.dmesg.txt"))
+	more, _ := filepath.Glob(filepath.Join(dir, "*.txt"))
+	var names []string
+	for _, p := range append(paths, more...) {
+		name := strings.TrimSuffix(filepath.Base(p), ".txt")
+		names = append(names, name)
+		t.Run(name, func(t *testing.T) {
+			r := Run(t, c, LogMachine(p))
+			Golden(t, filepath.Join("testdata", "golden"), name, tests.Render([]tests.Result{r}))
+		})
+	}
+	NoStaleGolden(t, filepath.Join("testdata", "golden"), names)
 }

@@ -2,15 +2,12 @@ package e820
 
 import (
 	"fmt"
-	"path/filepath"
-	"strings"
 	"testing"
 	"testing/fstest"
 
 	"github.com/stretchr/testify/assert"
 
 	"github.com/fwcheck/fwcheck/input"
-	"github.com/fwcheck/fwcheck/internal/corpus"
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/checktest"
 )
@@ -64,18 +61,4 @@ func TestEBDA(t *testing.T) {
 
 // TestGolden runs the check on the corpus boot logs: the e820 map and the
 // ACPI table list the kernel printed.
-func TestGolden(t *testing.T) {
-	dir := corpus.Dir(t, "klog")
-	paths, _ := filepath.Glob(filepath.Join(dir, "linuxhw", "*.dmesg.txt"))
-	more, _ := filepath.Glob(filepath.Join(dir, "*.txt"))
-	var names []string
-	for _, p := range append(paths, more...) {
-		name := strings.TrimSuffix(filepath.Base(p), ".txt")
-		names = append(names, name)
-		t.Run(name, func(t *testing.T) {
-			r := checktest.Run(t, Check, checktest.LogMachine(p))
-			checktest.Golden(t, filepath.Join("testdata", "golden"), name, tests.Render([]tests.Result{r}))
-		})
-	}
-	checktest.NoStaleGolden(t, filepath.Join("testdata", "golden"), names)
-}
+func TestGolden(t *testing.T) { checktest.LogGoldens(t, Check) }

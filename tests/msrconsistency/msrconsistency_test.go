@@ -1,7 +1,6 @@
 package msrconsistency
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -9,7 +8,6 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/fwcheck/fwcheck/input"
-	"github.com/fwcheck/fwcheck/internal/corpus"
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/checktest"
 )
@@ -63,18 +61,4 @@ func TestUnreadCPU(t *testing.T) {
 // TestGolden runs the check on the corpus boot logs alone: what the kernel
 // said it corrected (seven real machines and the QEMU captures), or that
 // it found the CPUs consistent.
-func TestGolden(t *testing.T) {
-	dir := corpus.Dir(t, "klog")
-	paths, _ := filepath.Glob(filepath.Join(dir, "linuxhw", "*.dmesg.txt"))
-	more, _ := filepath.Glob(filepath.Join(dir, "*.txt"))
-	var names []string
-	for _, p := range append(paths, more...) {
-		name := strings.TrimSuffix(filepath.Base(p), ".txt")
-		names = append(names, name)
-		t.Run(name, func(t *testing.T) {
-			r := checktest.Run(t, Check, checktest.LogMachine(p))
-			checktest.Golden(t, filepath.Join("testdata", "golden"), name, tests.Render([]tests.Result{r}))
-		})
-	}
-	checktest.NoStaleGolden(t, filepath.Join("testdata", "golden"), names)
-}
+func TestGolden(t *testing.T) { checktest.LogGoldens(t, Check) }

@@ -151,21 +151,7 @@ func TestProcMTRROnly(t *testing.T) {
 // SYSCFG's TOM2 makes write-back, which a log cannot show (not checked);
 // the KVM guest 9112EC3CC44C leaves its q35 ECAM window at 0xb0000000
 // under the write-back default type (explained by the virtual machine).
-func TestGolden(t *testing.T) {
-	dir := corpus.Dir(t, "klog")
-	paths, _ := filepath.Glob(filepath.Join(dir, "linuxhw", "*.dmesg.txt"))
-	more, _ := filepath.Glob(filepath.Join(dir, "*.txt"))
-	var names []string
-	for _, p := range append(paths, more...) {
-		name := strings.TrimSuffix(filepath.Base(p), ".txt")
-		names = append(names, name)
-		t.Run(name, func(t *testing.T) {
-			r := checktest.Run(t, Check, checktest.LogMachine(p))
-			checktest.Golden(t, filepath.Join("testdata", "golden"), name, tests.Render([]tests.Result{r}))
-		})
-	}
-	checktest.NoStaleGolden(t, filepath.Join("testdata", "golden"), names)
-}
+func TestGolden(t *testing.T) { checktest.LogGoldens(t, Check) }
 
 // BenchmarkCorpusLogs runs the check on every corpus boot log (parsing the
 // log, the MTRR dump, the e820 map and the MMIO lines included).
