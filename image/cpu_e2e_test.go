@@ -3,14 +3,12 @@ package image_test
 import (
 	"context"
 	"encoding/hex"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -189,51 +187,11 @@ func bootSnapshot(t *testing.T, m qemu.Machine, args string) (*report.Document, 
 	// A boot, then a snapshot and its hexdump typed at the shell.
 	ctx, cancel := context.WithTimeout(context.Background(), 2*bootTimeout)
 	defer cancel()
-	in, typeIn := io.Pipe()
-	defer typeIn.Close()
-	console := &syncBuffer{}
-	waitFor := func(s string, from int) int {
-		for ctx.Err() == nil {
-			if i := strings.Index(console.String()[from:], s); i >= 0 {
-				return from + i + len(s)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		return -1
-	}
-	typeLine := func(cmd string, from int) int {
-		if from = waitFor("toggle key help", from); from < 0 {
-			return -1
-		}
-		time.Sleep(300 * time.Millisecond)
-		io.WriteString(typeIn, cmd)
-		time.Sleep(300 * time.Millisecond)
-		io.WriteString(typeIn, "\r")
-		return from
-	}
-	go func() {
-		p := waitFor("starting the shell", 0)
-		if p < 0 {
-			return
-		}
-		if p = typeLine("fwcheck snapshot -o /tmp/s.tgz", p); p < 0 {
-			return
-		}
-		if p = waitFor("snapshot written to", p); p < 0 {
-			return
-		}
-		if p = typeLine("hexdump /tmp/s.tgz; echo SNAPSHOT-END-$((40+2))", p); p < 0 {
-			return
-		}
-		if p = waitFor("SNAPSHOT-END-42", p); p < 0 {
-			return
-		}
-		typeLine("poweroff", p)
-	}()
-	out, err := qemu.Run(ctx, qemu.Config{
+	out, _, err := shellSession(ctx, qemu.Config{
 		Machine: m, Kernel: kernel, Initramfs: initramfs, CPUs: 2,
-		Append: "fwcheck.after=shell " + args, Console: console, Input: in,
-	})
+		Append: "fwcheck.after=shell " + args,
+	}, shellStep{"fwcheck snapshot -o /tmp/s.tgz", "snapshot written to"},
+		shellStep{"hexdump /tmp/s.tgz; echo SNAPSHOT-END-$((40+2))", "SNAPSHOT-END-42"})
 	require.NoError(t, err, "console:\n%s", tail(out))
 	js, err := image.ExtractResults(out)
 	require.NoError(t, err)

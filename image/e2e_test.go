@@ -422,10 +422,25 @@ func TestBootShell(t *testing.T) {
 	kernel, initramfs := liveImage(t, qemu.SeaBIOS)
 	ctx, cancel := context.WithTimeout(context.Background(), bootTimeout*2/3)
 	defer cancel()
+	out, console, err := shellSession(ctx, qemu.Config{Machine: qemu.SeaBIOS, Kernel: kernel, Initramfs: initramfs},
+		shellStep{"echo fwcheck-shell-$((6*7))", "fwcheck-shell-42"})
+	require.NoError(t, err, "console:\n%s", tail(out))
+	_, err = image.ExtractResults(out)
+	require.NoError(t, err)
+	assert.Contains(t, console.String(), "fwcheck-shell-42", "the shell ran a command")
+}
+
+// shellStep is a command typed at the live image's shell and the text its
+// output must show before the next step.
+type shellStep struct{ cmd, wait string }
+
+// shellSession boots cfg (with the shell after-action) and, once the
+// image's shell is up, types each step's command and waits for its text,
+// then types poweroff. It returns the console and QEMU's error.
+func shellSession(ctx context.Context, cfg qemu.Config, steps ...shellStep) (out []byte, console *syncBuffer, err error) {
 	in, typeIn := io.Pipe()
 	defer typeIn.Close()
-	console := &syncBuffer{}
-
+	console = &syncBuffer{}
 	// waitFor returns the offset just past the first s in the console at
 	// or after from, or -1 when the boot is over.
 	waitFor := func(s string, from int) int {
@@ -452,25 +467,22 @@ func TestBootShell(t *testing.T) {
 	}
 	go func() {
 		p := waitFor("starting the shell", 0)
-		if p < 0 {
-			return
+		for _, st := range steps {
+			if p < 0 {
+				return
+			}
+			if p = typeLine(st.cmd, p); p < 0 {
+				return
+			}
+			p = waitFor(st.wait, p)
 		}
-		if p = typeLine("echo fwcheck-shell-$((6*7))", p); p < 0 {
-			return
+		if p >= 0 {
+			typeLine("poweroff", p)
 		}
-		if p = waitFor("fwcheck-shell-42", p); p < 0 {
-			return
-		}
-		typeLine("poweroff", p)
 	}()
-	out, err := qemu.Run(ctx, qemu.Config{
-		Machine: qemu.SeaBIOS, Kernel: kernel, Initramfs: initramfs,
-		Console: console, Input: in,
-	})
-	require.NoError(t, err, "console:\n%s", tail(out))
-	_, err = image.ExtractResults(out)
-	require.NoError(t, err)
-	assert.Contains(t, console.String(), "fwcheck-shell-42", "the shell ran a command")
+	cfg.Console, cfg.Input = console, in
+	out, err = qemu.Run(ctx, cfg)
+	return out, console, err
 }
 
 // syncBuffer is a console writer that the test can read while QEMU writes.
