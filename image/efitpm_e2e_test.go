@@ -54,7 +54,7 @@ func bootAndSnapshot(t *testing.T, cfg qemu.Config) shellBoot {
 	if disk != "" {
 		cfg.Disks = []string{disk}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), bootTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*bootTimeout) // a boot, then a shell session writing to the disk
 	defer cancel()
 	in, typeIn := io.Pipe()
 	defer typeIn.Close()
