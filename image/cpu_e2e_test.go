@@ -1,8 +1,6 @@
 package image_test
 
 import (
-	"context"
-	"encoding/hex"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -17,7 +15,6 @@ import (
 	"github.com/fwcheck/fwcheck/image/qemu"
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/report"
-	"github.com/fwcheck/fwcheck/report/reporttest"
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/all"
 )
@@ -178,66 +175,20 @@ func logResults(t *testing.T, what string, d *report.Document) {
 	}
 }
 
-// bootSnapshot boots m with two vCPUs and args, stays at the shell after
-// the results, has fwcheck take a snapshot and hexdump it onto the
-// console, powers off, and returns the results document and the snapshot
-// file.
+// bootSnapshot boots m with two vCPUs and args and a results disk, and
+// returns the results document and the snapshot the live image saved in
+// its run folder there after the checks.
 func bootSnapshot(t *testing.T, m qemu.Machine, args string) (*report.Document, string) {
-	kernel, initramfs := liveImage(t, m)
-	// A boot, then a snapshot and its hexdump typed at the shell.
-	ctx, cancel := context.WithTimeout(context.Background(), 2*bootTimeout)
-	defer cancel()
-	out, _, err := shellSession(ctx, qemu.Config{
-		Machine: m, Kernel: kernel, Initramfs: initramfs, CPUs: 2,
-		Append: "fwcheck.after=shell " + args,
-	}, shellStep{"fwcheck snapshot -o /tmp/s.tgz", "snapshot written to"},
-		shellStep{"hexdump /tmp/s.tgz; echo SNAPSHOT-END-$((40+2))", "SNAPSHOT-END-42"})
-	require.NoError(t, err, "console:\n%s", tail(out))
-	js, err := image.ExtractResults(out)
-	require.NoError(t, err)
-	doc := reporttest.Check(t, js)
-	con := string(out)
-	start := strings.Index(con, "hexdump /tmp/s.tgz")
-	end := strings.Index(con, "SNAPSHOT-END-42")
-	require.True(t, start >= 0 && end > start, "hexdump on the console:\n%s", tail(out))
-	data, err := unhexdump(con[start:end])
-	require.NoError(t, err)
-	if dir := os.Getenv("FWCHECK_E2E_SNAPSHOTS"); dir != "" {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, m.Name+".console"), out, 0o644))
+	r := boot(t, m, args, true, false, func(c *qemu.Config) { c.CPUs = 2 })
+	if r.disk == "" {
+		t.Skip("no FAT tools for the results disk (make deps-image)")
 	}
-	require.True(t, len(data) > 2 && data[0] == 0x1f && data[1] == 0x8b, "a gzip stream came out; first lines:\n%q", con[start:min(end, start+800)])
-	p := filepath.Join(t.TempDir(), "snapshot.tar.gz")
+	data := readRunFile(t, r.disk, image.RunSnapshot)
+	require.True(t, len(data) > 2 && data[0] == 0x1f && data[1] == 0x8b, "the snapshot is a gzip stream")
+	p := filepath.Join(t.TempDir(), image.RunSnapshot)
 	require.NoError(t, os.WriteFile(p, data, 0o644))
 	t.Logf("%s: snapshot of %d bytes taken in the guest", m.Name, len(data))
-	return doc, p
-}
-
-var (
-	dumpLine = regexp.MustCompile(`^([0-9a-f]{8})  `)
-	// ansi matches the terminal control sequences gosh's line editor
-	// writes, which can precede the first line of output.
-	ansi = regexp.MustCompile("\x1b\\[[0-9;?]*[A-Za-z]")
-)
-
-// unhexdump decodes what u-root's hexdump (Go's hex.Dumper) printed.
-func unhexdump(s string) ([]byte, error) {
-	var out []byte
-	for _, l := range strings.Split(s, "\n") {
-		l = ansi.ReplaceAllString(strings.TrimRight(l, "\r"), "")
-		if !dumpLine.MatchString(l) || len(l) < 10 {
-			continue
-		}
-		area := l[10:min(len(l), 59)]
-		if i := strings.Index(area, "|"); i >= 0 {
-			area = area[:i]
-		}
-		b, err := hex.DecodeString(strings.Join(strings.Fields(area), ""))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, b...)
-	}
-	return out, nil
+	return r.doc, p
 }
 
 // TestBootSMBIOSPlaceholders boots pc/SeaBIOS with System Information

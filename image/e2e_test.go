@@ -115,6 +115,7 @@ type bootResult struct {
 	verdicts float64 // seconds from kernel start, as the guest measured it
 	wall     time.Duration
 	fatJSON  []byte // the results file found on the FWCHECK partition, if any
+	disk     string // that partition's disk image
 	tpm      bool   // a swtpm TPM 2.0 was attached
 }
 
@@ -171,6 +172,7 @@ func boot(t *testing.T, m qemu.Machine, args string, withResultsDisk, withTPM bo
 	}
 	if disk != "" {
 		r.fatJSON = readResultsFile(t, disk)
+		r.disk = disk
 	}
 	return r
 }
@@ -197,8 +199,18 @@ func resultsDisk(t *testing.T) string {
 }
 
 // readResultsFile returns the results document of the one run folder
-// (fwcheck-*/results.json) on a results disk.
+// (fwcheck-*/results.json) on a results disk, after checking that the HTML
+// report is saved beside it.
 func readResultsFile(t *testing.T, disk string) []byte {
+	page := readRunFile(t, disk, image.RunReportHTML)
+	require.Contains(t, string(page), `id="verdict"`)
+	return readRunFile(t, disk, image.RunResultsJSON)
+}
+
+// readRunFile returns one file of the one run folder (fwcheck-*/NAME) the
+// live image wrote to a results disk.
+func readRunFile(t *testing.T, disk, name string) []byte {
+	t.Helper()
 	out, err := exec.Command("mdir", "-b", "-i", disk, "::").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	var folders []string
@@ -209,12 +221,8 @@ func readResultsFile(t *testing.T, disk string) []byte {
 		}
 	}
 	require.Len(t, folders, 1, "run folders on the results partition: %s", out)
-	// The HTML report is saved beside the document.
-	page, err := exec.Command("mtype", "-i", disk, folders[0]+"/"+image.RunReportHTML).Output()
-	require.NoError(t, err)
-	require.Contains(t, string(page), `id="verdict"`)
-	b, err := exec.Command("mtype", "-i", disk, folders[0]+"/"+image.RunResultsJSON).Output()
-	require.NoError(t, err)
+	b, err := exec.Command("mtype", "-i", disk, folders[0]+"/"+name).Output()
+	require.NoError(t, err, "%s/%s on the results disk", folders[0], name)
 	return b
 }
 

@@ -12,10 +12,8 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
-	"context"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,81 +25,33 @@ import (
 	"github.com/fwcheck/fwcheck/image"
 	"github.com/fwcheck/fwcheck/image/qemu"
 	"github.com/fwcheck/fwcheck/report"
-	"github.com/fwcheck/fwcheck/report/reporttest"
 	"github.com/fwcheck/fwcheck/tests"
 )
 
 // efiTPMChecks are the checks these boots run.
 const efiTPMChecks = "uefi-boot,secureboot,esrt,tpm-eventlog,tpm2-table"
 
+// shellBoot is a boot of the UEFI/TPM checks and what it left.
 type shellBoot struct {
 	console  string
 	doc      *report.Document
-	snapshot []byte // the guest's snapshot (.tar.gz), nil if it could not be had
+	snapshot []byte // the guest's snapshot (.tar.gz), nil without a results disk
 }
 
-// bootAndSnapshot boots cfg with the UEFI/TPM checks, then, at the shell,
-// writes a snapshot to the results disk and powers off.
+// bootAndSnapshot boots cfg's machine with a TPM and the UEFI/TPM checks
+// and a results disk, and returns the console, the results and the
+// snapshot the live image saved in its run folder there.
 func bootAndSnapshot(t *testing.T, cfg qemu.Config) shellBoot {
 	t.Helper()
-	cfg.Kernel, cfg.Initramfs = liveImage(t, cfg.Machine)
 	if err := qemu.SWTPMAvailable(); err != nil {
 		t.Skipf("%v (make deps-image)", err)
 	}
-	cfg.TPM = true
-	cfg.Append = "fwcheck.after=shell fwcheck.run=" + efiTPMChecks
-	disk := resultsDisk(t)
-	if disk != "" {
-		cfg.Disks = []string{disk}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*bootTimeout) // a boot, then a shell session writing to the disk
-	defer cancel()
-	in, typeIn := io.Pipe()
-	defer typeIn.Close()
-	console := &syncBuffer{}
-	cfg.Console, cfg.Input = console, in
-	go func() {
-		// The shell's line editor reads in raw mode once it shows its key help.
-		var at int
-		wait := func(s string) bool {
-			for ctx.Err() == nil {
-				if i := strings.Index(console.String()[at:], s); i >= 0 {
-					at += i + len(s)
-					return true
-				}
-				sleep()
-			}
-			return false
-		}
-		if !wait("starting the shell") {
-			return
-		}
-		cmds := []string{"poweroff"}
-		if disk != "" {
-			cmds = []string{"mkdir -p /mnt/r", "mount -t vfat /dev/sda /mnt/r", "fwcheck snapshot -o /mnt/r/snap.tgz", "umount /mnt/r", "poweroff"}
-		}
-		for _, c := range cmds {
-			if !wait("toggle key help") {
-				return
-			}
-			sleep()
-			io.WriteString(typeIn, c)
-			sleep()
-			io.WriteString(typeIn, "\r")
-		}
-	}()
-	out, err := qemu.Run(ctx, cfg)
-	require.NoError(t, err, "console:\n%s", tail(out))
-	js, err := image.ExtractResults(out)
-	require.NoError(t, err, "console:\n%s", tail(out))
-	r := shellBoot{console: string(out), doc: reporttest.Check(t, js)}
-	if disk != "" {
-		b, err := exec.Command("mtype", "-i", disk, "::/snap.tgz").Output()
-		if err == nil && len(b) > 0 {
-			r.snapshot = b
-		} else {
-			t.Logf("no snapshot from the guest: %v; console:\n%s", err, tail(out))
-		}
+	b := boot(t, cfg.Machine, "fwcheck.run="+efiTPMChecks, true, true, func(c *qemu.Config) {
+		c.TPMDevice, c.OVMFVars = cfg.TPMDevice, cfg.OVMFVars
+	})
+	r := shellBoot{console: b.console, doc: b.doc}
+	if b.disk != "" {
+		r.snapshot = readRunFile(t, b.disk, image.RunSnapshot)
 	}
 	return r
 }
