@@ -90,6 +90,17 @@ func FailLabels(r tests.Result) []string {
 	return out
 }
 
+// Labelled returns r's labelled findings as "Label: message", in order.
+func Labelled(r tests.Result) []string {
+	var out []string
+	for _, f := range r.Findings {
+		if f.Label != "" {
+			out = append(out, f.Label+": "+f.Message)
+		}
+	}
+	return out
+}
+
 // FindingWith returns r's first finding with label l, or nil.
 func FindingWith(r tests.Result, l string) *tests.Finding {
 	for i := range r.Findings {

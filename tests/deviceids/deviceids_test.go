@@ -16,12 +16,7 @@ func TestDeviceIDs(t *testing.T) {
 	b, err := os.ReadFile("testdata/dsdt.aml")
 	require.NoError(t, err)
 	r := checktest.RunTables(t, Check, checktest.FADT(nil), b)
-	var got []string
-	for _, f := range r.Findings {
-		if f.Label != "" {
-			got = append(got, f.Label+": "+f.Message)
-		}
-	}
+	got := checktest.Labelled(r)
 	assert.Equal(t, []string{
 		`DeviceHIDInvalid: \_SB.BAD1._HID is "ID9001"`,
 		`DeviceCIDInvalid: \_SB.BAD2._CID holds "WITTTest"`,

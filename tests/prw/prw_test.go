@@ -15,12 +15,7 @@ func TestPRW(t *testing.T) {
 	b, err := os.ReadFile("testdata/dsdt.aml")
 	require.NoError(t, err)
 	r := checktest.RunTables(t, Check, checktest.FADT(nil), b)
-	var got []string
-	for _, f := range r.Findings {
-		if f.Label != "" {
-			got = append(got, f.Label+": "+f.Message)
-		}
-	}
+	got := checktest.Labelled(r)
 	assert.Equal(t, []string{
 		`PRWGPEOutOfRange: \_SB.HIGH._PRW: GPE 0x40, but the FADT's GPE0 block holds GPEs 0-0x3F`,
 		`PRWMalformed: \_SB.BADP._PRW is Package (1) {0x1D}`,

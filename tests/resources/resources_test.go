@@ -21,12 +21,7 @@ func TestResources(t *testing.T) {
 		{Start: 0xFED00000, End: 0xFEDFFFFF, Type: "Reserved"},
 	}
 	r := checktest.Run(t, Check, checktest.Machine(t, mm, checktest.Table{Raw: checktest.FADT(nil)}, checktest.Table{Raw: b}))
-	var got []string
-	for _, f := range r.Findings {
-		if f.Label != "" {
-			got = append(got, f.Label+": "+f.Message)
-		}
-	}
+	got := checktest.Labelled(r)
 	assert.Equal(t, []string{
 		`ResourceTemplateMalformed: \_SB.BAD0._CRS: resource template +0x0: large descriptor 0x86 of 9 bytes runs past the end of the 4-byte template`,
 		`ResourceInRAM: \_SB.MEM0: memory 0x100000-0x10FFFF overlaps RAM 0x100000-0x7FFFFFFF`,

@@ -15,13 +15,8 @@ func TestSleepStates(t *testing.T) {
 	b, err := os.ReadFile("testdata/dsdt.aml")
 	require.NoError(t, err)
 	r := checktest.RunTables(t, Check, checktest.FADT(nil), b)
-	var got []string
-	for _, f := range r.Findings {
-		if f.Label != "" {
-			got = append(got, f.Label+": "+f.Message)
-		}
-	}
-	assert.Equal(t, []string{`SleepStatePackage: \_S4 is "six"`, `SleepTypeRange: \_S5: SLP_TYP 0x9`, `SleepTypeRange: \_S5: SLP_TYP 0x9`}, got)
+	got := checktest.Labelled(r)
+	assert.Equal(t, []string{`SleepStatePackage: \_S4 is "six"`, `SleepTypeRange: \_S5: SLP_TYPa and SLP_TYPb 0x9`}, got)
 	noPM1 := checktest.FADT(func(b []byte) {
 		copy(b[64:68], []byte{0, 0, 0, 0})
 		copy(b[172:184], make([]byte, 12))
