@@ -389,15 +389,21 @@ type Watcher struct {
 // NewWatcher returns a Watcher for a machine described by env; extra
 // entries (an fwts database) are matched before the embedded ones.
 func NewWatcher(env klog.Env, extra []klog.Entry) (*Watcher, error) {
-	own, err := klog.DefaultDB()
-	if err != nil {
-		return nil, err
-	}
-	m, err := klog.NewMatcher(append(slices.Clone(extra), own...), env)
+	m, err := newMatcher(env, extra)
 	if err != nil {
 		return nil, err
 	}
 	return &Watcher{m: m, env: env, seen: map[string]int{}, perLabel: map[string]int{}}, nil
+}
+
+// newMatcher compiles the embedded advice database, after extra entries
+// (an fwts database), for a machine described by env.
+func newMatcher(env klog.Env, extra []klog.Entry) (*klog.Matcher, error) {
+	own, err := klog.DefaultDB()
+	if err != nil {
+		return nil, err
+	}
+	return klog.NewMatcher(append(slices.Clone(extra), own...), env)
 }
 
 // Add matches r. It returns the finding when r is the first occurrence of

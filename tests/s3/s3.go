@@ -388,12 +388,14 @@ func cycle(p *tests.Pass, ctl input.Control, adv *klogcheck.Advisor, j *journal.
 	if s2idle(req, states) && serr == nil {
 		checkResidency(p, fail, idleBefore, n)
 	}
-	if f, err := tests.Load(p, input.FPDT); err == nil && f != nil && f.Resume != nil {
-		o.FirmwareResumeMS = float64(f.Resume.FullResume) / 1e6
-	}
-	if f, err := tests.Load(p, input.FPDT); err == nil && f != nil && f.Suspend != nil {
-		if d, ok := f.Suspend.Duration(); ok {
-			o.FirmwareSuspendMS = ms(d)
+	if f, err := tests.Load(p, input.FPDT); err == nil && f != nil {
+		if f.Resume != nil {
+			o.FirmwareResumeMS = float64(f.Resume.FullResume) / 1e6
+		}
+		if f.Suspend != nil {
+			if d, ok := f.Suspend.Duration(); ok {
+				o.FirmwareSuspendMS = ms(d)
+			}
 		}
 	}
 	o.Status = "passed"
