@@ -55,8 +55,10 @@ type Entry struct {
 	Scope *Scope `json:"scope,omitempty"`
 	// VMExplains marks a message that points at firmware on real
 	// hardware but that a virtual machine explains by itself: timer
-	// calibrations and interrupts that miss their time because the host
-	// did not run the virtual CPU. On a VM such a finding is explained.
+	// calibrations that miss their time because the host did not run the
+	// virtual CPU. On a VM such a finding is explained, with the entry's
+	// own advice. Where a VM needs advice of its own, a separate entry
+	// scoped to VMs (05-virtual-machines.json) matches first instead.
 	VMExplains bool `json:"vm_explains,omitempty"`
 	// Cause, when set, says the message points at something other than
 	// the firmware, so a match is information, not a firmware failure:
