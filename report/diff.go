@@ -34,11 +34,11 @@ type Diff struct {
 }
 
 // failing counts each check's failing labels (waived and explained ones
-// do not fail), with the framework's "and N more" counted in.
+// do not fail), the findings the framework's cap left out counted in.
 func failing(d *Document) map[[2]string]LabelCount {
 	out := map[[2]string]LabelCount{}
 	for _, r := range d.Results {
-		for _, g := range groups(r.Findings) {
+		for _, g := range groups(&r) {
 			if g.class == "fail" {
 				k := [2]string{r.ID, g.label}
 				lc := out[k]

@@ -122,7 +122,7 @@ func WriteHTML(w io.Writer, d *Document, failOn tests.Severity) error {
 	}
 	for _, sev := range []tests.Severity{tests.Critical, tests.High, tests.Medium, tests.Low} {
 		for _, r := range d.Results {
-			for _, g := range groups(r.Findings) {
+			for _, g := range groups(&r) {
 				if g.class == "fail" && g.sev == sev {
 					h.Failing = append(h.Failing, htmlLabel{sev.String(), g.label, r.ID, g.total})
 				}
@@ -148,6 +148,14 @@ func WriteHTML(w io.Writer, d *Document, failOn tests.Severity) error {
 				note = "explained by: " + f.Explained
 			}
 			h.Rows = append(h.Rows, htmlRow{r.ID, classOf(f), sev, f.Label, f.Message, f.Advice, f.Spec, note})
+		}
+		for _, o := range r.Omitted {
+			f := o.Finding()
+			sev := f.Severity.String()
+			if sev == "" {
+				sev = "none"
+			}
+			h.Rows = append(h.Rows, htmlRow{r.ID, classOf(f), sev, f.Label, moreLine(o.Count), f.Advice, f.Spec, ""})
 		}
 		if c := cyclesOf(r); len(c) > 0 {
 			h.Cycles = append(h.Cycles, cycleSection(r.ID, c))

@@ -83,6 +83,21 @@ func WriteJUnit(w io.Writer, d *Document, failOn tests.Severity) error {
 				fmt.Fprintf(&out, "%s: %s\n", f.Kind, f.Message)
 			}
 		}
+		// The findings the framework's cap left out: one line per label,
+		// a <failure> when they fail the run.
+		for _, o := range r.Omitted {
+			f, more := o.Finding(), fmt.Sprintf("%s %s findings not listed", moreLine(o.Count), o.Label)
+			switch {
+			case f.Counts() && f.Severity >= failOn:
+				c.Failures = append(c.Failures, junitResult{
+					Message: fmt.Sprintf("%s [%s]: %s", f.Label, f.Severity, more),
+					Type:    f.Label,
+					Body:    fmt.Sprintf("%s\ncount: %d\nadvice: %s\nspec: %s", more, o.Count, f.Advice, f.Spec),
+				})
+			default:
+				fmt.Fprintf(&out, "%s %s [%s]: %s\n", classOf(f), f.Label, f.Severity, more)
+			}
+		}
 		for _, u := range r.Unchecked {
 			fmt.Fprintf(&out, "not checked: %s: %s\n", u.What, u.Reason)
 		}

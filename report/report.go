@@ -120,16 +120,17 @@ func (d *Document) count() {
 	for _, r := range d.Results {
 		t.Checks++
 		t.Status[string(r.Status)]++
-		for _, f := range r.Findings {
+		for i, f := range r.AllFindings() {
+			n := r.Weight(i)
 			switch {
 			case f.Counts():
-				t.Failures[f.Severity.String()]++
+				t.Failures[f.Severity.String()] += n
 			case f.Kind == tests.KindFail && f.Waived != "":
-				t.Waived++
+				t.Waived += n
 			case f.Explained != "":
-				t.Explained++
+				t.Explained += n
 			case f.Kind == tests.KindWarning:
-				t.Warnings++
+				t.Warnings += n
 			}
 		}
 	}
@@ -162,7 +163,7 @@ func (d *Document) Failing(threshold tests.Severity) bool {
 		if r.Status == tests.StatusAborted {
 			return true
 		}
-		for _, f := range r.Findings {
+		for _, f := range r.AllFindings() {
 			if f.Counts() && f.Severity >= threshold {
 				return true
 			}

@@ -59,14 +59,15 @@ func TestJSONRoundTripAndSchema(t *testing.T) {
 	assert.Error(t, reporttest.Validate([]byte(bad)))
 
 	// The same under Python's jsonschema (Draft 2020-12), for every kind
-	// of document: plain, judged, with hostile strings, grouped findings.
+	// of document: plain, judged, with hostile strings, grouped findings,
+	// findings over the cap.
 	var docs [][]byte
 	h := hostileDoc()
 	// Labels are checked where they are made (NewLabel, the klog-db
 	// loader): only the text report must survive a hostile one.
 	h.Results[0].Findings[0].Label = "Bad"
 	h.Results[1].Findings = []tests.Finding{}
-	for _, d := range []*report.Document{sample(), h, manyFindings()} {
+	for _, d := range []*report.Document{sample(), h, manyFindings(), floodDoc(t)} {
 		d.Judge(tests.Medium)
 		var b bytes.Buffer
 		require.NoError(t, report.WriteJSON(&b, d))

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -320,14 +319,8 @@ type group struct {
 	total    int      // count, the findings the framework's cap left out included
 }
 
-var moreRE = regexp.MustCompile(`^… and \d+ more \S+ findings not listed \((\d+) in all\)$`)
-
-func moreMatch(s string) []string {
-	if !strings.HasPrefix(s, "… and ") {
-		return nil
-	}
-	return moreRE.FindStringSubmatch(s)
-}
+// moreLine is the line that stands for n findings not shown.
+func moreLine(n int) string { return fmt.Sprintf("… and %d more", n) }
 
 func classOf(f Finding) string {
 	switch {
@@ -340,11 +333,13 @@ func classOf(f Finding) string {
 }
 
 // groups collects a result's findings by class and label, in order of
-// first appearance; findings without a label stay one group each.
-func groups(fs []Finding) []*group {
+// first appearance; findings without a label stay one group each. The
+// findings the framework's cap left out (Result.Omitted) count in their
+// group's total.
+func groups(r *Result) []*group {
 	var out []*group
 	idx := map[string]*group{}
-	for _, f := range fs {
+	for i, f := range r.AllFindings() {
 		c := classOf(f)
 		key := c + "\x00" + f.Label
 		g := idx[key]
@@ -355,16 +350,16 @@ func groups(fs []Finding) []*group {
 				idx[key] = g
 			}
 		}
-		if m := moreMatch(f.Message); m != nil {
-			// The framework's cap: the count of every finding of the label.
-			if n, err := strconv.Atoi(m[1]); err == nil && n > g.total {
-				g.total = n
+		if i >= len(r.Findings) {
+			g.total += r.Weight(i)
+			if len(g.why) == 0 {
+				g.why = append(g.why, f.Explained+f.Waived)
 			}
 			continue
 		}
 		g.messages = append(g.messages, f.Message)
 		g.why = append(g.why, f.Explained+f.Waived)
-		g.total = max(g.total, len(g.messages))
+		g.total++
 	}
 	return out
 }
@@ -378,7 +373,7 @@ func (t *textWriter) result(r Result) {
 		head = append(head, colored(dim, " (%s)", r.Reason))
 	}
 	t.para(0, 11, head...)
-	for _, g := range groups(r.Findings) {
+	for _, g := range groups(&r) {
 		t.group(g)
 	}
 	// What could not be checked is part of the verdict: always shown.
@@ -444,7 +439,7 @@ func (t *textWriter) group(g *group) {
 			}
 		}
 		if more := g.total - min(len(g.messages), maxShown); more > 0 {
-			t.para(5, 2, plain("… and %d more", more))
+			t.para(5, 2, plain("%s", moreLine(more)))
 		}
 		if same && len(g.why) > 0 {
 			t.whyAll(g.class, g.why[0])
@@ -489,7 +484,7 @@ type failingLabel struct {
 func (t *textWriter) summary(d *Document) {
 	var fl []failingLabel
 	for _, r := range d.Results {
-		for _, g := range groups(r.Findings) {
+		for _, g := range groups(&r) {
 			if g.class == "fail" {
 				fl = append(fl, failingLabel{g.sev, g.label, r.ID, g.total})
 			}

@@ -70,17 +70,6 @@ func lastLine(s string) string {
 	return ls[len(ls)-1]
 }
 
-func TestTextCountsFindingsOverTheCap(t *testing.T) {
-	d := manyFindings()
-	f := d.Results[0].Findings[11]
-	f.Message = "… and 388 more AMLMethodNotFound findings not listed (500 in all)"
-	d.Results[0].Findings = append(d.Results[0].Findings[:12], f)
-	out := text(t, d, report.TextOptions{})
-	assert.Contains(t, out, "FAIL AMLMethodNotFound [high], 500 findings:")
-	assert.Contains(t, out, "… and 495 more")
-	assert.Regexp(t, `high\s+AMLMethodNotFound\s+klog\s+500\n`, out)
-}
-
 func TestTextWrapsToWidth(t *testing.T) {
 	d := manyFindings()
 	d.Results[0].Findings[0].Advice = strings.Repeat("a long advice text that goes on ", 20)

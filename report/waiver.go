@@ -164,17 +164,26 @@ func (d *Document) ApplyWaivers(ws []Waiver, now time.Time) {
 	for ri := range d.Results {
 		r := &d.Results[ri]
 		changed := false
-		for fi := range r.Findings {
-			f := &r.Findings[fi]
+		waive := func(f Finding) string {
 			if !f.Counts() {
-				continue
+				return ""
 			}
 			for _, w := range live {
-				if w.matches(r.ID, *f, dmi) {
-					f.Waived = fmt.Sprintf("%s (waiver until %s)", w.Reason, w.Expires)
+				if w.matches(r.ID, f, dmi) {
 					changed = true
-					break
+					return fmt.Sprintf("%s (waiver until %s)", w.Reason, w.Expires)
 				}
+			}
+			return ""
+		}
+		for fi := range r.Findings {
+			if why := waive(r.Findings[fi]); why != "" {
+				r.Findings[fi].Waived = why
+			}
+		}
+		for oi := range r.Omitted {
+			if why := waive(r.Omitted[oi].Finding()); why != "" {
+				r.Omitted[oi].Waived = why
 			}
 		}
 		if changed && r.Status == tests.StatusFailed && r.Worst() == tests.None {
@@ -191,7 +200,7 @@ func statusWithoutFailures(r tests.Result) tests.Status {
 	if len(r.Unchecked) > 0 {
 		return tests.StatusIncomplete
 	}
-	for _, f := range r.Findings {
+	for _, f := range r.AllFindings() {
 		if f.Kind == tests.KindWarning && f.Explained == "" {
 			return tests.StatusWarning
 		}

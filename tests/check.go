@@ -44,20 +44,25 @@ var Categories = []Category{ACPI, BIOS, CPU, UEFI, TPM, Log, Power}
 // is not a flag: it follows from its inputs (see Check.NeedsRoot).
 type Flags uint
 
+// Each flag grants one power of the machine's Control (see Pass.Control):
+// a check gets only the actions its flags name.
 const (
-	// Unsafe: the check writes firmware state or reboots.
+	// Unsafe: the check writes firmware state or reboots (Control.Reboot).
 	Unsafe Flags = 1 << iota
-	// PowerState: the check suspends or hibernates the machine.
+	// PowerState: the check suspends or hibernates the machine
+	// (Control.Suspend).
 	PowerState
-	// Interactive: the check needs a person at the machine.
-	Interactive
 )
 
-// Acting are the flags of checks that change the machine or need a
-// person: they run only when named, and only they get a Control.
-const Acting = Unsafe | PowerState | Interactive
+// Acting are the flags of checks that change the machine: they run only
+// when named, and only they get a Control.
+const Acting = Unsafe | PowerState
 
-var flagNames = []string{"unsafe", "power-state", "interactive"}
+var flagNames = []string{"unsafe", "power-state"}
+
+// RunsOnlyWhenNamed reports whether checks with these flags run only when
+// the user names them (they act on the machine).
+func (f Flags) RunsOnlyWhenNamed() bool { return f&Acting != 0 }
 
 // Strings returns the flag names, in a fixed order.
 func (f Flags) Strings() []string {

@@ -195,10 +195,50 @@ func TestFindingsPerLabelAreCapped(t *testing.T) {
 		p.Fail(testHigh, "one other")
 		return nil
 	}})
-	require.Len(t, r.Findings, MaxPerLabel+2)
-	last := r.Findings[len(r.Findings)-1]
-	assert.Equal(t, "FrameworkTestFailure", last.Label)
-	assert.Equal(t, "… and 1900 more FrameworkTestFailure findings not listed (2000 in all)", last.Message)
+	// The listed findings are real ones; the rest is a count, not a
+	// finding.
+	require.Len(t, r.Findings, MaxPerLabel+1)
+	for _, f := range r.Findings {
+		assert.NotContains(t, f.Message, "more")
+	}
+	assert.Equal(t, []Omitted{{Kind: KindFail, Label: "FrameworkTestFailure", Severity: testLabel.Severity, Advice: testLabel.Advice, Spec: testLabel.Spec, Count: 1900}}, r.Omitted)
+	assert.Contains(t, Render([]Result{r}), "  fail FrameworkTestFailure [medium]: … and 1900 more FrameworkTestFailure findings not listed (2000 in all)\n")
+	assert.Equal(t, StatusFailed, r.Status)
+}
+
+func TestOmittedKeepTheirClass(t *testing.T) {
+	r := run(&Check{ID: "flood", Labels: testLabels, Run: func(p *Pass) error {
+		for i := 0; i < MaxPerLabel; i++ {
+			p.Explained(testLabel, "virtual machine", "listed %d", i)
+		}
+		for i := 0; i < 30; i++ {
+			p.Explained(testLabel, "virtual machine", "over %d", i)
+			p.Warn(testLabel, "warned %d", i)
+		}
+		return nil
+	}})
+	require.Len(t, r.Omitted, 2)
+	assert.Equal(t, 30, r.Omitted[0].Count)
+	assert.Equal(t, "virtual machine", r.Omitted[0].Explained)
+	assert.False(t, r.Omitted[0].Counts())
+	assert.Equal(t, KindWarning, r.Omitted[1].Kind)
+	assert.Equal(t, StatusWarning, r.Status, "explained failures over the cap do not fail the check")
+}
+
+func TestFailureIsNotHiddenByALaterSkip(t *testing.T) {
+	for name, end := range map[string]func(p *Pass){
+		"skip":           func(p *Pass) { p.Skip("the second table is unreadable") },
+		"not applicable": func(p *Pass) { p.NotApplicable("no second table") },
+	} {
+		r := run(&Check{ID: "late", Labels: testLabels, Run: func(p *Pass) error {
+			p.Fail(testLabel, "first half broken")
+			end(p)
+			return nil
+		}})
+		assert.Equal(t, StatusFailed, r.Status, name)
+		require.Len(t, r.Unchecked, 1, name)
+		assert.Equal(t, "the rest of the check", r.Unchecked[0].What, name)
+	}
 }
 
 func TestUndeclaredInputAborts(t *testing.T) {
@@ -295,4 +335,23 @@ func TestUnknownCheckSuggestion(t *testing.T) {
 	for id, want := range map[string]string{"fatd": "fadt", "FADT": "fadt", "hept": "hpet", "mcfg-reserve": "mcfg-reserved", "xyz": "", "madt": "fadt", "a": ""} {
 		assert.Equal(t, want, unknownCheck(cs, id).Suggest, id)
 	}
+}
+
+func TestEachFlagGrantsOnlyItsPower(t *testing.T) {
+	env := &Env{Machine: input.New(input.Empty(), input.Options{}), Control: &fakeControl{}}
+	suspender := &Check{ID: "suspender", Title: "t", Category: Power, Flags: PowerState, Run: func(p *Pass) error {
+		return p.Control().Reboot("")
+	}}
+	r := RunOne(env, suspender)
+	assert.Equal(t, StatusAborted, r.Status)
+	assert.Contains(t, r.Reason, "asks to reboot without the unsafe flag")
+
+	rebooter := &Check{ID: "rebooter", Title: "t", Category: Power, Flags: Unsafe, Run: func(p *Pass) error {
+		_, err := p.Control().Suspend(input.SuspendRequest{State: "mem"})
+		return err
+	}}
+	r = RunOne(env, rebooter)
+	assert.Equal(t, StatusAborted, r.Status)
+	assert.Contains(t, r.Reason, "asks to suspend without the power-state flag")
+	assert.True(t, Unsafe.RunsOnlyWhenNamed() && PowerState.RunsOnlyWhenNamed() && !Flags(0).RunsOnlyWhenNamed())
 }

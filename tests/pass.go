@@ -39,6 +39,33 @@ type Finding struct {
 // neither explained by the environment nor waived.
 func (f Finding) Counts() bool { return f.Kind == KindFail && f.Explained == "" && f.Waived == "" }
 
+// Omitted counts the findings of one label, kind and class (explained or
+// not) that the framework's cap (MaxPerLabel) left out of Result.Findings.
+// They are counted in every total as the listed ones are; reports show them
+// as one "… and N more" line. The fields other than Count are those of the
+// label's findings.
+type Omitted struct {
+	Kind      Kind     `json:"kind"`
+	Label     string   `json:"label"`
+	Severity  Severity `json:"severity,omitempty"`
+	Advice    string   `json:"advice,omitempty"`
+	Spec      string   `json:"spec,omitempty"`
+	Explained string   `json:"explained,omitempty"`
+	Waived    string   `json:"waived,omitempty"`
+	// Count is how many findings were left out (at least 1).
+	Count int `json:"count"`
+}
+
+// Finding returns the finding o stands for, without a message: counts,
+// classes and waivers treat it as they treat each finding it counts.
+func (o Omitted) Finding() Finding {
+	return Finding{Kind: o.Kind, Label: o.Label, Severity: o.Severity, Advice: o.Advice, Spec: o.Spec, Explained: o.Explained, Waived: o.Waived}
+}
+
+// Counts reports whether the omitted findings fail the check (see
+// Finding.Counts).
+func (o Omitted) Counts() bool { return o.Finding().Counts() }
+
 // Unchecked is one part of a check's assertions that could not be
 // evaluated, with the reason and what would let it be.
 type Unchecked struct {
@@ -76,13 +103,13 @@ type Pass struct {
 	dataLabels bool            // the check reports data labels
 	data       map[string]any  // measurements (Result.Data)
 	perLabel   map[string]int  // findings reported per label
-	dropped    []string        // labels over the cap, in order of first drop
-	fails      int             // failures reported, listed or not
+	omitted    []Omitted       // findings over the cap, counted by label, kind and class
+	fails      int             // counting failures reported, listed or not
 }
 
-// MaxPerLabel caps the findings one check reports under one label; beyond
-// it the pass counts them and adds a single "and N more" finding, so that a
-// hostile table (2,000 identical MCFG entries) cannot flood the results.
+// MaxPerLabel caps the findings one check lists under one label; beyond it
+// the pass only counts them (Result.Omitted), so that a hostile table
+// (2,000 identical MCFG entries) cannot flood the results.
 const MaxPerLabel = 100
 
 func newPass(c *Check, env *Env) *Pass {
@@ -122,14 +149,38 @@ func Load[T any](p *Pass, k *input.Key[T]) (T, error) {
 func (p *Pass) Machine() *input.Machine { return p.env.Machine }
 
 // Control returns the seam to actions on the machine. Only checks flagged
-// Unsafe, PowerState or Interactive get one (the runner skips them where
-// the driver gave none); asking without the flag panics. After each action
-// inputs are read afresh: the machine has changed.
+// Unsafe or PowerState get one (the runner skips them where the driver gave
+// none); asking without a flag panics, and so does an action no flag of the
+// check grants (Suspend needs PowerState, Reboot needs Unsafe; Mark, writing
+// to the kernel log, comes with either). After each action inputs are read
+// afresh: the machine has changed.
 func (p *Pass) Control() input.Control {
 	if p.Check.Flags&Acting == 0 {
-		panic(fmt.Sprintf("check %s asks for machine control without an Unsafe, PowerState or Interactive flag", p.Check.ID))
+		panic(fmt.Sprintf("check %s asks for machine control without an Unsafe or PowerState flag", p.Check.ID))
 	}
-	return input.Phased(p.env.Control, p.env.Machine)
+	return granted{input.Phased(p.env.Control, p.env.Machine), p.Check}
+}
+
+// granted is a Control limited to the powers of a check's flags.
+type granted struct {
+	input.Control
+	c *Check
+}
+
+func (g granted) need(f Flags, action string) {
+	if g.c.Flags&f == 0 {
+		panic(fmt.Sprintf("check %s asks to %s without the %s flag", g.c.ID, action, f.Strings()[0]))
+	}
+}
+
+func (g granted) Suspend(req input.SuspendRequest) (input.SuspendResult, error) {
+	g.need(PowerState, "suspend")
+	return g.Control.Suspend(req)
+}
+
+func (g granted) Reboot(method string) error {
+	g.need(Unsafe, "reboot")
+	return g.Control.Reboot(method)
 }
 
 // Fail reports a failure of kind l.
@@ -198,12 +249,11 @@ func (p *Pass) add(k Kind, l *Label, why, format string, args []any) {
 	if l != nil && k != KindPass && p.perLabel[l.Name] >= MaxPerLabel {
 		// Over the cap the finding is only counted: do not format it (a
 		// hostile input reports millions).
-		if k == KindFail {
-			p.fails++
+		f := Finding{Kind: k, Label: l.Name, Severity: l.Severity, Advice: l.Advice, Spec: l.Spec, Explained: why}
+		if k == KindInfo {
+			f.Severity = None
 		}
-		if p.perLabel[l.Name]++; p.perLabel[l.Name] == MaxPerLabel+1 {
-			p.dropped = append(p.dropped, l.Name)
-		}
+		p.omit(f)
 		return
 	}
 	f := Finding{Kind: k, Message: fmt.Sprintf(format, args...), Explained: why}
@@ -217,39 +267,39 @@ func (p *Pass) add(k Kind, l *Label, why, format string, args []any) {
 }
 
 func (p *Pass) record(f Finding) {
+	if f.Label != "" && f.Kind != KindPass && p.perLabel[f.Label] >= MaxPerLabel {
+		p.omit(f)
+		return
+	}
 	if f.Counts() {
 		p.fails++
 	}
 	if f.Label != "" && f.Kind != KindPass {
 		p.perLabel[f.Label]++
-		if n := p.perLabel[f.Label]; n > MaxPerLabel {
-			if n == MaxPerLabel+1 {
-				p.dropped = append(p.dropped, f.Label)
-			}
-			return
-		}
 	}
 	p.findings = append(p.findings, f)
 }
 
-// finish appends one "and N more" finding per label over the cap, a copy
-// of that label's last listed finding with a count instead of a message.
-func (p *Pass) finish() {
-	for _, l := range p.dropped {
-		more := p.perLabel[l] - MaxPerLabel
-		for i := len(p.findings) - 1; i >= 0; i-- {
-			if p.findings[i].Label == l {
-				f := p.findings[i]
-				f.Message = fmt.Sprintf("… and %d more %s findings not listed (%d in all)", more, l, p.perLabel[l])
-				p.findings = append(p.findings, f)
-				break
-			}
+// omit counts f, a finding over its label's cap, in the pass's omitted
+// findings: one entry per label, kind and class, in order of first
+// omission.
+func (p *Pass) omit(f Finding) {
+	p.perLabel[f.Label]++
+	if f.Counts() {
+		p.fails++
+	}
+	for i := range p.omitted {
+		o := &p.omitted[i]
+		if o.Label == f.Label && o.Kind == f.Kind && (o.Explained == "") == (f.Explained == "") && (o.Waived == "") == (f.Waived == "") {
+			o.Count++
+			return
 		}
 	}
+	p.omitted = append(p.omitted, Omitted{Kind: f.Kind, Label: f.Label, Severity: f.Severity, Advice: f.Advice, Spec: f.Spec, Explained: f.Explained, Waived: f.Waived, Count: 1})
 }
 
-// Failures returns how many failures the pass has reported so far, not
-// counting those the environment explains: a check compares it before and
+// Failures returns how many failures the pass has reported so far, listed
+// or over the cap, not counting those the environment explains: a check compares it before and
 // after a group of assertions to tell whether the group held.
 func (p *Pass) Failures() int { return p.fails }
 

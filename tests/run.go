@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -57,6 +58,9 @@ type Result struct {
 	// Unchecked lists what the check could not evaluate.
 	Unchecked []Unchecked `json:"unchecked,omitempty"`
 	Findings  []Finding   `json:"findings"`
+	// Omitted counts, per label, the findings over the framework's cap
+	// (MaxPerLabel) that Findings does not list.
+	Omitted []Omitted `json:"omitted,omitempty"`
 	// Data holds a check's measurements by name, for tools and plots:
 	// the s3 and reboot checks put their per-cycle records under "cycles".
 	Data     map[string]any `json:"data,omitempty"`
@@ -67,12 +71,33 @@ type Result struct {
 // or None.
 func (r *Result) Worst() Severity {
 	w := None
-	for _, f := range r.Findings {
+	for _, f := range r.AllFindings() {
 		if f.Counts() && (w == None || f.Severity > w) {
 			w = f.Severity
 		}
 	}
 	return w
+}
+
+// AllFindings returns the listed findings followed by one message-less
+// finding per entry of Omitted: what a count over findings by kind, label
+// or severity iterates (each omitted entry stands for Count findings, see
+// Weight).
+func (r *Result) AllFindings() []Finding {
+	out := slices.Clone(r.Findings)
+	for _, o := range r.Omitted {
+		out = append(out, o.Finding())
+	}
+	return out
+}
+
+// Weight is how many findings AllFindings()[i] stands for: 1 for a listed
+// finding, the count for an omitted entry.
+func (r *Result) Weight(i int) int {
+	if i < len(r.Findings) {
+		return 1
+	}
+	return r.Omitted[i-len(r.Findings)].Count
 }
 
 // Run runs checks in the order given and returns one result each. A check
@@ -108,32 +133,44 @@ func RunOne(env *Env, c *Check) (r Result) {
 	}
 	p := newPass(c, env)
 	err := runProtected(p)
-	p.finish()
 	r.Status, r.Reason = status(p, err)
 	r.Findings = append(r.Findings, p.findings...)
+	r.Omitted = p.omitted
 	r.Unchecked = p.unchecked
 	r.Data = p.data
 	return r
 }
 
-// status decides a check's status from what its pass recorded.
+// status decides a check's status from what its pass recorded. A failure
+// is never hidden: a check that failed and then skipped, or said it was not
+// applicable, ends failed, and what it left undone is listed as not
+// checked.
 func status(p *Pass, err error) (Status, string) {
 	if err != nil {
 		return StatusAborted, err.Error()
 	}
+	if p.fails > 0 {
+		for _, why := range []string{p.skipped, p.notApplicable} {
+			if why != "" {
+				p.NotChecked("the rest of the check", why, "")
+			}
+		}
+		return StatusFailed, ""
+	}
 	if p.skipped != "" {
 		return StatusSkipped, p.skipped
 	}
-	evaluated, warned := false, false
+	evaluated, warned := len(p.omitted) > 0, false
 	for _, f := range p.findings {
 		switch {
-		case f.Counts():
-			return StatusFailed, ""
 		case f.Kind == KindPass || f.Kind == KindFail:
 			evaluated = true
 		case f.Kind == KindWarning:
 			evaluated, warned = true, true
 		}
+	}
+	for _, o := range p.omitted {
+		warned = warned || o.Kind == KindWarning
 	}
 	switch {
 	case len(p.unchecked) > 0:
@@ -205,6 +242,28 @@ func Render(rs []Result) string {
 				fmt.Fprintf(&b, " (explained: %s)", f.Explained)
 			}
 			fmt.Fprintf(&b, ": %s\n", f.Message)
+		}
+		for _, o := range r.Omitted {
+			listed := 0
+			for _, f := range r.Findings {
+				if f.Label == o.Label && f.Kind != KindPass {
+					listed++
+				}
+			}
+			all := listed
+			for _, x := range r.Omitted {
+				if x.Label == o.Label {
+					all += x.Count
+				}
+			}
+			fmt.Fprintf(&b, "  %s %s", o.Kind, o.Label)
+			if o.Severity != None {
+				fmt.Fprintf(&b, " [%s]", o.Severity)
+			}
+			if o.Explained != "" {
+				fmt.Fprintf(&b, " (explained: %s)", o.Explained)
+			}
+			fmt.Fprintf(&b, ": … and %d more %s findings not listed (%d in all)\n", o.Count, o.Label, all)
 		}
 		for _, u := range r.Unchecked {
 			fmt.Fprintf(&b, "  not checked: %s: %s", u.What, u.Reason)

@@ -379,12 +379,12 @@ func init() {
 		if *asJSON {
 			return encodeJSON(e, l, list)
 		}
-		for _, en := range list {
+		for i, en := range list {
 			fmt.Fprintf(e.stdout, "%-14s %-6s %s", en.ID, en.Category, en.Title)
 			if len(en.Flags) > 0 {
 				fmt.Fprintf(e.stdout, " [%s]", strings.Join(en.Flags, ","))
 			}
-			if slices.Contains(en.Flags, "unsafe") || slices.Contains(en.Flags, "power-state") || slices.Contains(en.Flags, "interactive") {
+			if checks[i].Flags.RunsOnlyWhenNamed() {
 				fmt.Fprint(e.stdout, " (runs only when named)")
 			}
 			fmt.Fprintln(e.stdout)
