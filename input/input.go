@@ -4,28 +4,40 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"sync"
 )
 
 // Decl is an input as the framework, snapshots and `fwcheck list` see it,
-// whatever the type of its value. Every Decl is a *Key[T].
+// whatever the type of its value. Every Decl is a *Key[T], and the Key
+// itself, not its name, is what a Machine caches values under.
 type Decl interface {
 	// Name is the input's stable name ("acpi-tables").
 	Name() string
 	// Doc says what the input is and where it lives on a live machine.
 	Doc() string
 	// NeedsRoot reports whether reading it live needs root. This is the
-	// one place that decides it.
+	// one place that decides it; a derived input needs root when one of
+	// the inputs it is computed from does.
 	NeedsRoot() bool
 	// Capture lists the files and directory trees (machine paths, no
-	// leading slash) a snapshot copies for it.
+	// leading slash) a snapshot copies for it: for a derived input, those
+	// of the inputs it is computed from.
 	Capture() []string
+	// Requires lists the inputs a derived input is computed from (nil for
+	// an input read from the source).
+	Requires() []Decl
 	// load loads the value into m's cache and returns the error, if any.
 	load(m *Machine) error
 }
 
-// Spec declares an input of type T.
+// Spec declares an input of type T: either read from a source (Load, and
+// File for one given as a file), or derived from other inputs (Requires and
+// Derive), as go/analysis derives an analyzer's facts from those of the
+// analyzers it Requires. A derived input is computed at most once per phase
+// from the values of its requirements; when one of them is unavailable, so
+// is it, with that reason.
 type Spec[T any] struct {
 	Name, Doc string
 	// Root is true when reading it on the live machine needs root.
@@ -38,6 +50,11 @@ type Spec[T any] struct {
 	// (--acpidump, --klog); stdin holds standard input for "-". Input that
 	// is not of this kind at all is an error saying so.
 	File func(path string, stdin []byte) (T, error)
+	// Requires are the inputs a derived input is computed from, and Derive
+	// computes it from their values (read with Dep). A Spec has either
+	// Load or Derive.
+	Requires []Decl
+	Derive   func(d Deps) (T, error)
 }
 
 // Key is a typed input: one declaration beside the parser it calls, read
@@ -45,10 +62,17 @@ type Spec[T any] struct {
 type Key[T any] struct{ s Spec[T] }
 
 // Declare declares an input. Adding an input is one Declare call and its
-// loader.
+// loader, or, for an input computed from others, its Requires and Derive.
 func Declare[T any](s Spec[T]) *Key[T] {
-	if s.Name == "" || s.Load == nil {
-		panic("input: an input needs a Name and a Load")
+	switch {
+	case s.Name == "":
+		panic("input: an input needs a Name")
+	case (s.Load == nil) == (s.Derive == nil):
+		panic("input " + s.Name + ": an input needs either a Load or a Derive")
+	case s.Derive != nil && len(s.Requires) == 0:
+		panic("input " + s.Name + ": a derived input needs the inputs it Requires")
+	case s.Derive != nil && (s.File != nil || s.Root || len(s.Capture) > 0):
+		panic("input " + s.Name + ": a derived input takes File, Root and Capture from what it Requires")
 	}
 	return &Key[T]{s: s}
 }
@@ -60,28 +84,71 @@ func (k *Key[T]) Name() string { return k.s.Name }
 func (k *Key[T]) Doc() string { return k.s.Doc }
 
 // NeedsRoot implements Decl.
-func (k *Key[T]) NeedsRoot() bool { return k.s.Root }
+func (k *Key[T]) NeedsRoot() bool {
+	return k.s.Root || slices.ContainsFunc(k.s.Requires, Decl.NeedsRoot)
+}
 
 // Capture implements Decl.
-func (k *Key[T]) Capture() []string { return k.s.Capture }
+func (k *Key[T]) Capture() []string {
+	out := slices.Clone(k.s.Capture)
+	for _, r := range k.s.Requires {
+		for _, p := range r.Capture() {
+			if !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// Requires implements Decl.
+func (k *Key[T]) Requires() []Decl { return k.s.Requires }
 
 func (k *Key[T]) load(m *Machine) error { _, err := k.Get(m); return err }
+
+// Deps is what a derived input's Derive reads the inputs it requires from.
+type Deps struct {
+	m  *Machine
+	of Decl
+}
+
+// Machine describes where the inputs come from, for messages.
+func (d Deps) Machine() *Machine { return d.m }
+
+// Dep returns the value of k, one of the inputs the derived input being
+// computed Requires (it is available: Derive runs only when all are).
+// Reading another input panics: it would be missing from snapshots.
+func Dep[T any](d Deps, k *Key[T]) T {
+	if !slices.Contains(d.of.Requires(), Decl(k)) {
+		panic(fmt.Sprintf("input %s reads input %s without requiring it", d.of.Name(), k.Name()))
+	}
+	v, err := k.Get(d.m)
+	if err != nil {
+		panic(fmt.Sprintf("input %s: %v", k.Name(), err))
+	}
+	return v
+}
 
 // Get returns the input's value on m, loading it once per phase, or why it
 // is unavailable (an *Unavailable).
 func (k *Key[T]) Get(m *Machine) (T, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if l, ok := m.cache[k.s.Name]; ok {
-		v, _ := l.v.(T)
-		return v, l.err
-	}
-	var (
-		v   T
-		err error
-	)
-	p, file := m.files[k.s.Name]
+	e := m.entry(k)
+	e.once.Do(func() { e.v, e.err = k.compute(m) })
+	v, _ := e.v.(T)
+	return v, e.err
+}
+
+// compute reads or derives the value.
+func (k *Key[T]) compute(m *Machine) (v T, err error) {
+	p, file := m.files[k]
 	switch {
+	case k.s.Derive != nil:
+		for _, r := range k.s.Requires {
+			if err := r.load(m); err != nil {
+				return v, err // already an *Unavailable naming the input
+			}
+		}
+		v, err = k.s.Derive(Deps{m, k})
 	case file && k.s.File != nil:
 		v, err = k.s.File(p, m.stdin)
 	case m.needsRoot(k):
@@ -99,7 +166,6 @@ func (k *Key[T]) Get(m *Machine) (T, error) {
 			err = &Unavailable{k.s.Name, err.Error()}
 		}
 	}
-	m.cache[k.s.Name] = loaded{v, err}
 	return v, err
 }
 
@@ -124,29 +190,43 @@ type Options struct {
 }
 
 // Machine is the machine under test as checks see it: a Source plus inputs
-// given as files. Each input is loaded at most once per phase; a check that
-// acts on the machine (suspends it) starts a new phase, after which inputs
-// are read afresh.
+// given as files. Each input, read or derived, is computed at most once per
+// phase, keyed by its declaration; a check that acts on the machine
+// (suspends it) starts a new phase, after which inputs are read afresh.
 type Machine struct {
 	Src   Source
-	files map[string]string
+	files map[Decl]string
 	stdin []byte
 
 	mu    sync.Mutex
-	cache map[string]loaded
+	cache map[Decl]*loaded
 }
 
+// loaded is one input's value in one phase, computed once.
 type loaded struct {
-	v   any
-	err error
+	once sync.Once
+	v    any
+	err  error
+}
+
+// entry returns d's cache entry in the current phase.
+func (m *Machine) entry(d Decl) *loaded {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e := m.cache[d]
+	if e == nil {
+		e = &loaded{}
+		m.cache[d] = e
+	}
+	return e
 }
 
 // New returns a Machine reading src, with the inputs in opts taking
 // precedence over it.
 func New(src Source, opts Options) *Machine {
-	m := &Machine{Src: src, files: map[string]string{}, stdin: opts.Stdin, cache: map[string]loaded{}}
+	m := &Machine{Src: src, files: map[Decl]string{}, stdin: opts.Stdin, cache: map[Decl]*loaded{}}
 	for d, p := range opts.Files {
-		m.files[d.Name()] = p
+		m.files[d] = p
 	}
 	return m
 }
@@ -164,7 +244,7 @@ func (u *Unavailable) Error() string { return fmt.Sprintf("%s unavailable: %s", 
 func (m *Machine) Available(d Decl) error { return d.load(m) }
 
 func (m *Machine) needsRoot(d Decl) bool {
-	_, file := m.files[d.Name()]
+	_, file := m.files[d]
 	return d.NeedsRoot() && !file && !m.Src.Privileged()
 }
 
@@ -174,9 +254,9 @@ func (m *Machine) needsRoot(d Decl) bool {
 func (m *Machine) NewPhase() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for n := range m.cache {
-		if _, file := m.files[n]; !file {
-			delete(m.cache, n)
+	for d := range m.cache {
+		if _, file := m.files[d]; !file {
+			delete(m.cache, d)
 		}
 	}
 }

@@ -212,6 +212,7 @@ func (l *Label) validate() error {
 // Validate checks a list of checks as a driver will run them: IDs valid and
 // unique, every check complete, label names unique across all checks.
 func Validate(cs []*Check) error {
+	inputs := map[string]input.Decl{}
 	ids := map[string]bool{}
 	owner := map[string]string{}
 	var errs []error
@@ -236,6 +237,9 @@ func Validate(cs []*Check) error {
 			}
 			owner[l.Name] = c.ID
 		}
+		for _, in := range c.AllInputs() {
+			errs = append(errs, inputNames(inputs, in)...)
+		}
 		names := map[string]bool{}
 		for _, s := range c.Settings {
 			if names[s.Name()] {
@@ -245,6 +249,24 @@ func Validate(cs []*Check) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// inputNames records d and the inputs it is derived from in seen by name,
+// and returns an error for each name two different declarations share
+// (one would shadow the other in snapshots and listings).
+func inputNames(seen map[string]input.Decl, d input.Decl) []error {
+	if o, ok := seen[d.Name()]; ok {
+		if o != d {
+			return []error{fmt.Errorf("two inputs are named %q", d.Name())}
+		}
+		return nil
+	}
+	seen[d.Name()] = d
+	var errs []error
+	for _, r := range d.Requires() {
+		errs = append(errs, inputNames(seen, r)...)
+	}
+	return errs
 }
 
 // OwnedLabel is a label with the check that reports it.

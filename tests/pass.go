@@ -120,12 +120,14 @@ func newPass(c *Check, env *Env) *Pass {
 	return p
 }
 
-// Input returns input k, which the check must declare in Inputs: the
-// runner loaded it before Run, so it is available. Reading an undeclared
-// input panics (it would be missing from snapshots and would not skip
-// cleanly).
+// Input returns input k, which the check must declare in Inputs, or which
+// is derived (input.Spec.Requires) from inputs the check declares there:
+// the runner loaded those before Run, so it is available. A derived input
+// is computed once per phase, for every check that reads it. Reading an
+// undeclared input panics (it would be missing from snapshots and would
+// not skip cleanly).
 func Input[T any](p *Pass, k *input.Key[T]) T {
-	if !slices.Contains(p.Check.Inputs, input.Decl(k)) {
+	if !declared(p.Check.Inputs, k) {
 		panic(fmt.Sprintf("check %s reads input %s without declaring it in Inputs", p.Check.ID, k.Name()))
 	}
 	v, err := k.Get(p.env.Machine)
@@ -136,10 +138,25 @@ func Input[T any](p *Pass, k *input.Key[T]) T {
 	return v
 }
 
-// Load returns input k, declared in Inputs or Optional, or why it cannot
-// be had.
+// declared reports whether d is among ds, or derived from inputs all of
+// which are.
+func declared(ds []input.Decl, d input.Decl) bool {
+	if slices.Contains(ds, d) {
+		return true
+	}
+	req := d.Requires()
+	for _, r := range req {
+		if !declared(ds, r) {
+			return false
+		}
+	}
+	return len(req) > 0
+}
+
+// Load returns input k, declared in Inputs or Optional (or derived from
+// inputs declared there), or why it cannot be had.
 func Load[T any](p *Pass, k *input.Key[T]) (T, error) {
-	if !slices.Contains(p.Check.AllInputs(), input.Decl(k)) {
+	if !declared(p.Check.AllInputs(), k) {
 		panic(fmt.Sprintf("check %s reads input %s without declaring it", p.Check.ID, k.Name()))
 	}
 	return k.Get(p.env.Machine)

@@ -1,6 +1,6 @@
 // Package amlcheck is what the AML checks (aml-parse, uniqueid,
 // device-ids, hpet-crs, sleep-states, prw, osi, resources) share: the
-// machine's namespace, loaded once per set of tables, and the device
+// machine's namespace, an input derived from its tables (Namespace), and the device
 // objects evaluated the way the checks need them (present or not, IDs,
 // resources), each result saying whether it depended on the fake
 // OperationRegion values the evaluator reads.
@@ -8,7 +8,6 @@ package amlcheck
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/fwcheck/fwcheck/acpi"
 	"github.com/fwcheck/fwcheck/acpi/aml"
@@ -23,13 +22,17 @@ type Loaded struct {
 	Problems []aml.Problem
 }
 
-// one cached namespace: the checks of one run share the tables' pointer,
-// and the namespace is never modified after Load.
-var cache struct {
-	sync.Mutex
-	ts *acpi.Tables
-	l  *Loaded
-}
+// Namespace is the machine's AML namespace, derived from its ACPI tables:
+// the driver computes it once per phase and every AML check of the run
+// shares it (it is never modified after loading). A check that declares
+// input.ACPITables may read it.
+var Namespace = input.Declare(input.Spec[*Loaded]{
+	Name: "aml-namespace", Doc: "the AML namespace the DSDT and SSDTs load",
+	Requires: []input.Decl{input.ACPITables},
+	Derive: func(d input.Deps) (*Loaded, error) {
+		return LoadTables(input.Dep(d, input.ACPITables)), nil
+	},
+})
 
 // Load returns the namespace of the pass's ACPI tables. With no DSDT it
 // reports the check not applicable and returns nil.
@@ -39,19 +42,14 @@ func Load(p *tests.Pass) *Loaded {
 		p.NotApplicable("no DSDT: the tables hold no AML")
 		return nil
 	}
-	return LoadTables(ts)
+	return tests.Input(p, Namespace)
 }
 
-// LoadTables loads the DSDT and SSDTs of ts (cached for the last ts).
+// LoadTables loads the DSDT and SSDTs of ts, anew on every call: checks
+// read the run's one namespace through Load.
 func LoadTables(ts *acpi.Tables) *Loaded {
-	cache.Lock()
-	defer cache.Unlock()
-	if cache.ts == ts && cache.l != nil {
-		return cache.l
-	}
 	ns, probs := aml.Load(aml.Definitions(ts)...)
-	cache.ts, cache.l = ts, &Loaded{Tables: ts, NS: ns, Problems: probs}
-	return cache.l
+	return &Loaded{Tables: ts, NS: ns, Problems: probs}
 }
 
 // Result is an object's value with how it was had.
