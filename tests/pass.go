@@ -2,9 +2,13 @@ package tests
 
 import (
 	"fmt"
+	"io"
+	"os"
 	"slices"
+	"time"
 
 	"github.com/fwcheck/fwcheck/input"
+	"github.com/fwcheck/fwcheck/internal/journal"
 )
 
 // Kind is what a finding says.
@@ -86,7 +90,41 @@ type Env struct {
 	// on a terminal, plain lines on a serial console) and never in the
 	// results.
 	Progress func(check, msg string)
+	// Clock is the time checks read and wait with (Pass.Now, Pass.Sleep);
+	// nil is the real clock. Tests give a fake one.
+	Clock Clock
+	// Journals is where acting checks keep their journals (Pass.OpenJournal,
+	// Pass.ReadJournal); nil is the machine's file system, the journal path
+	// being a setting the user gives.
+	Journals Journals
 }
+
+// Clock is a run's time.
+type Clock interface {
+	Now() time.Time
+	Sleep(d time.Duration)
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time        { return time.Now() }
+func (realClock) Sleep(d time.Duration) { time.Sleep(d) }
+
+// Journals opens the journals of checks that act on the machine (see
+// internal/journal): the record of a run that must survive a hang or a
+// reset.
+type Journals interface {
+	// Open opens the journal at path for appending, creating it.
+	Open(path string) (*journal.Journal, error)
+	// Read opens it for reading; one that does not exist yet is an error
+	// matching fs.ErrNotExist.
+	Read(path string) (io.ReadCloser, error)
+}
+
+type fileJournals struct{}
+
+func (fileJournals) Open(path string) (*journal.Journal, error) { return journal.Open(path) }
+func (fileJournals) Read(path string) (io.ReadCloser, error)    { return os.Open(path) }
 
 // Pass is a check's view of one run: the machine to read and the place to
 // report. A Pass is used by one check, from one goroutine.
@@ -327,6 +365,39 @@ func (p *Pass) Record(name string, v any) {
 		p.data = map[string]any{}
 	}
 	p.data[name] = v
+}
+
+// Now is the run's time: the wall clock, or the driver's (a test's).
+func (p *Pass) Now() time.Time { return p.clock().Now() }
+
+// Sleep waits d on the run's clock (between the cycles of a power check).
+func (p *Pass) Sleep(d time.Duration) { p.clock().Sleep(d) }
+
+func (p *Pass) clock() Clock {
+	if p.env.Clock == nil {
+		return realClock{}
+	}
+	return p.env.Clock
+}
+
+// OpenJournal opens the check's journal at path for appending: only checks
+// that act on the machine keep one.
+func (p *Pass) OpenJournal(path string) (*journal.Journal, error) {
+	if p.Check.Flags&Acting == 0 {
+		panic(fmt.Sprintf("check %s opens a journal without an Unsafe or PowerState flag", p.Check.ID))
+	}
+	return p.journals().Open(path)
+}
+
+// ReadJournal opens the check's journal at path for reading (an error
+// matching fs.ErrNotExist when there is none yet).
+func (p *Pass) ReadJournal(path string) (io.ReadCloser, error) { return p.journals().Read(path) }
+
+func (p *Pass) journals() Journals {
+	if p.env.Journals == nil {
+		return fileJournals{}
+	}
+	return p.env.Journals
 }
 
 // Progress tells the driver how a long-running check is getting on

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -68,6 +69,27 @@ func Run(t testing.TB, c *tests.Check, m *input.Machine) tests.Result {
 	require.NotEqual(t, tests.StatusAborted, r.Status, r.Reason)
 	return r
 }
+
+// RunAt is Run with the run's clock at now (tests.Pass.Now).
+func RunAt(t testing.TB, c *tests.Check, m *input.Machine, now time.Time) tests.Result {
+	t.Helper()
+	r := tests.RunOne(&tests.Env{Machine: m, Clock: &Clock{T: now}}, c)
+	require.NotEqual(t, tests.StatusAborted, r.Status, r.Reason)
+	return r
+}
+
+// Clock is a tests.Clock that does not wait: Now is T, and Sleep records
+// the wait in Slept and moves T on by it.
+type Clock struct {
+	T     time.Time
+	Slept []time.Duration
+}
+
+// Now implements tests.Clock.
+func (c *Clock) Now() time.Time { return c.T }
+
+// Sleep implements tests.Clock.
+func (c *Clock) Sleep(d time.Duration) { c.Slept = append(c.Slept, d); c.T = c.T.Add(d) }
 
 // RunTables runs c over a machine holding only the given raw tables.
 func RunTables(t *testing.T, c *tests.Check, raws ...[]byte) tests.Result {

@@ -23,6 +23,7 @@ package reboot
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"sort"
 	"strings"
@@ -117,14 +118,14 @@ func run(p *tests.Pass) error {
 		p.Skip("reboot cycling needs a journal on persistent storage to carry the run across resets: give --reboot.journal FILE (the live image keeps it on its FWCHECK partition)")
 		return nil
 	}
-	st, err := readState(path)
+	st, err := readState(p.ReadJournal, path)
 	if err != nil {
 		return err
 	}
 	if st.damaged > 0 {
 		p.Warn(nil, "journal %s: %d damaged lines skipped (a write cut off by a reset)", path, st.damaged)
 	}
-	j, err := journal.Open(path)
+	j, err := p.OpenJournal(path)
 	if err != nil {
 		return err
 	}
@@ -258,12 +259,17 @@ type state struct {
 	damaged   int
 }
 
-func readState(path string) (state, error) {
+func readState(open func(string) (io.ReadCloser, error), path string) (state, error) {
 	var st state
-	recs, damaged, err := journal.ReadFile(path, func(r *Record) bool { return r.Event != "" })
+	f, err := open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return st, nil
 	}
+	if err != nil {
+		return st, fmt.Errorf("journal %s: %w", path, err)
+	}
+	recs, damaged, err := journal.Read(f, func(r *Record) bool { return r.Event != "" })
+	f.Close()
 	if err != nil {
 		return st, fmt.Errorf("journal %s: %w", path, err)
 	}

@@ -3,6 +3,7 @@ package reboot
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,7 +80,7 @@ func (m *fakeMachine) run(t *testing.T, settings ...string) tests.Result {
 
 // lastRequest is the time of the journal's last request.
 func (m *fakeMachine) lastRequest() time.Time {
-	st, err := readState(m.journal)
+	st, err := readState(func(p string) (io.ReadCloser, error) { return os.Open(p) }, m.journal)
 	require.NoError(m.t, err)
 	require.NotZero(m.t, st.pending, "a reboot is pending")
 	return st.pendingAt

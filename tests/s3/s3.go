@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -133,9 +132,6 @@ type Outcome struct {
 	Problems          []string `json:"problems,omitempty"`
 }
 
-// sleeper is what the check waits with between cycles; tests replace it.
-var sleeper = time.Sleep
-
 func run(p *tests.Pass) error {
 	states := tests.Input(p, input.PowerStates)
 	req, err := request(p, states)
@@ -156,7 +152,7 @@ func run(p *tests.Pass) error {
 			first = prev.next
 			cycles = max(cycles, prev.cycles)
 		}
-		if j, err = journal.Open(path); err != nil {
+		if j, err = p.OpenJournal(path); err != nil {
 			return err
 		}
 		defer j.Close()
@@ -187,7 +183,7 @@ func run(p *tests.Pass) error {
 		}
 		if n > first {
 			if d := awake.next(); d > 0 {
-				sleeper(d)
+				p.Sleep(d)
 			}
 		}
 		p.Progress("%s", progressLine(n, cycles, outcomes, failed, req.Wake, done, time.Now().Round(0).Sub(runStart)))
@@ -244,7 +240,7 @@ type previous struct {
 // records the cycles that hung and returns where to go on. A journal that
 // does not exist yet starts a new run (nil).
 func resumeFrom(p *tests.Pass, path string) (*previous, error) {
-	f, err := os.Open(path)
+	f, err := p.ReadJournal(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -263,7 +259,7 @@ func resumeFrom(p *tests.Pass, path string) (*previous, error) {
 	if finished || cycles == 0 {
 		return nil, nil
 	}
-	j, err := journal.Open(path)
+	j, err := p.OpenJournal(path)
 	if err != nil {
 		return nil, err
 	}

@@ -18,8 +18,6 @@ import (
 	"github.com/fwcheck/fwcheck/tests/checktest"
 )
 
-func init() { sleeper = func(time.Duration) {} }
-
 // fakeMachine is a machine laid out as a snapshot directory whose kernel
 // log the fake Control writes: Mark appends the marker, Suspend replays a
 // recorded cycle's kernel lines and reports how long the machine slept.
@@ -103,7 +101,7 @@ func (m *fakeMachine) run(t *testing.T, settings ...string) tests.Result {
 	for i := 0; i+1 < len(settings); i += 2 {
 		require.NoError(t, set.Set(Check, settings[i], settings[i+1]))
 	}
-	r := tests.RunOne(&tests.Env{Machine: input.New(src, input.Options{}), Settings: &set, Control: m}, Check)
+	r := tests.RunOne(&tests.Env{Machine: input.New(src, input.Options{}), Settings: &set, Control: m, Clock: &checktest.Clock{}}, Check)
 	require.NotEqual(t, tests.StatusAborted, r.Status, r.Reason)
 	return r
 }
@@ -321,15 +319,13 @@ func BenchmarkCycleOverhead(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		os.Remove(journal)
-		tests.RunOne(&tests.Env{Machine: input.New(src, input.Options{}), Settings: &set, Control: m}, Check)
+		tests.RunOne(&tests.Env{Machine: input.New(src, input.Options{}), Settings: &set, Control: m, Clock: &checktest.Clock{}}, Check)
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*10)/1000, "ms/cycle")
 }
 
 func TestAwakeRandomAndProgress(t *testing.T) {
-	var slept []time.Duration
-	sleeper = func(d time.Duration) { slept = append(slept, d) }
-	defer func() { sleeper = func(time.Duration) {} }()
+	clock := &checktest.Clock{}
 
 	m := newFake(t)
 	src, err := input.Open(m.dir)
@@ -339,12 +335,12 @@ func TestAwakeRandomAndProgress(t *testing.T) {
 	require.NoError(t, set.Set(Check, "sleep", "5s"))
 	require.NoError(t, set.Set(Check, "awake-random", "1s..3s"))
 	var progress []string
-	env := &tests.Env{Machine: input.New(src, input.Options{}), Settings: &set, Control: m,
+	env := &tests.Env{Machine: input.New(src, input.Options{}), Settings: &set, Control: m, Clock: clock,
 		Progress: func(id, msg string) { progress = append(progress, id+": "+msg) }}
 	r := tests.RunOne(env, Check)
 	assert.Equal(t, tests.StatusPassed, r.Status)
-	require.Len(t, slept, 3, "awake between the 4 cycles")
-	for _, d := range slept {
+	require.Len(t, clock.Slept, 3, "awake between the 4 cycles")
+	for _, d := range clock.Slept {
 		assert.True(t, d >= time.Second && d <= 3*time.Second, "%v", d)
 	}
 	assert.Contains(t, messages(r, tests.KindInfo), "awake times drawn from 1s..3s with seed ")

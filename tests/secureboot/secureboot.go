@@ -10,7 +10,6 @@ import (
 	"crypto/x509/pkix"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/fwcheck/fwcheck/efi"
 	"github.com/fwcheck/fwcheck/input"
@@ -67,9 +66,6 @@ var Check = &tests.Check{
 		labelExpired, labelExpiring, labelVarMalformed},
 	Run: run,
 }
-
-// Now is the time certificates are judged against (tests set it).
-var Now = time.Now
 
 // minDbx is the number of dbx entries below which a revocation list is
 // "nearly empty": the UEFI forum's list has held hundreds since 2020.
@@ -256,7 +252,7 @@ func testMark(c *x509.Certificate) string {
 }
 
 func checkValidity(p *tests.Pass, db string, c *x509.Certificate) {
-	now := Now()
+	now := p.Now()
 	switch {
 	case now.After(c.NotAfter):
 		p.Fail(labelExpired, "%s: %q expired on %s", db, dn(c.Subject), c.NotAfter.UTC().Format("2006-01-02"))

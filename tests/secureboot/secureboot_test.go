@@ -65,7 +65,6 @@ type state struct {
 }
 
 func runState(t *testing.T, s state) tests.Result {
-	Now = func() time.Time { return now }
 	g, isg := efi.GlobalVariable.String(), efi.ImageSecurityDatabase.String()
 	d := efi.VarsDir + "/"
 	files := map[string][]byte{
@@ -79,7 +78,7 @@ func runState(t *testing.T, s state) tests.Result {
 			files[d+name] = varFile(0x27, v)
 		}
 	}
-	return checktest.Run(t, Check, checktest.FilesMachine(t, files))
+	return checktest.RunAt(t, Check, checktest.FilesMachine(t, files), now)
 }
 
 func TestSecureBoot(t *testing.T) {
@@ -149,8 +148,7 @@ func findingContaining(r tests.Result, s string) *tests.Finding {
 // with Debian's variable store that enrols Microsoft's keys under a Debian
 // platform key, and with the empty store.
 func TestGuests(t *testing.T) {
-	Now = func() time.Time { return now }
-	r := checktest.Run(t, Check, checktest.SnapshotMachine(t, "../all/testdata/efitpm/ovmf-q35-ms-vars.tar.gz"))
+	r := checktest.RunAt(t, Check, checktest.SnapshotMachine(t, "../all/testdata/efitpm/ovmf-q35-ms-vars.tar.gz"), now)
 	assert.Equal(t, tests.StatusFailed, r.Status)
 	for _, want := range []string{
 		"Secure Boot enabled, SetupMode=0",
