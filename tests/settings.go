@@ -95,17 +95,28 @@ func (o *Opt[T]) parse(s string) (any, error) { return o.parseFn(s) }
 // Get returns the setting's value in p's run: the value set for it, or the
 // default.
 func (o *Opt[T]) Get(p *Pass) T {
-	if v, ok := p.env.Settings.get(p.Check.ID, o.name); ok {
+	if v, ok := p.env.Settings.get(p.Check, o); ok {
 		return v.(T)
 	}
 	return o.defVal
 }
 
-// Settings are the values one run gives check settings, by check ID and
-// setting name. The zero value holds none (every setting at its default).
+// settingKey is one check's setting: the typed handle, not its name.
+type settingKey struct {
+	c  *Check
+	st Setting
+}
+
+// Settings are the values one run gives check settings, keyed by the check
+// and the setting's declaration. The zero value holds none (every setting
+// at its default).
 type Settings struct {
-	vals map[string]any
-	raw  map[string]string
+	vals map[settingKey]setValue
+}
+
+type setValue struct {
+	v   any    // parsed, of the Opt's type
+	raw string // as given
 }
 
 // Set parses value for check c's setting name and records it; a bad name
@@ -120,24 +131,32 @@ func (s *Settings) Set(c *Check, name, value string) error {
 			return fmt.Errorf("%s.%s: %w", c.ID, name, err)
 		}
 		if s.vals == nil {
-			s.vals, s.raw = map[string]any{}, map[string]string{}
+			s.vals = map[settingKey]setValue{}
 		}
-		s.vals[c.ID+"."+name] = v
-		s.raw[c.ID+"."+name] = value
+		s.vals[settingKey{c, st}] = setValue{v, value}
 		return nil
 	}
 	return fmt.Errorf("%s.%s: no such setting", c.ID, name)
 }
 
 // Raw returns the values set, as text, keyed "ID.NAME" (for reports).
-func (s *Settings) Raw() map[string]string { return s.raw }
+func (s *Settings) Raw() map[string]string {
+	if s == nil || len(s.vals) == 0 {
+		return nil
+	}
+	out := map[string]string{}
+	for k, v := range s.vals {
+		out[k.c.ID+"."+k.st.Name()] = v.raw
+	}
+	return out
+}
 
-func (s *Settings) get(id, name string) (any, bool) {
-	if s == nil || s.vals == nil {
+func (s *Settings) get(c *Check, st Setting) (any, bool) {
+	if s == nil {
 		return nil, false
 	}
-	v, ok := s.vals[id+"."+name]
-	return v, ok
+	v, ok := s.vals[settingKey{c, st}]
+	return v.v, ok
 }
 
 // Flag adapts setting name of check c to flag.Value, writing into s.
@@ -157,8 +176,8 @@ func (f *SettingFlag) String() string {
 	if f == nil || f.s == nil {
 		return ""
 	}
-	if v, ok := f.s.raw[f.c.ID+"."+f.st.Name()]; ok {
-		return v
+	if v, ok := f.s.vals[settingKey{f.c, f.st}]; ok {
+		return v.raw
 	}
 	return f.st.Default()
 }
