@@ -396,20 +396,17 @@ func ParsePCIBARs(b []byte) ([]memmap.BAR, error) {
 	return out, nil
 }
 
-func init() {
-	AddRecorder(MSRFile, recordMSRs)
-	AddRecorder(PCIBARFile, recordPCIBARs)
-	AddRecorder(CPUIDFile, recordCPUID)
-	AddRecorder(BDAFile, func(root string) ([]byte, error) {
-		f, err := os.Open(filepath.Join(root, "dev/mem"))
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		b := make([]byte, 256)
-		if _, err := (devMem{f}).ReadAt(b, 0x400); err != nil {
-			return nil, err
-		}
-		return b, nil
-	})
+// recordBDA reads the BIOS data area (256 bytes at 0x400) through
+// /dev/mem under root.
+func recordBDA(root string) ([]byte, error) {
+	f, err := os.Open(filepath.Join(root, "dev/mem"))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b := make([]byte, 256)
+	if _, err := (devMem{f}).ReadAt(b, 0x400); err != nil {
+		return nil, err
+	}
+	return b, nil
 }

@@ -37,7 +37,7 @@ func TestMSRsCaptureAndReopen(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, f.Close())
 	}
-	live := &liveSource{root: root, fsys: os.DirFS(root)}
+	live := &liveSource{root: root, fsys: os.DirFS(root), recorders: liveRecorders()}
 	var buf bytes.Buffer
 	_, err := Capture(&buf, live, []Decl{MSRs, PCIBARs, SMBIOS, CPUInfo, CPUID})
 	require.NoError(t, err)

@@ -23,7 +23,7 @@ func TestEFITPMCapture(t *testing.T) {
 		"sys/class/tpm/tpm0/tpm_version_major":              "2\n",
 		"sys/kernel/security/tpm0/binary_bios_measurements": "short",
 	})
-	src := &liveSource{root: root, fsys: os.DirFS(root)}
+	src := &liveSource{root: root, fsys: os.DirFS(root), recorders: liveRecorders()}
 	var buf bytes.Buffer
 	notes, err := Capture(&buf, src, []Decl{EFIVars, ESRT, TPMEventLog, PCRs})
 	require.NoError(t, err)

@@ -32,7 +32,7 @@ func TestMemoryMapAndDMIFromLiveRoot(t *testing.T) {
 		"sys/firmware/memmap/10/start": "0x100000\n", "sys/firmware/memmap/10/end": "0x7ffdffff\n", "sys/firmware/memmap/10/type": "System RAM\n",
 		"sys/class/dmi/id/sys_vendor": "LENOVO\n", "sys/class/dmi/id/bios_date": "03/14/2023\n",
 	})
-	m := New(&liveSource{root: root, fsys: os.DirFS(root)}, Options{})
+	m := New(&liveSource{root: root, fsys: os.DirFS(root), recorders: liveRecorders()}, Options{})
 	mm, err := MemoryMap.Get(m)
 	if os.Geteuid() != 0 {
 		assert.ErrorContains(t, err, "needs root")

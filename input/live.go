@@ -25,8 +25,19 @@ const acpiRootsDir = "acpi"
 // errNoRootTable says the RSDP does not point at this root table at all.
 var errNoRootTable = fmt.Errorf("the RSDP does not point at one: %w", fs.ErrNotExist)
 
-func init() {
-	AddRecorder(KlogFile, recordKlog)
+// liveRecorders is the table of the values a live machine records, by
+// name below RecordedDir. Each live source builds its own, so that what a
+// recorder keeps (the ACPI root tables, read once through /dev/mem)
+// belongs to that source, not to the process.
+func liveRecorders() map[string]Recorder {
+	rs := map[string]Recorder{
+		KlogFile:   recordKlog,
+		MSRFile:    recordMSRs,
+		PCIBARFile: recordPCIBARs,
+		CPUIDFile:  recordCPUID,
+		BDAFile:    recordBDA,
+		PCRFile:    recordPCRs,
+	}
 	var (
 		mu    sync.Mutex
 		cache = map[string]*acpi.Tables{}
@@ -54,7 +65,7 @@ func init() {
 		return ts, nil
 	}
 	for file, sig := range rootFiles {
-		AddRecorder(acpiRootsDir+"/"+file, func(root string) ([]byte, error) {
+		rs[acpiRootsDir+"/"+file] = func(root string) ([]byte, error) {
 			ts, err := readRoots(root)
 			if err != nil {
 				return nil, err
@@ -67,8 +78,12 @@ func init() {
 				return nil, fmt.Errorf("no %s read: %s", file, strings.Join(ts.Warnings, "; "))
 			}
 			return t.Raw, nil
-		})
+		}
 	}
+	for name, r := range added {
+		rs[name] = r
+	}
+	return rs
 }
 
 // recordKlog reads the live kernel log: /dev/kmsg under root, or, on the

@@ -41,25 +41,28 @@ const RecordedDir = "fwcheck"
 // Recorder computes a recorded value on the live machine from its root.
 type Recorder func(root string) ([]byte, error)
 
-// recorders maps a recorded file name (below RecordedDir) to the function
-// that produces it live. Packages add theirs with AddRecorder.
-var recorders = map[string]Recorder{}
+// added holds the recorders given to AddRecorder.
+var added = map[string]Recorder{}
 
-// AddRecorder registers how the live machine produces the recorded value
-// name (a path below RecordedDir).
-func AddRecorder(name string, r Recorder) { recorders[name] = r }
+// AddRecorder adds how the live machine produces the recorded value name
+// (a path below RecordedDir).
+//
+// Deprecated: list the recorder in liveRecorders (live.go), the explicit
+// table; this registry stays only so that inputs written against it build.
+func AddRecorder(name string, r Recorder) { added[name] = r }
 
 // Live returns the running machine seen from root ("/" normally).
 func Live(root string) Source {
 	if root == "" {
 		root = "/"
 	}
-	return &liveSource{root: root, fsys: os.DirFS(root)}
+	return &liveSource{root: root, fsys: os.DirFS(root), recorders: liveRecorders()}
 }
 
 type liveSource struct {
-	root string
-	fsys fs.FS
+	root      string
+	fsys      fs.FS
+	recorders map[string]Recorder
 }
 
 func (l *liveSource) Live() bool       { return true }
@@ -68,7 +71,7 @@ func (l *liveSource) String() string   { return "live:" + l.root }
 
 func (l *liveSource) Open(name string) (fs.File, error) {
 	if rest, ok := strings.CutPrefix(name, RecordedDir+"/"); ok {
-		rec, ok := recorders[rest]
+		rec, ok := l.recorders[rest]
 		if !ok {
 			return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 		}

@@ -91,8 +91,6 @@ func loadPCRs(src Source) (*tpm.PCRs, error) {
 	return tpm.ParsePCRs(b)
 }
 
-func init() { AddRecorder(PCRFile, recordPCRs) }
-
 // recordPCRs reads the PCRs of the TPM under root through the kernel's
 // resource manager. No TPM, or one that cannot be read, is recorded as
 // such: the log's checks then say why they could not replay it.
