@@ -12,7 +12,8 @@ import (
 
 // The aml command prints the ACPI namespace the DSDT and SSDTs build: the
 // view a firmware engineer keeps beside iasl's disassembly.
-func init() {
+// amlCommands defines the aml command(s): see commandTable.
+func amlCommands(add func(*command)) {
 	c := &command{
 		name:  "aml",
 		args:  "[--from SNAPSHOT | --acpidump FILE] [--all] [--problems] [--eval PATH]…",
@@ -37,10 +38,10 @@ func init() {
 			return fail(e, c, errTooManyArgs)
 		}
 		cfg.Root = "/"
-		if err := cfg.fileInputs(e, acpidump, ""); err != nil {
+		if err := fileInputs(&cfg, e, acpidump, ""); err != nil {
 			return fail(e, c, err)
 		}
-		m, _, err := cfg.machine()
+		m, _, err := cfg.Machine()
 		if err != nil {
 			return fail(e, c, err)
 		}
@@ -98,5 +99,5 @@ func init() {
 		}
 		return exitOK
 	}
-	addCommand(c)
+	add(c)
 }

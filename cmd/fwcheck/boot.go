@@ -17,7 +17,8 @@ import (
 	"github.com/fwcheck/fwcheck/tests/all"
 )
 
-func init() {
+// bootCommands defines the boot command(s): see commandTable.
+func bootCommands(add func(*command)) {
 	c := &command{
 		name:   "boot",
 		short:  "live image mode (u-root uinit): run the checks the kernel command line names, publish the results, then shell, poweroff or reboot",
@@ -31,7 +32,7 @@ func init() {
 		}
 		return bootMain(*cmdlineFile)
 	}
-	addCommand(c)
+	add(c)
 }
 
 // bootMain is fwcheck as the live image's uinit. Nothing here may stop the

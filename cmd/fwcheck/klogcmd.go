@@ -18,7 +18,8 @@ import (
 // klogChecks are the checks `fwcheck klog` runs.
 var klogChecks = []string{"klog", "oops"}
 
-func init() {
+// klogCommands defines the klog command(s): see commandTable.
+func klogCommands(add func(*command)) {
 	c := &command{
 		name:  "klog",
 		args:  "[FILE|-] [--klog-db FILE] [--json FILE|-] | --follow",
@@ -50,7 +51,7 @@ func init() {
 		switch len(pos) {
 		case 0:
 		case 1:
-			if err := cfg.fileInputs(e, "", pos[0]); err != nil {
+			if err := fileInputs(&cfg, e, "", pos[0]); err != nil {
 				return fail(e, c, err)
 			}
 		default:
@@ -62,7 +63,7 @@ func init() {
 		}
 		return out.emit(e, c, d)
 	}
-	addCommand(c)
+	add(c)
 }
 
 // followKlog prints, as they are logged, the kernel messages of machine m

@@ -125,7 +125,7 @@ func TestKlogFollow(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(root, "dev", "kmsg"), []byte(kmsg), 0o600))
 	var o, e bytes.Buffer
 	m := input.New(input.Live(root), input.Options{})
-	code := followKlog(context.Background(), &env{stdout: &o, stderr: &e}, commands["klog"], m)
+	code := followKlog(context.Background(), &env{stdout: &o, stderr: &e}, commandTable()["klog"], m)
 	assert.Equal(t, exitFailing, code)
 	out := o.String()
 	assert.Equal(t, 1, strings.Count(out, "FAIL FADTLengthMismatch [medium]: [    1.500000] ACPI BIOS Warning (bug): 32/64X length mismatch"), out)
@@ -134,7 +134,7 @@ func TestKlogFollow(t *testing.T) {
 	assert.Contains(t, e.String(), "2 firmware findings (1 failures), 1 repeated messages not shown again")
 
 	// A snapshot has no live log to follow.
-	code = followKlog(context.Background(), &env{stdout: &o, stderr: &e}, commands["klog"], input.New(input.Empty(), input.Options{}))
+	code = followKlog(context.Background(), &env{stdout: &o, stderr: &e}, commandTable()["klog"], input.New(input.Empty(), input.Options{}))
 	assert.Equal(t, exitUsage, code)
 	code, _, stderr := fwcheck(t, "", "klog", "--follow", "x.txt")
 	assert.Equal(t, exitUsage, code)

@@ -39,7 +39,7 @@ const (
 	exitNothing = 3
 )
 
-// command is one subcommand. Files add theirs to commands from init.
+// command is one subcommand; commandTable lists them all.
 type command struct {
 	name  string
 	args  string // usage synopsis after the name
@@ -49,9 +49,30 @@ type command struct {
 	run    func(env *env, args []string) int
 }
 
-var commands = map[string]*command{}
-
-func addCommand(c *command) { commands[c.name] = c }
+// commandTable is every subcommand, by name: each file that defines
+// commands is listed here, and nothing registers itself. A name defined
+// twice is a bug and panics (a test runs the table).
+func commandTable() map[string]*command {
+	t := map[string]*command{}
+	add := func(c *command) {
+		if t[c.name] != nil {
+			panic("fwcheck: command " + c.name + " defined twice")
+		}
+		t[c.name] = c
+	}
+	for _, define := range []func(add func(*command)){
+		runCommands,    // run, list, snapshot (run.go)
+		cycleCommands,  // s3, reboot (s3cmd.go)
+		klogCommands,   // klog (klogcmd.go)
+		amlCommands,    // aml (amlcmd.go)
+		reportCommands, // report, html (reportcmd.go)
+		bootCommands,   // boot, the live image's mode (boot.go)
+		versionCommands,
+	} {
+		define(add)
+	}
+	return t
+}
 
 // env is what a command may touch: its streams, and the process's.
 type env struct {
@@ -64,8 +85,9 @@ func main() {
 }
 
 func runMain(e *env, args []string) int {
+	commands := commandTable()
 	if len(args) == 0 {
-		usage(e.stderr)
+		usage(e.stderr, commands)
 		return exitUsage
 	}
 	switch args[0] {
@@ -76,7 +98,7 @@ func runMain(e *env, args []string) int {
 		if len(args) > 1 && commands[args[1]] != nil {
 			return commands[args[1]].run(e, []string{"-h"})
 		}
-		usage(e.stdout)
+		usage(e.stdout, commands)
 		return exitOK
 	}
 	c := commands[args[0]]
@@ -87,7 +109,7 @@ func runMain(e *env, args []string) int {
 	return c.run(e, args[1:])
 }
 
-func usage(w io.Writer) {
+func usage(w io.Writer, commands map[string]*command) {
 	fmt.Fprintf(w, "fwcheck checks a machine's firmware: ACPI tables, kernel log, and more.\n\nUsage:\n")
 	var names []string
 	for n, c := range commands {
@@ -166,7 +188,8 @@ func fail(e *env, c *command, err error) int {
 	return exitUsage
 }
 
-func init() {
+// versionCommands defines the main command(s): see commandTable.
+func versionCommands(add func(*command)) {
 	v := &command{name: "version", short: "print fwcheck's version"}
 	v.run = func(e *env, args []string) int {
 		if _, code, ok := parseFlags(e, v, newFlags(v), args); !ok {
@@ -175,5 +198,5 @@ func init() {
 		fmt.Fprintf(e.stdout, "fwcheck %s\n", version)
 		return exitOK
 	}
-	addCommand(v)
+	add(v)
 }

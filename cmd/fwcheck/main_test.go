@@ -61,7 +61,7 @@ func TestHelp(t *testing.T) {
 	for _, c := range []string{"run", "list", "snapshot", "version"} {
 		assert.Contains(t, out, "fwcheck "+c)
 	}
-	for name, c := range commands {
+	for name, c := range commandTable() {
 		code, out, _ := fwcheck(t, "", name, "-h")
 		assert.Equal(t, exitOK, code, name)
 		assert.Contains(t, out, "Usage: fwcheck "+name, name)
@@ -344,7 +344,7 @@ func TestReportCommand(t *testing.T) {
 // Every command's help leaves out test-only flags and shows each setting
 // once, under one name.
 func TestHelpShowsNoTestFlags(t *testing.T) {
-	for name := range commands {
+	for name := range commandTable() {
 		_, stdout, _ := fwcheck(t, "", name, "-h")
 		assert.NotRegexp(t, `(?m)^\s+-root\b`, stdout, name)
 		assert.NotContains(t, stdout, "(hidden)", name)

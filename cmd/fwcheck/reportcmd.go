@@ -24,7 +24,8 @@ func readDoc(p string) (*report.Document, error) {
 	return d, nil
 }
 
-func init() {
+// reportCommands defines the report command(s): see commandTable.
+func reportCommands(add func(*command)) {
 	c := &command{
 		name:  "diff",
 		args:  "OLD.json NEW.json [--fail-on SEV] [--color auto|always|never]",
@@ -63,7 +64,7 @@ func init() {
 		}
 		return exitOK
 	}
-	addCommand(c)
+	add(c)
 
 	h := &command{
 		name:  "report",
@@ -99,5 +100,5 @@ func init() {
 		}
 		return exitOK
 	}
-	addCommand(h)
+	add(h)
 }

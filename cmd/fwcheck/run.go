@@ -10,10 +10,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/fwcheck/fwcheck/driver"
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/internal/atomicfile"
 	"github.com/fwcheck/fwcheck/report"
@@ -22,110 +22,16 @@ import (
 	klogcheck "github.com/fwcheck/fwcheck/tests/klog"
 )
 
-// runConfig is everything a driver decides about one run.
-type runConfig struct {
-	Selection tests.Selection
-	// From is a snapshot (directory or .tar.gz); empty means the live
-	// machine at Root.
-	From string
-	Root string
-	// Files are inputs given as files.
-	Files input.Options
-	// Settings are the check settings' values for this run.
-	Settings tests.Settings
-	// Lenient drops unknown check IDs into the document's errors instead
-	// of failing the run (the live image must not lose a run to a typo).
-	Lenient bool
-	// Progress shows long-running checks' progress (tests.Env.Progress).
-	Progress func(check, msg string)
-	// BeforeReset runs just before a check resets the live machine: the
-	// live image unmounts its results partition there.
-	BeforeReset func()
-}
+// runConfig is everything a driver decides about one run (see package
+// driver).
+type runConfig = driver.Config
 
-// machine opens the source cfg names, and the control of the machine when
-// it is the live one.
-func (cfg *runConfig) machine() (*input.Machine, input.Control, error) {
-	switch {
-	case cfg.From != "":
-		s, err := input.Open(cfg.From)
-		if err != nil {
-			return nil, nil, err
-		}
-		return input.New(s, cfg.Files), nil, nil
-	case len(cfg.Files.Files) > 0:
-		// Inputs from files describe another machine: do not mix in this one's.
-		return input.New(input.Empty(), cfg.Files), nil, nil
-	}
-	var ctl input.Control = input.LiveControl(cfg.Root)
-	if cfg.BeforeReset != nil {
-		ctl = resetHook{ctl, cfg.BeforeReset}
-	}
-	return input.New(input.Live(cfg.Root), cfg.Files), ctl, nil
-}
-
-// resetHook runs a function before the machine is reset.
-type resetHook struct {
-	input.Control
-	before func()
-}
-
-func (h resetHook) Reboot(method string) error {
-	h.before()
-	return h.Control.Reboot(method)
-}
-
-// execute runs the selected checks and returns the results document. It is
-// the one way every driver (run, klog, the live image) runs checks.
+// execute runs the selected checks and returns the results document: the
+// one way every command (run, klog, s3, reboot, the live image) runs
+// checks.
 func execute(cfg *runConfig) (*report.Document, error) {
-	var (
-		checks  []*tests.Check
-		reqErrs []string
-	)
-	if cfg.Lenient {
-		var errs []error
-		checks, errs = tests.SelectLenient(all.Checks(), cfg.Selection)
-		for _, e := range errs {
-			reqErrs = append(reqErrs, e.Error())
-		}
-	} else {
-		var err error
-		if checks, err = tests.Select(all.Checks(), cfg.Selection); err != nil {
-			return nil, err
-		}
-	}
-	m, ctl, err := cfg.machine()
-	if err != nil {
-		return nil, err
-	}
-	// Files the user named must load: a typo, a corrupt dump or a file
-	// that is not what the flag expects is a one-line error, not a quiet
-	// skip or a finding against the firmware.
-	for d, p := range cfg.Files.Files {
-		if err := m.Available(d); err != nil {
-			var u *input.Unavailable
-			if errors.As(err, &u) {
-				err = errors.New(u.Reason)
-			}
-			if strings.Contains(err.Error(), p) {
-				return nil, err
-			}
-			return nil, fmt.Errorf("%s: %w", p, err)
-		}
-	}
-	start := time.Now()
-	rs := tests.Run(&tests.Env{Machine: m, Settings: &cfg.Settings, Control: ctl, Progress: cfg.Progress}, checks)
-	id := m.Identify()
-	for in, p := range cfg.Files.Files {
-		if id.Files == nil {
-			id.Files = map[string]string{}
-		}
-		id.Files[in.Name()] = p
-	}
-	d := report.New(version, id, start, time.Now(), rs)
-	d.Settings = cfg.Settings.Raw()
-	d.Errors = reqErrs
-	return d, nil
+	cfg.Version = version
+	return driver.Run(cfg)
 }
 
 // defaultFailOn is the severity at which a run fails unless --fail-on says
@@ -172,14 +78,13 @@ func (o *outputFlags) emit(e *env, c *command, d *report.Document) int {
 	if err != nil {
 		return fail(e, c, err)
 	}
+	var ws []report.Waiver
 	if o.waivers != "" {
-		ws, err := readWaivers(o.waivers)
-		if err != nil {
+		if ws, err = readWaivers(o.waivers); err != nil {
 			return fail(e, c, err)
 		}
-		d.ApplyWaivers(ws, d.Start)
 	}
-	d.Judge(threshold)
+	outcome := driver.Judge(d, ws, threshold)
 	text := e.stdout
 	switch {
 	case o.json == "-":
@@ -209,10 +114,10 @@ func (o *outputFlags) emit(e *env, c *command, d *report.Document) int {
 	if err := errors.Join(errs...); err != nil {
 		return fail(e, c, err)
 	}
-	switch {
-	case d.Failing(threshold):
+	switch outcome {
+	case driver.Failing:
 		return exitFailing
-	case !d.Checked():
+	case driver.NothingChecked:
 		return exitNothing
 	}
 	return exitOK
@@ -276,7 +181,8 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-func init() {
+// runCommands defines the run command(s): see commandTable.
+func runCommands(add func(*command)) {
 	c := &command{
 		name:  "run",
 		args:  "[ID…] [--category C] [--skip IDs] [--json FILE|-] [--junit FILE] [--from SNAPSHOT] [--acpidump FILE] [--klog FILE]",
@@ -303,7 +209,7 @@ func init() {
 		if err := out.validate(); err != nil {
 			return fail(e, c, err)
 		}
-		if err := cfg.fileInputs(e, acpidump, klogFile); err != nil {
+		if err := fileInputs(&cfg, e, acpidump, klogFile); err != nil {
 			return fail(e, c, err)
 		}
 		var named listFlag
@@ -323,7 +229,7 @@ func init() {
 		}
 		return out.emit(e, c, d)
 	}
-	addCommand(c)
+	add(c)
 
 	l := &command{name: "list", args: "[--json]", short: "list the checks"}
 	l.run = func(e *env, args []string) int {
@@ -391,7 +297,7 @@ func init() {
 		}
 		return exitOK
 	}
-	addCommand(l)
+	add(l)
 
 	s := &command{name: "snapshot", args: "-o FILE.tar.gz [--redact] [--include-msdm]", short: "capture every input the checks read, to analyse elsewhere with --from"}
 	s.run = func(e *env, args []string) int {
@@ -428,7 +334,7 @@ func init() {
 		fmt.Fprintf(e.stdout, "snapshot written to %s\n", *outp)
 		return exitOK
 	}
-	addCommand(s)
+	add(s)
 }
 
 // snapshotInputs are the inputs a snapshot captures: the report's machine
@@ -470,7 +376,7 @@ func addCheckSettings(fs *flag.FlagSet, set *tests.Settings, ids ...string) {
 
 // fileInputs records the inputs the user gave as files; "-" for the
 // kernel log reads standard input.
-func (cfg *runConfig) fileInputs(e *env, acpidump, klogFile string) error {
+func fileInputs(cfg *runConfig, e *env, acpidump, klogFile string) error {
 	if cfg.Files.Files == nil {
 		cfg.Files.Files = map[input.Decl]string{}
 	}

@@ -8,26 +8,27 @@ import (
 	"github.com/fwcheck/fwcheck/tests/s3"
 )
 
-func init() {
-	addCheckCommand(&command{
+// cycleCommands defines the s3 command(s): see commandTable.
+func cycleCommands(add func(*command)) {
+	add(checkCommand(&command{
 		name:  "s3",
 		args:  "[--cycles N] [--sleep 10s] [--awake 5s | --awake-random 1s..30s] [--mode deep|s2idle] [--journal FILE] [--resume JOURNAL] [--max-failures N] [--max-resume 5s] [--pm-test PHASE] [--pm-trace] [--json FILE|-]",
 		short: "cycle this machine through suspend and resume (the s3 check; suspends the machine)",
 	}, s3.Check, func(fs *flag.FlagSet, set *tests.Settings) {
 		fs.Var(set.Flag(s3.Check, s3.JournalPath), "resume", "go on with the unfinished run in `JOURNAL` (the same as --journal)")
-	})
-	addCheckCommand(&command{
+	}))
+	add(checkCommand(&command{
 		name:  "reboot",
 		args:  "--journal FILE [--cycles N] [--method acpi|kbd|pci|efi|triple|bios|default] [--max-failures N] [--hang-after 10m] [--json FILE|-]",
 		short: "reset this machine again and again through one method (the reboot check; REBOOTS the machine); run the same command after every boot",
-	}, reboot.Check, nil)
+	}, reboot.Check, nil))
 }
 
-// addCheckCommand adds a command that runs one check on this machine with
+// checkCommand completes c, a command that runs one check on this machine with
 // the check's settings as its own flags (--cycles for --s3.cycles), and
 // shows its progress: the s3 and reboot commands. extra adds flags of the
 // command's own.
-func addCheckCommand(c *command, ch *tests.Check, extra func(*flag.FlagSet, *tests.Settings)) {
+func checkCommand(c *command, ch *tests.Check, extra func(*flag.FlagSet, *tests.Settings)) *command {
 	c.run = func(e *env, args []string) int {
 		fs := newFlags(c)
 		var out outputFlags
@@ -59,5 +60,5 @@ func addCheckCommand(c *command, ch *tests.Check, extra func(*flag.FlagSet, *tes
 		}
 		return out.emit(e, c, d)
 	}
-	addCommand(c)
+	return c
 }

@@ -1,0 +1,167 @@
+// Package driver runs checks the one way every entry point does: the
+// fwcheck command's run, klog, s3 and reboot subcommands and the live
+// image's boot mode. It selects the checks, opens the machine (live, a
+// snapshot, or inputs given as files) with the control of it when it is the
+// live one, runs them, builds the results document, and judges it against
+// waivers and a failure threshold. Flags, terminals and where the results
+// are written stay with the commands.
+package driver
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/fwcheck/fwcheck/input"
+	"github.com/fwcheck/fwcheck/report"
+	"github.com/fwcheck/fwcheck/tests"
+	"github.com/fwcheck/fwcheck/tests/all"
+)
+
+// Config is everything a driver decides about one run.
+type Config struct {
+	// Version is the fwcheck version the document names.
+	Version string
+	// Checks are the checks to select from; nil means every check
+	// (tests/all).
+	Checks    []*tests.Check
+	Selection tests.Selection
+	// From is a snapshot (directory or .tar.gz); empty means the live
+	// machine at Root.
+	From string
+	Root string
+	// Files are inputs given as files.
+	Files input.Options
+	// Settings are the check settings' values for this run.
+	Settings tests.Settings
+	// Lenient drops unknown check IDs into the document's errors instead
+	// of failing the run (the live image must not lose a run to a typo).
+	Lenient bool
+	// Progress shows long-running checks' progress (tests.Env.Progress).
+	Progress func(check, msg string)
+	// BeforeReset runs just before a check resets the live machine: the
+	// live image unmounts its results partition there.
+	BeforeReset func()
+}
+
+// Machine opens the source cfg names, and the control of the machine when
+// it is the live one.
+func (cfg *Config) Machine() (*input.Machine, input.Control, error) {
+	switch {
+	case cfg.From != "":
+		s, err := input.Open(cfg.From)
+		if err != nil {
+			return nil, nil, err
+		}
+		return input.New(s, cfg.Files), nil, nil
+	case len(cfg.Files.Files) > 0:
+		// Inputs from files describe another machine: do not mix in this one's.
+		return input.New(input.Empty(), cfg.Files), nil, nil
+	}
+	var ctl input.Control = input.LiveControl(cfg.Root)
+	if cfg.BeforeReset != nil {
+		ctl = resetHook{ctl, cfg.BeforeReset}
+	}
+	return input.New(input.Live(cfg.Root), cfg.Files), ctl, nil
+}
+
+// resetHook runs a function before the machine is reset.
+type resetHook struct {
+	input.Control
+	before func()
+}
+
+func (h resetHook) Reboot(method string) error {
+	h.before()
+	return h.Control.Reboot(method)
+}
+
+// Select returns the checks cfg selects, and, when it is lenient, the
+// problems with the selection that did not stop it.
+func (cfg *Config) Select() ([]*tests.Check, []string, error) {
+	cs := cfg.Checks
+	if cs == nil {
+		cs = all.Checks()
+	}
+	if !cfg.Lenient {
+		checks, err := tests.Select(cs, cfg.Selection)
+		return checks, nil, err
+	}
+	checks, errs := tests.SelectLenient(cs, cfg.Selection)
+	var reqErrs []string
+	for _, e := range errs {
+		reqErrs = append(reqErrs, e.Error())
+	}
+	return checks, reqErrs, nil
+}
+
+// Run selects and runs the checks and returns the results document.
+func Run(cfg *Config) (*report.Document, error) {
+	checks, reqErrs, err := cfg.Select()
+	if err != nil {
+		return nil, err
+	}
+	m, ctl, err := cfg.Machine()
+	if err != nil {
+		return nil, err
+	}
+	// Files the user named must load: a typo, a corrupt dump or a file
+	// that is not what the flag expects is a one-line error, not a quiet
+	// skip or a finding against the firmware.
+	for d, p := range cfg.Files.Files {
+		if err := m.Available(d); err != nil {
+			var u *input.Unavailable
+			if errors.As(err, &u) {
+				err = errors.New(u.Reason)
+			}
+			if strings.Contains(err.Error(), p) {
+				return nil, err
+			}
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+	}
+	start := time.Now()
+	rs := tests.Run(&tests.Env{Machine: m, Settings: &cfg.Settings, Control: ctl, Progress: cfg.Progress}, checks)
+	id := m.Identify()
+	for in, p := range cfg.Files.Files {
+		if id.Files == nil {
+			id.Files = map[string]string{}
+		}
+		id.Files[in.Name()] = p
+	}
+	d := report.New(cfg.Version, id, start, time.Now(), rs)
+	d.Settings = cfg.Settings.Raw()
+	d.Errors = reqErrs
+	return d, nil
+}
+
+// Outcome is what a judged run comes to, for an exit status.
+type Outcome int
+
+// Outcomes.
+const (
+	// Passed: no failure at or above the threshold, something checked.
+	Passed Outcome = iota
+	// Failing: a failure at or above the threshold, or an aborted check.
+	Failing
+	// NothingChecked: no check evaluated anything; CI must not read it
+	// as success.
+	NothingChecked
+)
+
+// Judge applies the waivers (as of the run's start), records the verdict
+// against failOn, and returns the outcome.
+func Judge(d *report.Document, ws []report.Waiver, failOn tests.Severity) Outcome {
+	if len(ws) > 0 {
+		d.ApplyWaivers(ws, d.Start)
+	}
+	d.Judge(failOn)
+	switch {
+	case d.Failing(failOn):
+		return Failing
+	case !d.Checked():
+		return NothingChecked
+	}
+	return Passed
+}

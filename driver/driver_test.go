@@ -1,0 +1,66 @@
+package driver_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fwcheck/fwcheck/driver"
+	"github.com/fwcheck/fwcheck/input"
+	"github.com/fwcheck/fwcheck/report"
+	"github.com/fwcheck/fwcheck/tests"
+)
+
+var dump = filepath.Join("..", "cmd", "fwcheck", "testdata", "badsum.acpidump.txt")
+
+func TestRunSelectsRunsAndJudges(t *testing.T) {
+	cfg := &driver.Config{Version: "test", Selection: tests.Selection{IDs: []string{"checksum"}},
+		Files: input.Options{Files: map[input.Decl]string{input.ACPITables: dump}}}
+	d, err := driver.Run(cfg)
+	require.NoError(t, err)
+	require.Len(t, d.Results, 1)
+	assert.Equal(t, "checksum", d.Results[0].ID)
+	assert.Equal(t, tests.StatusFailed, d.Results[0].Status)
+	assert.Equal(t, map[string]string{"acpi-tables": dump}, d.Machine.Files)
+	assert.Equal(t, driver.Failing, driver.Judge(d, nil, tests.Low))
+	assert.Equal(t, "fail", d.Verdict.Result)
+
+	// A waiver of every failing label turns the outcome around.
+	var ws []report.Waiver
+	for _, f := range d.Results[0].Findings {
+		if f.Counts() {
+			ws = append(ws, report.Waiver{Label: f.Label, Reason: "known", Expires: "2999-01-01"})
+		}
+	}
+	require.NotEmpty(t, ws)
+	assert.NotEqual(t, driver.Failing, driver.Judge(d, ws, tests.Low))
+}
+
+func TestLenientSelectionKeepsTheRun(t *testing.T) {
+	cfg := &driver.Config{Selection: tests.Selection{IDs: []string{"checksum", "chekcsum-typo"}}, Lenient: true,
+		Files: input.Options{Files: map[input.Decl]string{input.ACPITables: dump}}}
+	d, err := driver.Run(cfg)
+	require.NoError(t, err)
+	require.Len(t, d.Results, 1)
+	require.Len(t, d.Errors, 1)
+	assert.Contains(t, d.Errors[0], "chekcsum-typo")
+
+	cfg.Lenient = false
+	_, err = driver.Run(cfg)
+	assert.ErrorContains(t, err, "unknown check")
+}
+
+func TestNamedFileMustLoad(t *testing.T) {
+	cfg := &driver.Config{Files: input.Options{Files: map[input.Decl]string{input.ACPITables: "does-not-exist.txt"}}}
+	_, err := driver.Run(cfg)
+	assert.ErrorContains(t, err, "does-not-exist.txt")
+}
+
+func TestNothingChecked(t *testing.T) {
+	d, err := driver.Run(&driver.Config{From: t.TempDir(), Selection: tests.Selection{IDs: []string{"checksum"}}})
+	require.NoError(t, err)
+	assert.Equal(t, tests.StatusSkipped, d.Results[0].Status)
+	assert.Equal(t, driver.NothingChecked, driver.Judge(d, nil, tests.Low))
+}
