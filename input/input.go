@@ -231,6 +231,15 @@ func New(src Source, opts Options) *Machine {
 	return m
 }
 
+// Loaded reports whether d has been read or derived in the current phase
+// (whether a check asked for it).
+func (m *Machine) Loaded(d Decl) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, ok := m.cache[d]
+	return ok
+}
+
 // Unavailable is the error for an input that cannot be had; its message is
 // the reason the checks needing it skip.
 type Unavailable struct {

@@ -3,6 +3,7 @@ package all
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/checktest"
+	"github.com/fwcheck/fwcheck/tests/internal/amlcheck"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -19,19 +21,39 @@ import (
 	"github.com/fwcheck/fwcheck/internal/corpus"
 )
 
-// acpiCheckIDs are the checks of the ACPI static-table suite.
-// acpiCheckIDs are the checks of the ACPI static-table suite.
-var acpiCheckIDs = []string{"acpitables", "checksum", "fadt", "hpet", "madt", "mcfg", "mcfg-reserved"}
-
+// acpiChecks are the checks of the ACPI static-table suite, taken from
+// the list drivers run (see suites): a new ACPI table check joins its
+// goldens without an edit here.
 func acpiChecks(t testing.TB) []*tests.Check {
 	t.Helper()
-	var cs []*tests.Check
-	for _, id := range acpiCheckIDs {
-		c := tests.Lookup(Checks(), id)
-		require.NotNil(t, c, id)
-		cs = append(cs, c)
+	static, _ := suites(t)
+	return static
+}
+
+// suites splits the ACPI checks of Checks() that read nothing but the ACPI
+// tables and the memory map into those that read the AML namespace and
+// those that read only the static tables. Which is which is seen, not
+// listed: each check runs on a machine with a DSDT (declaring one device)
+// and an HPET, and those that had the namespace derived are the AML ones.
+func suites(t testing.TB) (static, aml []*tests.Check) {
+	t.Helper()
+	dsdt := checktest.Table{Raw: checktest.SDT("DSDT", 2, []byte{0x5B, 0x82, 0x05, 'D', 'E', 'V', '0'})}
+	hpet := checktest.Table{Raw: checktest.HPET(nil)}
+	for _, c := range Checks() {
+		if c.Category != tests.ACPI || slices.ContainsFunc(c.AllInputs(), func(d input.Decl) bool { return d != input.ACPITables && d != input.MemoryMap }) {
+			continue
+		}
+		m := checktest.Machine(t, nil, dsdt, hpet)
+		tests.RunOne(&tests.Env{Machine: m}, c)
+		if m.Loaded(amlcheck.Namespace) {
+			aml = append(aml, c)
+		} else {
+			static = append(static, c)
+		}
 	}
-	return cs
+	require.NotEmpty(t, static)
+	require.NotEmpty(t, aml)
+	return static, aml
 }
 
 // qemuMachine copies one QEMU configuration (base tables plus a variant's
@@ -269,4 +291,23 @@ func FuzzACPIChecks(f *testing.F) {
 // runAll runs checks on m with no settings and no machine control.
 func runAll(m *input.Machine, checks []*tests.Check) []tests.Result {
 	return tests.Run(&tests.Env{Machine: m}, checks)
+}
+
+// TestSuitesAreSeen: the split of the ACPI checks into the static and AML
+// goldens follows what each check reads.
+func TestSuitesAreSeen(t *testing.T) {
+	static, aml := suites(t)
+	ids := func(cs []*tests.Check) []string {
+		var out []string
+		for _, c := range cs {
+			out = append(out, c.ID)
+		}
+		return out
+	}
+	t.Logf("static: %v; aml: %v", ids(static), ids(aml))
+	assert.Subset(t, ids(static), []string{"acpitables", "checksum", "fadt", "hpet", "madt", "mcfg", "mcfg-reserved"})
+	assert.Subset(t, ids(aml), []string{"aml-parse", "device-ids", "hpet-crs", "osi", "prw", "resources", "sleep-states", "uniqueid"})
+	for _, id := range ids(static) {
+		assert.NotContains(t, ids(aml), id)
+	}
 }

@@ -13,18 +13,12 @@ import (
 	"github.com/fwcheck/fwcheck/tests/checktest"
 )
 
-// amlCheckIDs are the checks that read the AML (issue 15).
-var amlCheckIDs = []string{"aml-parse", "device-ids", "hpet-crs", "osi", "prw", "resources", "sleep-states", "uniqueid"}
-
+// amlChecks are the checks that read the AML namespace, taken from the
+// list drivers run (see suites).
 func amlChecks(t testing.TB) []*tests.Check {
 	t.Helper()
-	var cs []*tests.Check
-	for _, id := range amlCheckIDs {
-		c := tests.Lookup(Checks(), id)
-		require.NotNil(t, c, id)
-		cs = append(cs, c)
-	}
-	return cs
+	_, aml := suites(t)
+	return aml
 }
 
 // amlGoldenCases are the corpus machines that carry AML: the 36 full
