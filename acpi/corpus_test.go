@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,21 +14,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fwcheck/fwcheck/internal/corpus"
 )
 
-// sharedDir locates the shared corpus: $FWCHECK_SHARED, else ../shared next
-// to the repository root. Tests that need it skip when it is absent.
+// sharedDir locates the shared directory holding the corpus (see
+// internal/corpus: absent, tests skip, or fail when FWCHECK_SHARED is set).
 func sharedDir(tb testing.TB) string {
 	tb.Helper()
-	if d := os.Getenv("FWCHECK_SHARED"); d != "" {
-		return d
-	}
-	_, file, _, _ := runtime.Caller(0)
-	d := filepath.Join(filepath.Dir(file), "..", "..", "shared")
-	if _, err := os.Stat(filepath.Join(d, "corpus", "acpi")); err != nil {
-		tb.Skip("shared corpus not found (set FWCHECK_SHARED)")
-	}
-	return d
+	return filepath.Dir(filepath.Dir(corpus.Dir(tb, "acpi")))
 }
 
 // corpusDumps lists every acpidump file in the linuxhw corpus.
@@ -41,7 +34,7 @@ func corpusDumps(tb testing.TB) []string {
 	files := append(core, full...)
 	sort.Strings(files)
 	if len(files) == 0 {
-		tb.Skip("no dumps in " + root)
+		corpus.Missing(tb, "no dumps in %s", root)
 	}
 	return files
 }

@@ -148,7 +148,7 @@ func TestCorpusQEMU(t *testing.T) {
 	dir := corpus.Dir(t, "acpi", "qemu")
 	dsdts, _ := filepath.Glob(filepath.Join(dir, "*", "DSDT*"))
 	if len(dsdts) == 0 {
-		t.Skip("no QEMU DSDTs")
+		corpus.Missing(t, "no QEMU DSDTs in %s", dir)
 	}
 	for _, f := range dsdts {
 		tabs := []Table{readRaw(t, f)}

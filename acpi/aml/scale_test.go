@@ -3,17 +3,15 @@ package aml
 import (
 	"bytes"
 	"math/rand"
+	"runtime"
 	"testing"
-	"time"
 )
 
-// TestLinearTime loads 1 MiB inputs built to stress the parser (random
-// bytes, thousands of unresolved names, deeply nested If blocks, a
-// package of a million elements, thousands of duplicates in one scope)
-// and checks each loads in time proportional to its size, with the
-// problem count capped.
-func TestLinearTime(t *testing.T) {
-	const size = 1 << 20
+// stressInputs are AML bodies of about size bytes built to stress the
+// parser: random bytes, thousands of unresolved names, deeply nested If
+// blocks, a package of size elements, thousands of duplicates in one
+// scope.
+func stressInputs(size int) map[string][]byte {
 	rnd := rand.New(rand.NewSource(1))
 	random := make([]byte, size)
 	rnd.Read(random)
@@ -43,17 +41,52 @@ func TestLinearTime(t *testing.T) {
 		dups = append(dups, 0x08, 'D', 'U', 'P', '0', 0x00)
 	}
 
-	for name, aml := range map[string][]byte{"random": random, "unresolved": unresolved, "nested": nested,
-		"package": pkg, "duplicates": dups} {
-		start := time.Now()
-		_, probs := Load(Table{Name: "DSDT", Signature: "DSDT", AML: aml})
-		d := time.Since(start)
-		t.Logf("%s: %d bytes in %v, %d problems", name, len(aml), d, len(probs))
-		if d > 10*time.Second {
-			t.Errorf("%s: %v for %d bytes", name, d, len(aml))
+	return map[string][]byte{"random": random, "unresolved": unresolved, "nested": nested,
+		"package": pkg, "duplicates": dups}
+}
+
+// loadWork loads aml as a DSDT and returns the problems and the heap
+// allocations the load made: a count of the work done that does not
+// depend on how busy the machine is.
+func loadWork(aml []byte) (probs []Problem, allocs uint64) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, probs = Load(Table{Name: "DSDT", Signature: "DSDT", AML: aml})
+	runtime.ReadMemStats(&after)
+	return probs, after.Mallocs - before.Mallocs
+}
+
+// TestLinearGrowth loads each stress input at 256 KiB and at 1 MiB and
+// checks that the work (heap allocations) grows at most about fourfold
+// with the fourfold size, not with its square, and that the problems stay
+// capped. Wall time is BenchmarkLoadStress's, not a test's.
+func TestLinearGrowth(t *testing.T) {
+	small, large := stressInputs(256<<10), stressInputs(1<<20)
+	for name := range large {
+		_, ws := loadWork(small[name])
+		probs, wl := loadWork(large[name])
+		ratio := float64(wl) / float64(max(ws, 1))
+		t.Logf("%s: %d allocations for %d bytes, %d for %d (×%.2f), %d problems", name, ws, len(small[name]), wl, len(large[name]), ratio, len(probs))
+		// Fourfold input: linear work is ×4; allow for fixed costs and
+		// growth of slices by doubling, never ×16.
+		if wl > 6*ws+10_000 {
+			t.Errorf("%s: work grew ×%.1f for ×4 input (%d → %d allocations)", name, ratio, ws, wl)
 		}
 		if len(probs) > maxProblemsPerTable+1 {
 			t.Errorf("%s: %d problems, cap is %d", name, len(probs), maxProblemsPerTable)
 		}
+	}
+}
+
+// BenchmarkLoadStress measures loading each 1 MiB stress input.
+func BenchmarkLoadStress(b *testing.B) {
+	for name, aml := range stressInputs(1 << 20) {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(aml)))
+			for range b.N {
+				Load(Table{Name: "DSDT", Signature: "DSDT", AML: aml})
+			}
+		})
 	}
 }

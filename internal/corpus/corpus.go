@@ -1,7 +1,9 @@
 // Package corpus locates the shared real-world data (../shared/corpus
 // beside the repository, or $FWCHECK_SHARED/corpus) for tests and
 // benchmarks, and skips them when it is absent so the project stays
-// testable on its own.
+// testable on its own. When FWCHECK_SHARED is set (CI says the corpus is
+// there), a missing corpus or part of it fails the test instead: a test
+// that silently skips proves nothing.
 package corpus
 
 import (
@@ -37,11 +39,11 @@ func Dir(tb testing.TB, elem ...string) string {
 	tb.Helper()
 	r := Root()
 	if r == "" {
-		tb.Skip("shared corpus absent (../shared/corpus or $FWCHECK_SHARED)")
+		Missing(tb, "shared corpus absent (../shared/corpus or $FWCHECK_SHARED)")
 	}
 	d := filepath.Join(append([]string{r}, elem...)...)
 	if _, err := os.Stat(d); err != nil {
-		tb.Skipf("shared corpus has no %s", filepath.Join(elem...))
+		Missing(tb, "shared corpus has no %s", filepath.Join(elem...))
 	}
 	return d
 }
@@ -52,11 +54,24 @@ func Glob(tb testing.TB, pattern string) []string {
 	tb.Helper()
 	r := Root()
 	if r == "" {
-		tb.Skip("shared corpus absent (../shared/corpus or $FWCHECK_SHARED)")
+		Missing(tb, "shared corpus absent (../shared/corpus or $FWCHECK_SHARED)")
 	}
 	m, _ := filepath.Glob(filepath.Join(r, pattern))
 	if len(m) == 0 {
-		tb.Skipf("shared corpus has no %s", pattern)
+		Missing(tb, "shared corpus has no %s", pattern)
 	}
 	return m
+}
+
+// Required reports whether the corpus must be there: FWCHECK_SHARED is set.
+func Required() bool { return os.Getenv("FWCHECK_SHARED") != "" }
+
+// Missing ends tb for corpus data that is not there: a skip, or a failure
+// when the corpus is Required.
+func Missing(tb testing.TB, format string, args ...any) {
+	tb.Helper()
+	if Required() {
+		tb.Fatalf("FWCHECK_SHARED is set, and: "+format, args...)
+	}
+	tb.Skipf(format, args...)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fwcheck/fwcheck/acpi"
 	"github.com/fwcheck/fwcheck/input"
+	"github.com/fwcheck/fwcheck/internal/corpus"
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/checktest"
 )
@@ -72,11 +73,7 @@ func TestResetPaths(t *testing.T) {
 // QEMU's pc machine with SeaBIOS has a revision 1 FADT, without RESET_REG:
 // the real occurrence of ResetACPIRegisterUnavailable.
 func TestQEMUPCHasNoACPIReset(t *testing.T) {
-	shared := os.Getenv("FWCHECK_SHARED")
-	if shared == "" {
-		t.Skip("FWCHECK_SHARED not set")
-	}
-	raw, err := os.ReadFile(filepath.Join(shared, "corpus/acpi/qemu/pc/FACP"))
+	raw, err := os.ReadFile(filepath.Join(corpus.Dir(t, "acpi", "qemu", "pc"), "FACP"))
 	if err != nil {
 		t.Skipf("no QEMU pc FADT: %v", err)
 	}
