@@ -102,7 +102,12 @@ func ParseDump(r io.Reader) (*Tables, error) {
 	// own Length field means the file was cut off: say so and leave the
 	// fragment out rather than let checks judge the firmware by it.
 	if cur != nil && cur.Signature != SigRSDP && !(len(cur.Raw) >= 8 && string(cur.Raw[:8]) == "RSD PTR ") {
-		if len(cur.Raw) < 8 || int(binary.LittleEndian.Uint32(cur.Raw[4:8])) > len(cur.Raw) {
+		if len(cur.Raw) >= 8 && int(binary.LittleEndian.Uint32(cur.Raw[4:8])) > MaxTableData {
+			// not a cut-off dump: no dump holds a table that long, so the
+			// length field is wrong; the table is kept for the checks to
+			// judge, and its length said
+			ts.warnf("%s says it is %d bytes long, more than any dump holds; the %d bytes the dump has are kept", cur.Signature, binary.LittleEndian.Uint32(cur.Raw[4:8]), len(cur.Raw))
+		} else if len(cur.Raw) < 8 || int(binary.LittleEndian.Uint32(cur.Raw[4:8])) > len(cur.Raw) {
 			want := "its Length field"
 			if len(cur.Raw) >= 8 {
 				want = fmt.Sprintf("%d", binary.LittleEndian.Uint32(cur.Raw[4:8]))
