@@ -36,7 +36,7 @@ func method(name string, args byte, body ...[]byte) []byte {
 }
 
 var (
-	loopForever = pkg([]byte{0xA2}, []byte{0x01})                                   // While (One) {}
+	loopForever = pkg([]byte{0xA2}, []byte{0x01})                                 // While (One) {}
 	loopAlloc   = pkg([]byte{0xA2}, []byte{0x01}, []byte{0x70}, pkg([]byte{0x11}, // While (One) { Local0 = Buffer (0x100000) {} }
 		[]byte{0x0C, 0x00, 0x00, 0x10, 0x00}), []byte{0x60})
 )
