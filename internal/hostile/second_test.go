@@ -163,3 +163,31 @@ func TestTarOfDotIsASnapshot(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"bios_vendor": "SeaBIOS"`)
 }
+
+// `snapshot -o -` wrote a file named "-"; results files were created 0644
+// although they hold machine data.
+func TestSnapshotToStdoutAndFileModes(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("snapshot reads a machine root as root")
+	}
+	root := filepath.Join(t.TempDir(), "machine")
+	for p, c := range map[string]string{"proc/version": "Linux version 6.1.0\n", "sys/class/dmi/id/sys_vendor": "QEMU\n"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(root, filepath.Dir(p)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(root, p), []byte(c), 0o644))
+	}
+	r := run(t, "snapshot", "-o", "-", "--root", root)
+	assert.Equal(t, 0, r.code, "%.300s", r.stderr)
+	assert.True(t, strings.HasPrefix(r.stdout, "\x1f\x8b"), "the archive on standard output")
+	_, err := os.Stat(filepath.Join(workDir, "-"))
+	assert.True(t, os.IsNotExist(err), "no file named -")
+
+	dir := t.TempDir()
+	js, ju := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.xml")
+	r = run(t, "run", "checksum", "--from", snapshotDir(t), "--json", js, "--junit", ju, "--color", "never")
+	assert.Contains(t, []int{0, 1, 3}, r.code, "%.300s", r.stderr)
+	for _, p := range []string{js, ju} {
+		st, err := os.Stat(p)
+		require.NoError(t, err)
+		assert.Equal(t, os.FileMode(0o600), st.Mode().Perm(), p)
+	}
+}
