@@ -520,7 +520,7 @@ func (cfg *runConfig) fileInputs(e *env, acpidump, klogFile string) error {
 	}
 	if klogFile != "" && klogFile != "-" {
 		if st, err := os.Stat(klogFile); err == nil && !st.Mode().IsRegular() && st.Mode()&fs.ModeNamedPipe == 0 {
-			return fmt.Errorf("%s: not a regular file or a pipe: %s", klogFile, st.Mode().Type())
+			return fmt.Errorf("%s: not a regular file or a pipe but %s", klogFile, regfile.Kind(st.Mode()))
 		}
 	}
 	if klogFile != "" {

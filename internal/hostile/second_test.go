@@ -116,7 +116,7 @@ func TestInputsThatAreNotRegularFiles(t *testing.T) {
 		{[]string{"run", "--acpidump", "/dev/urandom"}, "not a regular file but a character device"},
 		{[]string{"run", "--acpidump", fifo}, "not a regular file but a FIFO"},
 		{[]string{"run", "--from", fifo}, "not a regular file"},
-		{[]string{"run", "--klog", "/dev/zero"}, "not a regular file or a pipe"},
+		{[]string{"run", "--klog", "/dev/urandom"}, "not a regular file or a pipe but a character device"},
 		{[]string{"run", "--waivers", fifo}, "not a regular file but a FIFO"},
 		{[]string{"report", fifo, "-o", filepath.Join(t.TempDir(), "r.html")}, "not a regular file but a FIFO"},
 		{[]string{"diff", fifo, fifo}, "not a regular file but a FIFO"},

@@ -56,6 +56,10 @@ func Check(f *os.File) error {
 	return nil
 }
 
+// Kind names what a file that is not regular is ("a FIFO (it would
+// block)", "a character device (it may never end)", …).
+func Kind(m fs.FileMode) string { return kind(m) }
+
 func kind(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
