@@ -8,10 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/fwcheck/fwcheck/internal/regfile"
 )
 
 // ParseDump reads acpidump text, plain or gzip-compressed: for each table a
@@ -32,7 +33,9 @@ func ParseDump(r io.Reader) (*Tables, error) {
 		br = bufio.NewReaderSize(zr, 64*1024)
 	}
 	ts := &Tables{Source: "acpidump"}
-	sc := bufio.NewScanner(br)
+	// The text is bounded too: junk lines are only counted, so an
+	// endless stream of them (/dev/urandom) never ended.
+	sc := bufio.NewScanner(regfile.LimitReader(br, MaxDumpText))
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
 	var cur *Table
 	var data, reserved int
@@ -95,6 +98,8 @@ func ParseDump(r io.Reader) (*Tables, error) {
 	}
 	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
 		return nil, fmt.Errorf("acpidump line %d: longer than 1 MiB: not acpidump text", line+1)
+	} else if errors.Is(err, regfile.ErrTooLarge) {
+		return nil, fmt.Errorf("acpidump: more than %d MiB of text (%d MiB of tables take about %d MiB)", MaxDumpText>>20, MaxTableData>>20, 5*MaxTableData>>20)
 	} else if err != nil {
 		return nil, fmt.Errorf("acpidump: %w", err)
 	}
@@ -102,7 +107,12 @@ func ParseDump(r io.Reader) (*Tables, error) {
 	// own Length field means the file was cut off: say so and leave the
 	// fragment out rather than let checks judge the firmware by it.
 	if cur != nil && cur.Signature != SigRSDP && !(len(cur.Raw) >= 8 && string(cur.Raw[:8]) == "RSD PTR ") {
-		if len(cur.Raw) < 8 || int(binary.LittleEndian.Uint32(cur.Raw[4:8])) > len(cur.Raw) {
+		if len(cur.Raw) >= 8 && int(binary.LittleEndian.Uint32(cur.Raw[4:8])) > MaxTableData {
+			// not a cut-off dump: no dump holds a table that long, so the
+			// length field is wrong; the table is kept for the checks to
+			// judge, and its length said
+			ts.warnf("%s says it is %d bytes long, more than any dump holds; the %d bytes the dump has are kept", cur.Signature, binary.LittleEndian.Uint32(cur.Raw[4:8]), len(cur.Raw))
+		} else if len(cur.Raw) < 8 || int(binary.LittleEndian.Uint32(cur.Raw[4:8])) > len(cur.Raw) {
 			want := "its Length field"
 			if len(cur.Raw) >= 8 {
 				want = fmt.Sprintf("%d", binary.LittleEndian.Uint32(cur.Raw[4:8]))
@@ -124,9 +134,14 @@ func ParseDump(r io.Reader) (*Tables, error) {
 // maxSkippedShown is how many skipped acpidump lines get a warning each.
 const maxSkippedShown = 10
 
-// LoadDumpFile reads an acpidump text file (gzip-compressed or not).
+// MaxDumpText bounds the text of an acpidump (after gzip): a row of 16
+// bytes takes 75 characters, so MaxTableData of tables is about 150 MiB.
+const MaxDumpText = 6 * MaxTableData
+
+// LoadDumpFile reads an acpidump text file (gzip-compressed or not); it
+// must be a regular file.
 func LoadDumpFile(path string) (*Tables, error) {
-	f, err := os.Open(path)
+	f, err := regfile.Open(path)
 	if err != nil {
 		return nil, err
 	}

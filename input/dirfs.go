@@ -53,6 +53,9 @@ func (d *dirSnapshot) Open(name string) (fs.File, error) {
 	switch m := st.Mode(); {
 	case m.IsDir():
 		return &dirSnapshotDir{f: f, name: name}, nil
+	case m.IsRegular() && hardLinked(st):
+		f.Close()
+		return nil, &fs.PathError{Op: "open", Path: name, Err: errors.New("a hard link (a file with other names, perhaps outside the snapshot): a snapshot holds files of its own only")}
 	case m.IsRegular():
 		if st.Size() > MaxSnapshotFile {
 			f.Close()
@@ -139,4 +142,12 @@ func (d *dirSnapshotDir) Read([]byte) (int, error) {
 
 func (d *dirSnapshotDir) tooMany() error {
 	return &fs.PathError{Op: "readdir", Path: d.name, Err: fmt.Errorf("more than %d entries", MaxSnapshotEntries)}
+}
+
+// hardLinked says whether a file has other names: a hard link to
+// /etc/shadow put the file into the results as the DMI product name. Tar
+// snapshots refuse links the same way.
+func hardLinked(st fs.FileInfo) bool {
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	return ok && sys.Nlink > 1
 }

@@ -9,6 +9,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/fwcheck/fwcheck/acpi"
 	"github.com/fwcheck/fwcheck/klog"
@@ -186,6 +188,9 @@ func loadKlog(src Source) (*klog.Log, error) {
 	return klog.LogOf(recs), err
 }
 
+// pipeDeadline bounds reading a kernel log from a pipe or FIFO.
+const pipeDeadline = 30 * time.Second
+
 // loadKlogFile reads a kernel log the user named ("-": standard input). A
 // file in which no line is a kernel-log record is an error. A regular file
 // is streamed by its readers, not held in memory, up to MaxSnapshotFile
@@ -204,10 +209,14 @@ func loadKlogFile(p string, stdin []byte) (*klog.Log, error) {
 		}
 		l = klog.LogFile(p)
 	default:
-		f, err := os.Open(p)
+		// non-blocking: a FIFO no one writes to gives end of file at
+		// once instead of blocking the run; a pipe that goes quiet ends
+		// by the deadline
+		f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 		if err != nil {
 			return nil, err
 		}
+		_ = f.SetReadDeadline(time.Now().Add(pipeDeadline))
 		b, err := io.ReadAll(&limitedFile{r: f, name: p, left: MaxSnapshotFile})
 		f.Close()
 		if err != nil {

@@ -18,6 +18,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+
+	"github.com/fwcheck/fwcheck/internal/regfile"
 )
 
 // A Source is a view of a machine's files, named by their path without the
@@ -161,7 +163,7 @@ func Open(p string) (Source, error) {
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("snapshot %s: not a regular file or a directory", p)
 	}
-	f, err := os.Open(p)
+	f, err := regfile.Open(p)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: %w", err)
 	}
@@ -210,6 +212,9 @@ func readTarGz(r io.Reader) (*memFS, error) {
 			return nil, fmt.Errorf("a name of %d bytes in the archive, longer than the %d a path can have", len(h.Name), maxSnapshotName)
 		}
 		name := path.Clean(strings.TrimPrefix(h.Name, "./"))
+		if name == "." && h.Typeflag == tar.TypeDir {
+			continue // the top directory of `tar -C dir .`: "./"
+		}
 		if !fs.ValidPath(name) || name == "." {
 			return nil, fmt.Errorf("bad path %q in archive", truncName(h.Name))
 		}

@@ -44,6 +44,9 @@ type htmlCycles struct {
 	Measures []measure // the columns of the table
 	Cycles   []cycleRow
 	Devices  bool // a slowest-device column
+	// Omitted counts the cycles the table leaves out (past
+	// maxTableCycles: the passed ones after the first).
+	Omitted int
 }
 
 type htmlDoc struct {
@@ -175,13 +178,21 @@ func cyclesOf(r Result) []cycleRow {
 	if !ok {
 		return nil
 	}
-	b, err := json.Marshal(raw)
-	if err != nil {
-		return nil
-	}
 	var recs []map[string]any
-	if json.Unmarshal(b, &recs) != nil {
-		return nil
+	if l, ok := raw.([]any); ok {
+		// as decoded from a document: no need to encode it again
+		for _, x := range l {
+			m, _ := x.(map[string]any)
+			recs = append(recs, m)
+		}
+	} else {
+		b, err := json.Marshal(raw)
+		if err != nil {
+			return nil
+		}
+		if json.Unmarshal(b, &recs) != nil {
+			return nil
+		}
 	}
 	var out []cycleRow
 	for i, m := range recs {
@@ -225,8 +236,35 @@ func cycleSection(check string, cs []cycleRow) htmlCycles {
 	for _, c := range cs {
 		h.Devices = h.Devices || c.Device != ""
 	}
+	if len(cs) > maxTableCycles {
+		// every failed cycle (up to the cap), then the first passed ones
+		bad := 0
+		for _, c := range cs {
+			if !c.Good() {
+				bad++
+			}
+		}
+		good := max(0, maxTableCycles-bad)
+		var rows []cycleRow
+		for _, c := range cs {
+			if len(rows) == maxTableCycles {
+				break
+			}
+			if !c.Good() || good > 0 {
+				if c.Good() {
+					good--
+				}
+				rows = append(rows, c)
+			}
+		}
+		h.Cycles, h.Omitted = rows, len(cs)-len(rows)
+	}
 	return h
 }
+
+// maxTableCycles bounds the rows of a cycle table: a document of 300,000
+// cycles took 34 s and a page of 35 MB; the JSON keeps them all.
+const maxTableCycles = 2000
 
 // plotSVG draws one measure over the cycles: a line through the measured
 // cycles, a dot per cycle (red when the cycle failed) with its value in a
@@ -234,7 +272,12 @@ func cycleSection(check string, cs []cycleRow) htmlCycles {
 // string is escaped: device names come from the machine.
 func plotSVG(m measure, cs []cycleRow) template.HTML {
 	id, title := strings.TrimSuffix(strings.ReplaceAll(m.Key, "_", "-"), "-ms"), m.Title
-	get := func(c cycleRow) float64 { return c.Values[m.Key] }
+	get := func(c cycleRow) float64 {
+		if v := c.Values[m.Key]; v > 0 && v <= math.MaxFloat64 {
+			return v
+		}
+		return 0 // unmeasured, negative, NaN or infinite: not drawn
+	}
 	const (
 		w, hgt                   = 640, 240
 		left, right, top, bottom = 64, 16, 28, 36
@@ -256,8 +299,8 @@ func plotSVG(m measure, cs []cycleRow) template.HTML {
 		fmt.Fprintf(&b, `<text x="%d" y="%d" class="empty">not measured</text></svg></figure>`, left+20, top+plotH/2)
 		return template.HTML(b.String())
 	}
-	step := niceStep(maxV / ticks)
-	top100 := step * math.Ceil(maxV/step)
+	step, nTicks := plotScale(maxV, ticks)
+	top100 := min(step*float64(nTicks), math.MaxFloat64)
 	x := func(i int) float64 {
 		if len(cs) == 1 {
 			return left + plotW/2
@@ -265,8 +308,9 @@ func plotSVG(m measure, cs []cycleRow) template.HTML {
 		return left + float64(i)*plotW/float64(len(cs)-1)
 	}
 	y := func(v float64) float64 { return top + plotH - v/top100*plotH }
-	// Axes and grid.
-	for v := 0.0; v <= top100+step/2; v += step {
+	// Axes and grid: a counted loop, whatever the values.
+	for i := 0; i <= nTicks; i++ {
+		v := step * float64(i)
 		fmt.Fprintf(&b, `<line class="grid" x1="%d" x2="%d" y1="%.1f" y2="%.1f"/><text class="tick" x="%d" y="%.1f" text-anchor="end">%s</text>`,
 			left, left+plotW, y(v), y(v), left-6, y(v)+4, fmtNum(v))
 	}
@@ -285,19 +329,30 @@ func plotSVG(m measure, cs []cycleRow) template.HTML {
 			seg = nil
 		}
 	}
-	for i, c := range cs {
-		if v := get(c); v > 0 {
-			seg = append(seg, fmt.Sprintf("%.1f,%.1f", x(i), y(v)))
+	// Past maxPlotPoints cycles the line keeps each run of cycles' highest
+	// value, and dots mark only the failed cycles (the table lists all).
+	stride := max(1, (len(cs)+maxPlotPoints-1)/maxPlotPoints)
+	for i := 0; i < len(cs); i += stride {
+		hi, at := 0.0, i
+		for j := i; j < min(i+stride, len(cs)); j++ {
+			if v := get(cs[j]); v > hi {
+				hi, at = v, j
+			}
+		}
+		if hi > 0 {
+			seg = append(seg, fmt.Sprintf("%.1f,%.1f", x(at), y(hi)))
 		} else {
 			flush()
 		}
 	}
 	flush()
+	dots := 0
 	for i, c := range cs {
 		v := get(c)
-		if v <= 0 {
+		if v <= 0 || stride > 1 && c.Good() || dots >= maxPlotPoints {
 			continue
 		}
+		dots++
 		cls := "pt"
 		if !c.Good() {
 			cls = "pt bad"
@@ -311,6 +366,28 @@ func plotSVG(m measure, cs []cycleRow) template.HTML {
 	}
 	b.WriteString(`</svg></figure>`)
 	return template.HTML(b.String())
+}
+
+// maxPlotPoints bounds the points and dots of one plot: a document of
+// 300,000 cycles drew 300,000 dots a measure.
+const maxPlotPoints = 1000
+
+// plotScale returns the value axis's tick step and number of ticks for
+// values up to maxV: about ticks of them, never fewer than one nor more
+// than 2·ticks, and finite whatever maxV is (NaN, ±Inf, subnormal, the
+// largest float64): the top of the axis, step·n, is then finite too.
+func plotScale(maxV float64, ticks int) (step float64, n int) {
+	if !(maxV > 0) || math.IsInf(maxV, 0) {
+		return 1, 1
+	}
+	step = niceStep(maxV / float64(ticks))
+	if step <= 0 || math.IsInf(step*float64(2*ticks), 0) || maxV/step > float64(2*ticks) {
+		// too small to step by powers of ten, or so large that the
+		// rounded top overflows: the axis ends at maxV
+		return maxV / float64(ticks), ticks
+	}
+	n = int(math.Ceil(maxV / step))
+	return step, min(max(n, 1), 2*ticks)
 }
 
 // niceStep rounds a tick step up to 1, 2 or 5 times a power of ten.

@@ -180,16 +180,18 @@ func (t *textWriter) para(indent, hang int, spans ...span) {
 		b.WriteString(strings.Repeat(" ", sp))
 		col += sp
 		setColor(tk.color)
-		// A word longer than a line (a path, a hex dump) is cut.
-		for col+utf8.RuneCountInString(text) > t.o.Width && t.o.Width-col > 0 {
+		// A word longer than a line (a path, a hex dump) is cut; the runes
+		// left are counted down, not again (a 4 MiB word took 106 s).
+		for col+n > t.o.Width && t.o.Width-col > 0 {
 			cut := byteIndexOfRune(text, t.o.Width-col)
 			b.WriteString(text[:cut])
+			n -= t.o.Width - col
 			text = text[cut:]
 			newline(true)
 			setColor(tk.color)
 		}
 		b.WriteString(text)
-		col += utf8.RuneCountInString(text)
+		col += n
 	}
 	setColor("")
 	b.WriteByte('\n')

@@ -2,8 +2,8 @@ package tests
 
 import (
 	"fmt"
+	"github.com/fwcheck/fwcheck/internal/regfile"
 	"io"
-	"os"
 	"slices"
 	"time"
 
@@ -124,7 +124,7 @@ type Journals interface {
 type fileJournals struct{}
 
 func (fileJournals) Open(path string) (*journal.Journal, error) { return journal.Open(path) }
-func (fileJournals) Read(path string) (io.ReadCloser, error)    { return os.Open(path) }
+func (fileJournals) Read(path string) (io.ReadCloser, error)    { return regfile.Open(path) }
 
 // Pass is a check's view of one run: the machine to read and the place to
 // report. A Pass is used by one check, from one goroutine.

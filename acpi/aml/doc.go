@@ -76,7 +76,10 @@
 // Timer, Events and table loads are EvalNotStatic errors, never guessed.
 // Notify, Sleep, Stall, Acquire and Release do nothing. A step limit and
 // a call depth limit make a loop that never ends an EvalStepLimit error,
-// not a hang. Stores into Names, buffer fields and package elements live
+// not a hang; the evaluation budget (budget.go) bounds each evaluation's
+// bytes allocated and wall time too, and a run's evaluations together
+// (RunBudget), past which an evaluation is an EvalBudget error. Load keeps
+// a bounded number of terms (TooLarge beyond it). Stores into Names, buffer fields and package elements live
 // in the Evaluator, never in the namespace. DecodeResources decodes the
 // resource templates _CRS returns. RunREG runs the _REG methods, as an OS
 // does once it can reach each address space. Objects declared by

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // EvalKind classifies why an evaluation did not produce a value.
@@ -35,11 +36,15 @@ const (
 	EvalUnsupported
 	// EvalInternal: a bug in the evaluator (it recovered from a panic).
 	EvalInternal
+	// EvalBudget: the evaluation exceeded its budget of bytes allocated
+	// or wall time, or the run's budget is spent (see budget.go). Not
+	// evidence of a firmware error: the result is not known.
+	EvalBudget
 )
 
 var evalKindNames = map[EvalKind]string{EvalNotStatic: "not evaluable statically", EvalStepLimit: "step limit",
 	EvalDepthLimit: "call depth limit", EvalUnresolved: "unresolved", EvalAMLError: "AML error", EvalUnsupported: "unsupported",
-	EvalInternal: "internal error"}
+	EvalInternal: "internal error", EvalBudget: "budget"}
 
 func (k EvalKind) String() string {
 	if s, ok := evalKindNames[k]; ok {
@@ -62,6 +67,13 @@ func (e *EvalError) Error() string {
 	where := ""
 	if e.Table != "" {
 		where = fmt.Sprintf(" at %s+0x%X", e.Table, e.Offset)
+	}
+	if e.Kind == EvalBudget || e.Kind == EvalStepLimit {
+		who := "the evaluation"
+		if e.Method != "" {
+			who = "method " + displayPath(e.Method)
+		}
+		return fmt.Sprintf("%s exceeded the evaluation budget%s: %s", who, where, e.Msg)
 	}
 	in := ""
 	if e.Method != "" {
@@ -93,8 +105,18 @@ type Options struct {
 	// WriteField receives writes to field units; nil makes such a write
 	// EvalNotStatic (the written value may change what later reads return).
 	WriteField func(unit *Node, v *Object) error
-	// MaxSteps bounds the terms one Evaluate call runs; 0 means 100 000.
+	// MaxSteps bounds the terms one Evaluate call runs; 0 means
+	// DefaultMaxSteps (100 000).
 	MaxSteps int
+	// MaxBytes bounds the bytes one Evaluate call allocates; 0 means
+	// DefaultMaxBytes (16 MiB).
+	MaxBytes int64
+	// MaxTime bounds the wall time of one Evaluate call; 0 means
+	// DefaultMaxTime (2 s).
+	MaxTime time.Duration
+	// Run, when set, is the budget shared with the other evaluations of
+	// the run (NewRunBudget).
+	Run *RunBudget
 	// MaxDepth bounds nested method calls; 0 means 32.
 	MaxDepth int
 	// OnOSI, when set, is told of every _OSI query and its answer.
@@ -141,6 +163,10 @@ type Evaluator struct {
 	reads   int
 	depth   int
 	current *frame
+	meter   meter
+	// evaluations ended by the budget, and the first one's error
+	exceeded      int
+	firstExceeded error
 }
 
 type bufField struct {
@@ -162,7 +188,13 @@ func NewEvaluator(ns *Namespace, opt Options) *Evaluator {
 		opt.OSI = LinuxOSI
 	}
 	if opt.MaxSteps <= 0 {
-		opt.MaxSteps = 100000
+		opt.MaxSteps = DefaultMaxSteps
+	}
+	if opt.MaxBytes <= 0 {
+		opt.MaxBytes = DefaultMaxBytes
+	}
+	if opt.MaxTime <= 0 {
+		opt.MaxTime = DefaultMaxTime
 	}
 	if opt.MaxDepth <= 0 {
 		opt.MaxDepth = 32
@@ -199,11 +231,13 @@ func (e *Evaluator) Evaluate(n *Node, args ...*Object) (obj *Object, err error) 
 			obj = nil
 			if p, ok := r.(evalPanic); ok {
 				err = p.err
-				return
+			} else {
+				err = &EvalError{Kind: EvalInternal, Msg: fmt.Sprint(r) + " (" + panicSite() + ")"}
 			}
-			err = &EvalError{Kind: EvalInternal, Msg: fmt.Sprint(r) + " (" + panicSite() + ")"}
 		}
+		e.end(err)
 	}()
+	e.begin()
 	if n == nil {
 		return nil, &EvalError{Kind: EvalUnresolved, Msg: "no object"}
 	}
@@ -294,8 +328,18 @@ func (e *Evaluator) fail(t *Term, k EvalKind, format string, args ...any) {
 
 func (e *Evaluator) step(t *Term) {
 	e.steps++
-	if e.steps > e.opt.MaxSteps {
-		e.fail(t, EvalStepLimit, "more than %d steps (a loop that does not end?)", e.opt.MaxSteps)
+	if int64(e.steps) > e.meter.stepsMax {
+		if e.meter.stepsMax < int64(e.opt.MaxSteps) {
+			e.failBudget(t, "more than %d steps: the run's AML evaluation budget is spent", e.meter.stepsMax)
+		}
+		why := "a loop that does not end?"
+		if e.reads > 0 {
+			why = "a loop polling a region field the evaluator emulates?"
+		}
+		e.fail(t, EvalStepLimit, "more than %d steps (%s)", e.opt.MaxSteps, why)
+	}
+	if e.steps-e.meter.checked >= 256 {
+		e.clock(t)
 	}
 }
 
@@ -305,6 +349,9 @@ func (e *Evaluator) call(m *Node, args []*Object, at *Term) *Object {
 	}
 	if m.External {
 		e.fail(at, EvalUnresolved, "%s is declared External but no loaded table defines it", displayPath(m.Path()))
+	}
+	if m.Method.Unparsed {
+		e.failBudget(at, "%s is not parsed: the tables exceed the load budget of %d terms", displayPath(m.Path()), maxTerms)
 	}
 	if e.depth >= e.opt.MaxDepth {
 		e.fail(at, EvalDepthLimit, "calls nested more than %d deep calling %s (unbounded recursion?)", e.opt.MaxDepth, displayPath(m.Path()))
@@ -424,6 +471,7 @@ func (e *Evaluator) eval(t *Term, f *frame) *Object {
 		if len(t.Data) > n {
 			n = len(t.Data)
 		}
+		e.charge(objectCost+n, t)
 		b := make([]byte, n)
 		copy(b, t.Data)
 		return Buffer(b)
@@ -439,6 +487,7 @@ func (e *Evaluator) eval(t *Term, f *frame) *Object {
 		if len(t.Body) > n {
 			n = len(t.Body)
 		}
+		e.charge(objectCost+8*n, t)
 		p := make([]*Object, n)
 		for i, el := range t.Body {
 			p[i] = e.element(el, f)
@@ -465,7 +514,7 @@ func (e *Evaluator) eval(t *Term, f *frame) *Object {
 		return e.invoke(t, f)
 	case OpName:
 		if t.Node != nil && len(t.Args) > 0 {
-			e.values[t.Node] = e.element(t.Args[0], f).copy()
+			e.values[t.Node] = e.copyOf(e.element(t.Args[0], f), t)
 		}
 		return nil
 	case OpCreateDWord, OpCreateWord, OpCreateByte, OpCreateBit, OpCreateQWord, OpCreateField:
@@ -830,6 +879,7 @@ func (e *Evaluator) toStr(v *Object, t *Term) string {
 		s := hex(v.Int & e.mask)
 		return strings.Repeat("0", 2*e.width-len(s)) + s
 	case TypeBuffer:
+		e.charge(3*len(v.Buf), t)
 		var b strings.Builder
 		for i, c := range v.Buf {
 			if i > 0 {
@@ -852,6 +902,7 @@ func (e *Evaluator) toBuf(v *Object, t *Term) []byte {
 	}
 	switch v.Type {
 	case TypeBuffer:
+		e.charge(len(v.Buf), t)
 		return append([]byte(nil), v.Buf...)
 	case TypeInteger:
 		b := make([]byte, e.width)
@@ -888,7 +939,7 @@ func (e *Evaluator) store(target *Term, v *Object, f *frame, copyObj bool) {
 		// a reference stays a reference (CondRefOf (X, Local0),
 		// Store (Index (P, 1), Local1)); anything else is copied
 		if v.Type != TypeReference {
-			v = v.copy()
+			v = e.copyOf(v, target)
 		}
 		f.locals[target.Op-OpLocal0] = v
 		return
@@ -901,7 +952,7 @@ func (e *Evaluator) store(target *Term, v *Object, f *frame, copyObj bool) {
 		for len(f.args) <= i {
 			f.args = append(f.args, nil)
 		}
-		f.args[i] = e.deref(v, target).copy()
+		f.args[i] = e.copyOf(e.deref(v, target), target)
 		return
 	case target.Op == OpNamePath || target.Op == OpCall && len(target.Args) == 0:
 		if target.Node == nil {
@@ -930,7 +981,7 @@ func (e *Evaluator) storeRef(r, v *Object, t *Term, copyObj bool) {
 		if r.Idx >= len(r.In.Pkg) {
 			e.fail(t, EvalAMLError, "index %d beyond the %d-element package", r.Idx, len(r.In.Pkg))
 		}
-		r.In.Pkg[r.Idx] = e.deref(v, t).copy()
+		r.In.Pkg[r.Idx] = e.copyOf(e.deref(v, t), t)
 	case TypeBuffer:
 		if r.Idx >= len(r.In.Buf) {
 			e.fail(t, EvalAMLError, "index %d beyond the %d-byte buffer", r.Idx, len(r.In.Buf))
@@ -996,7 +1047,7 @@ func (e *Evaluator) storeNode(n *Node, v *Object, t *Term, copyObj bool) {
 			}
 		}
 	}
-	e.values[n] = v.copy()
+	e.values[n] = e.copyOf(v, t)
 }
 
 // nodeValueOrNil is the current value of a data object, nil when it has
@@ -1136,6 +1187,7 @@ func (e *Evaluator) operator(t *Term, f *frame) *Object {
 		case v != nil && v.Type == TypeInteger:
 			s = e.toStr(v, t) // as ACPICA: every digit of the integer width, no 0x
 		case v != nil && v.Type == TypeBuffer:
+			e.charge(32*len(v.Buf), t) // a string, its header and 5 bytes of text a byte
 			parts := make([]string, len(v.Buf))
 			for i, c := range v.Buf {
 				parts[i] = fmt.Sprintf("0x%02X", c)
@@ -1152,6 +1204,7 @@ func (e *Evaluator) operator(t *Term, f *frame) *Object {
 		case v != nil && v.Type == TypeInteger:
 			s = strconv.FormatUint(v.Int&e.mask, 10)
 		case v != nil && v.Type == TypeBuffer:
+			e.charge(24*len(v.Buf), t)
 			parts := make([]string, len(v.Buf))
 			for i, c := range v.Buf {
 				parts[i] = strconv.Itoa(int(c))
@@ -1193,9 +1246,13 @@ func (e *Evaluator) operator(t *Term, f *frame) *Object {
 			yb := e.toBuf(Integer(e.toInt(y, t)), t)
 			r = Buffer(append(xb, yb...))
 		case x != nil && x.Type == TypeString:
-			r = String(x.Str + e.toStr(y, t))
+			ys := e.toStr(y, t)
+			e.charge(len(x.Str)+len(ys), t)
+			r = String(x.Str + ys)
 		case x != nil && x.Type == TypeBuffer:
-			r = Buffer(append(append([]byte(nil), x.Buf...), e.toBuf(y, t)...))
+			yb := e.toBuf(y, t)
+			e.charge(len(x.Buf)+len(yb), t)
+			r = Buffer(append(append([]byte(nil), x.Buf...), yb...))
 		default:
 			e.fail(t, EvalAMLError, "Concatenate of a %s", typeOf(x))
 		}

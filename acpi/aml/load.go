@@ -86,10 +86,14 @@ const (
 	// method taking arguments, so its arguments were parsed as separate
 	// terms.
 	ForwardCall
+	// TooLarge: the tables hold more AML than Load keeps (its budget of
+	// terms, far above any real machine); what lies beyond is not parsed
+	// and methods left unparsed evaluate as EvalBudget. Reported once.
+	TooLarge
 )
 
 var kindNames = map[Kind]string{Malformed: "malformed", BadName: "bad-name", Duplicate: "duplicate",
-	Unresolved: "unresolved", ExternalOnly: "external-only", Conflict: "conflict", ForwardCall: "forward-call"}
+	Unresolved: "unresolved", ExternalOnly: "external-only", Conflict: "conflict", ForwardCall: "forward-call", TooLarge: "too-large"}
 
 func (k Kind) String() string {
 	if s, ok := kindNames[k]; ok {
@@ -146,15 +150,35 @@ func Load(tables ...Table) (*Namespace, []Problem) {
 		t.Code = root.Body
 	}
 	// Pass 2: method bodies; the queue grows when a body declares a
-	// method.
+	// method. Past the term budget the bodies are left unparsed.
+	unparsed := 0
 	for i := 0; i < len(l.methods); i++ {
 		m := l.methods[i]
+		if l.terms >= maxTerms {
+			if m.node.Def == m.term && m.node.Method != nil {
+				m.node.Method.Unparsed = true
+			}
+			unparsed++
+			continue
+		}
 		p := &parser{l: l, tab: l.ns.Tables[m.table], ti: m.table, aml: l.ns.Tables[m.table].AML,
 			pos: m.start, end: m.end, scope: m.node, inMethod: true}
 		p.bounded(m.term, m.end, func() { p.termList(m.term) })
 		if m.node.Def == m.term && m.node.Method != nil {
 			m.node.Method.Body = m.term.Body
+			if l.terms >= maxTerms {
+				m.node.Method.Unparsed = true
+				unparsed++
+			}
 		}
+	}
+	if l.terms >= maxTerms {
+		size := 0
+		for _, t := range l.ns.Tables {
+			size += len(t.AML)
+		}
+		l.problems = append(l.problems, tabProblem{Problem{Table: l.ns.Tables[0].Name, Kind: TooLarge,
+			Msg: fmt.Sprintf("the %d bytes of AML hold more than %d terms, the load budget (the largest real machine seen has 302,263); the rest is not parsed: %d method bodies, and the table-level code beyond it", size, maxTerms, unparsed)}, 0})
 	}
 	// Pass 3: late resolution.
 	l.resolvePending()
@@ -182,6 +206,7 @@ type loader struct {
 	extSeen  map[*Node]bool
 	termSlab []Term
 	argSlab  []*Term
+	terms    int // terms allocated, against maxTerms
 }
 
 // term allocates a Term from a slab: a namespace's terms live and die
@@ -190,6 +215,10 @@ type loader struct {
 func (l *loader) term(t Term) *Term {
 	if len(l.termSlab) == 0 {
 		l.termSlab = make([]Term, 256)
+	}
+	l.terms++
+	if l.terms > maxTerms {
+		panic(parseError{-1, "over the load budget"})
 	}
 	p := &l.termSlab[0]
 	*p = t

@@ -116,6 +116,9 @@ type Method struct {
 	SyncLevel  uint8
 	// Body is the parsed TermList.
 	Body []*Term
+	// Unparsed: the body was not parsed (or only in part), the tables
+	// being larger than Load's budget; evaluating it is EvalBudget.
+	Unparsed bool
 }
 
 // Region describes an OperationRegion (or DataTableRegion, Space 0xFF

@@ -82,6 +82,11 @@ func (p *parser) bounded(t *Term, end int, fn func()) {
 			if !ok {
 				panic(r)
 			}
+			if p.l.terms > maxTerms {
+				// one TooLarge problem says it, for all the tables
+				p.pos = end
+				return
+			}
 			what := t.Op.String()
 			if t.Name != "" {
 				what += " " + displayPath(t.Name)

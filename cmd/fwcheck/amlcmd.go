@@ -19,7 +19,7 @@ func amlCommands(add func(*command)) {
 		args:  "[--from SNAPSHOT | --acpidump FILE] [--all] [--problems] [--eval PATH]…",
 		short: "print the ACPI namespace (path, type, Name values) the DSDT and SSDTs build",
 	}
-	c.run = func(e *env, args []string) int {
+	c.run = func(e *env, args []string) (code int) {
 		fs := newFlags(c)
 		var cfg runConfig
 		var acpidump string
@@ -29,7 +29,7 @@ func amlCommands(add func(*command)) {
 		fs.StringVar(&acpidump, "acpidump", "", "read ACPI tables from an acpidump text `FILE` or a directory of raw tables")
 		fs.BoolVar(&all, "all", false, "include the objects declared inside method bodies")
 		fs.BoolVar(&problems, "problems", false, "print the problems found loading the tables instead of the namespace")
-		fs.Var(&evals, "eval", "evaluate the object at `PATH` (e.g. \\_SB.PCI0._CRS) and print its value instead; repeatable")
+		fs.Var(&evals, "eval", "evaluate the object at `PATH` (e.g. \\_SB.PCI0._CRS) and print its value instead; repeatable (exit 1 when one is missing or fails)")
 		pos, code, ok := parseFlags(e, c, fs, args)
 		if !ok {
 			return code
@@ -58,12 +58,20 @@ func amlCommands(add func(*command)) {
 		defer w.Flush()
 		switch {
 		case len(evals) > 0:
-			ev := aml.NewEvaluator(ns, aml.Options{})
+			ev := aml.NewEvaluator(ns, aml.Options{Run: aml.NewRunBudget()})
+			failed := 0
+			defer func() {
+				if failed > 0 && code == exitOK {
+					code = exitFailing
+				}
+			}()
 			for _, p := range evals {
 				v, err := ev.EvaluatePath(p)
 				switch {
 				case err != nil:
+					// a missing object or a failed evaluation: exit 1
 					fmt.Fprintf(w, "%s: %v\n", p, err)
+					failed++
 					continue
 				case v == nil:
 					fmt.Fprintf(w, "%s: no value\n", p)

@@ -30,8 +30,10 @@ func TestAMLCommand(t *testing.T) {
 	assert.Equal(t, exitOK, code)
 	assert.Contains(t, out, "unresolved")
 
-	code, out, _ = fwcheck(t, "", "aml", "--acpidump", dir, "--eval", `\_SB.PCI0._HID`, "--eval", `\NOPE`)
+	code, out, _ = fwcheck(t, "", "aml", "--acpidump", dir, "--eval", `\_SB.PCI0._HID`)
 	assert.Equal(t, exitOK, code)
+	code, out, _ = fwcheck(t, "", "aml", "--acpidump", dir, "--eval", `\_SB.PCI0._HID`, "--eval", `\NOPE`)
+	assert.Equal(t, exitFailing, code, "a missing object fails the command")
 	assert.Contains(t, out, `\_SB.PCI0._HID = 0x`)
 	assert.Contains(t, out, `\NOPE: unresolved`)
 

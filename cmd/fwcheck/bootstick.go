@@ -118,7 +118,7 @@ func saveRun(live *image.Live, stamp time.Time, text, js, html []byte) {
 
 // writeSynced writes a file and flushes it to the disk.
 func writeSynced(p string, data []byte) error {
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return err
 	}

@@ -6,13 +6,15 @@ import (
 	"io"
 	"os"
 
+	"github.com/fwcheck/fwcheck/internal/atomicfile"
+	"github.com/fwcheck/fwcheck/internal/regfile"
 	"github.com/fwcheck/fwcheck/report"
 	"github.com/fwcheck/fwcheck/tests"
 )
 
 // readDoc reads a results document a user named.
 func readDoc(p string) (*report.Document, error) {
-	f, err := os.Open(p)
+	f, err := regfile.Open(p)
 	if err != nil {
 		return nil, err
 	}
@@ -85,6 +87,11 @@ func reportCommands(add func(*command)) {
 		threshold, err := tests.ParseSeverity(*failOn)
 		if err != nil {
 			return fail(e, h, err)
+		}
+		if *out != "-" {
+			if err := atomicfile.Check(*out); err != nil {
+				return fail(e, h, err)
+			}
 		}
 		d, err := readDoc(pos[0])
 		if err != nil {

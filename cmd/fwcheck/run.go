@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"slices"
 	"strconv"
@@ -16,6 +17,7 @@ import (
 	"github.com/fwcheck/fwcheck/driver"
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/internal/atomicfile"
+	"github.com/fwcheck/fwcheck/internal/regfile"
 	"github.com/fwcheck/fwcheck/report"
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/all"
@@ -135,8 +137,25 @@ func (o *outputFlags) validate() error {
 	if o.json == "-" && o.junit == "-" {
 		return fmt.Errorf("-json - and -junit - both want standard output: write one of them to a file")
 	}
-	_, err := tests.ParseSeverity(o.failOn)
-	return err
+	if _, err := tests.ParseSeverity(o.failOn); err != nil {
+		return err
+	}
+	// The output files before any check or cycle runs: a directory, a
+	// read-only file or a directory this user may not write was found
+	// only after every cycle of a long run.
+	for _, p := range []string{o.json, o.junit} {
+		if p != "" && p != "-" {
+			if err := atomicfile.Check(p); err != nil {
+				return err
+			}
+		}
+	}
+	if o.waivers != "" {
+		if _, err := readWaivers(o.waivers); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // writeFile writes a results file atomically: a failed write never
@@ -146,7 +165,7 @@ func writeFile(p string, write func(io.Writer) error) error {
 }
 
 func readWaivers(p string) ([]report.Waiver, error) {
-	f, err := os.Open(p)
+	f, err := regfile.Open(p)
 	if err != nil {
 		return nil, err
 	}
@@ -302,7 +321,7 @@ func runCommands(add func(*command)) {
 	s := &command{name: "snapshot", args: "-o FILE.tar.gz [--redact] [--include-msdm]", short: "capture every input the checks read, to analyse elsewhere with --from"}
 	s.run = func(e *env, args []string) int {
 		fs := newFlags(s)
-		outp := fs.String("o", "", "write the snapshot to `FILE` (.tar.gz)")
+		outp := fs.String("o", "", "write the snapshot to `FILE` (.tar.gz; - for standard output)")
 		root := fs.String("root", "/", hiddenUsage)
 		var opts input.CaptureOptions
 		fs.BoolVar(&opts.IncludeMSDM, "include-msdm", false, "keep the MSDM table, which holds the Windows product key (left out by default)")
@@ -313,14 +332,25 @@ func runCommands(add func(*command)) {
 		if *outp == "" {
 			return fail(e, s, fmt.Errorf("-o FILE is required"))
 		}
+		if *outp != "-" {
+			if err := atomicfile.Check(*outp); err != nil {
+				return fail(e, s, err)
+			}
+		}
 		order := snapshotInputs()
 		var notes []string
-		// Snapshots hold the kernel log and firmware tables: 0600.
-		err := atomicfile.Write(*outp, 0o600, func(w io.Writer) error {
+		capture := func(w io.Writer) error {
 			var err error
 			notes, err = input.CaptureWith(w, input.Live(*root), order, opts)
 			return err
-		})
+		}
+		var err error
+		if *outp == "-" {
+			err = capture(e.stdout) // the archive on standard output
+		} else {
+			// Snapshots hold the kernel log and firmware tables: 0600.
+			err = atomicfile.Write(*outp, 0o600, capture)
+		}
 		for _, n := range notes {
 			if strings.Contains(n, ": left out") || strings.HasSuffix(n, "(--redact)") {
 				fmt.Fprintf(e.stderr, "fwcheck snapshot: %s\n", report.Sanitize(n, false))
@@ -331,7 +361,9 @@ func runCommands(add func(*command)) {
 		if err != nil {
 			return fail(e, s, err)
 		}
-		fmt.Fprintf(e.stdout, "snapshot written to %s\n", *outp)
+		if *outp != "-" {
+			fmt.Fprintf(e.stdout, "snapshot written to %s\n", *outp)
+		}
 		return exitOK
 	}
 	add(s)
@@ -381,7 +413,21 @@ func fileInputs(cfg *runConfig, e *env, acpidump, klogFile string) error {
 		cfg.Files.Files = map[input.Decl]string{}
 	}
 	if acpidump != "" {
+		// checked now, not when a check first needs the tables: a FIFO
+		// or a device is a one-line error before any work
+		if st, err := os.Stat(acpidump); err != nil || !st.IsDir() {
+			f, err := regfile.Open(acpidump)
+			if err != nil {
+				return err
+			}
+			f.Close()
+		}
 		cfg.Files.Files[input.ACPITables] = acpidump
+	}
+	if klogFile != "" && klogFile != "-" {
+		if st, err := os.Stat(klogFile); err == nil && !st.Mode().IsRegular() && st.Mode()&fs.ModeNamedPipe == 0 {
+			return fmt.Errorf("%s: not a regular file or a pipe but %s", klogFile, regfile.Kind(st.Mode()))
+		}
 	}
 	if klogFile != "" {
 		cfg.Files.Files[input.KernelLog] = klogFile

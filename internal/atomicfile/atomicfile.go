@@ -39,7 +39,7 @@ type File struct {
 
 // Create starts writing path with the given permission bits (applied
 // whether or not the file existed; an existing file's bits are kept when
-// mode is 0).
+// mode is 0, and a new file's are 0600).
 func Create(path string, mode fs.FileMode) (*File, error) {
 	// A symbolic link stays: the file it names is the one replaced.
 	if real, err := filepath.EvalSymlinks(path); err == nil {
@@ -73,12 +73,13 @@ func Create(path string, mode fs.FileMode) (*File, error) {
 		return nil, err
 	}
 	if mode == 0 {
-		mode = 0o644
+		mode = 0o600 // what fwcheck writes holds machine data
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return nil, err
 	}
+	track(f.Name())
 	return &File{File: f, target: path, mode: mode}, nil
 }
 
@@ -103,6 +104,9 @@ func (f *File) Commit() error {
 	}
 	if err != nil {
 		os.Remove(f.File.Name())
+	}
+	untrack(f.File.Name())
+	if err != nil {
 		return err
 	}
 	// The rename is durable once the directory is.
@@ -123,7 +127,32 @@ func (f *File) Close() error {
 	if f.inPlace {
 		return nil
 	}
-	return os.Remove(f.File.Name())
+	err := os.Remove(f.File.Name())
+	untrack(f.File.Name())
+	return err
+}
+
+// Check tells, before any work, whether Create would refuse path, and
+// whether its directory takes the temporary file: a long run (300 s3
+// cycles) must not learn at its end that its results cannot be written.
+// It leaves nothing behind; a device or FIFO is only checked for write
+// permission (opening a FIFO would wait for a reader).
+func Check(path string) error {
+	real := path
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		real = r
+	}
+	if fi, err := os.Stat(real); err == nil && (fi.Mode()&fs.ModeCharDevice != 0 || fi.Mode()&fs.ModeNamedPipe != 0) {
+		if err := unix.Access(real, unix.W_OK); err != nil {
+			return fmt.Errorf("%s: not writable (%w)", path, err)
+		}
+		return nil
+	}
+	f, err := Create(path, 0)
+	if err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 // WriteFile writes data to path atomically, as os.WriteFile would

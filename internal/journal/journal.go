@@ -10,11 +10,16 @@ package journal
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
+
+	"github.com/fwcheck/fwcheck/internal/regfile"
 )
 
 // Journal appends records to a file.
@@ -23,10 +28,15 @@ type Journal struct {
 	f    *os.File
 }
 
-// Open opens (creating if needed) the journal at path for appending.
+// Open opens (creating if needed, mode 0600: it holds machine data) the
+// journal at path for appending; it must be a regular file.
 func Open(path string) (*Journal, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND|syscall.O_NONBLOCK, 0o600)
 	if err != nil {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	if err := regfile.Check(f); err != nil {
+		f.Close()
 		return nil, fmt.Errorf("journal: %w", err)
 	}
 	// A write torn by a reset leaves a line without its newline: end it,
@@ -89,32 +99,71 @@ func (j *Journal) Close() error {
 }
 
 // MaxLine bounds one journal line: the journal may come from a machine that
-// died mid-write, and a damaged line must not cost memory.
+// died mid-write, and a damaged line must not cost memory. A longer line
+// is skipped as damaged.
 const MaxLine = 1 << 20
 
-// Read reads a journal's records. A line that is not a JSON object of T,
-// or that valid rejects (a torn write at power loss), is skipped and
-// counted in damaged, not fatal.
+// MaxSize bounds a journal: a record is a few hundred bytes, so 64 MiB is
+// some 40,000 cycles; a larger file is an error, not read (a 358 MB one
+// was read whole).
+const MaxSize = 64 << 20
+
+// MaxCycle bounds the cycle numbers and counts a journal may hold; the
+// readers check theirs against their own --cycles limits, below it.
+const MaxCycle = 1_000_000
+
+// CycleOK says whether n is a cycle number or count a journal may hold:
+// 0 (none) to MaxCycle. A journal cycle of MaxInt64 overflowed the next
+// cycle's number and suspended without end.
+func CycleOK(n, max int) bool { return n >= 0 && n <= max && n <= MaxCycle }
+
+// Read reads a journal's records, up to MaxSize bytes. A line that is not
+// a JSON object of T, is longer than MaxLine, or that valid rejects (a torn
+// write at power loss, a number out of range), is skipped and counted in
+// damaged, not fatal.
 func Read[T any](r io.Reader, valid func(*T) bool) (recs []T, damaged int, err error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), MaxLine)
-	for sc.Scan() {
-		var rec T
-		if json.Unmarshal(sc.Bytes(), &rec) != nil || (valid != nil && !valid(&rec)) {
-			damaged++
+	br := bufio.NewReaderSize(regfile.LimitReader(r, MaxSize), 64*1024)
+	var long []byte // a line longer than the buffer, gathered up to MaxLine
+	over := false   // the line being read is past MaxLine: skipped
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			if !over && len(long)+len(chunk) <= MaxLine {
+				long = append(long, chunk...)
+			} else {
+				over, long = true, nil
+			}
 			continue
 		}
-		recs = append(recs, rec)
+		line := chunk
+		if long != nil {
+			line = append(long, chunk...)
+			long = nil
+		}
+		if over || len(line) > MaxLine+1 {
+			over = false
+			damaged++
+		} else if l := bytes.TrimSpace(line); len(l) > 0 {
+			var rec T
+			if json.Unmarshal(l, &rec) != nil || (valid != nil && !valid(&rec)) {
+				damaged++
+			} else {
+				recs = append(recs, rec)
+			}
+		}
+		if err == io.EOF {
+			return recs, damaged, nil
+		}
+		if err != nil {
+			return recs, damaged, fmt.Errorf("journal: %w", err)
+		}
 	}
-	if err := sc.Err(); err != nil {
-		return recs, damaged, fmt.Errorf("journal: %w", err)
-	}
-	return recs, damaged, nil
 }
 
-// ReadFile reads the journal at path (see Read).
+// ReadFile reads the journal at path (see Read); it must be a regular
+// file.
 func ReadFile[T any](path string, valid func(*T) bool) ([]T, int, error) {
-	f, err := os.Open(path)
+	f, err := regfile.Open(path)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -88,6 +88,8 @@ func run(p *tests.Pass) error {
 			p.Warn(labelForwardCall, "%s+0x%X: %s", pr.Table, pr.Offset, pr.Msg)
 		case aml.ExternalOnly:
 			extOnly++
+		case aml.TooLarge:
+			p.NotChecked("the AML beyond the load budget", pr.Msg, "")
 		}
 	}
 	if extOnly > 0 {
@@ -96,6 +98,7 @@ func run(p *tests.Pass) error {
 	// endless loops: the standard objects whose evaluation hits the step
 	// or call depth limit without reading a region field
 	e := l.NewEvaluator()
+	defer l.ReportBudget(p, e)
 	endless := 0
 	check := func(n *aml.Node) {
 		if n == nil || n.External {

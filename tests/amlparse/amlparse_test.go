@@ -2,6 +2,7 @@ package amlparse
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -45,5 +46,17 @@ func TestEndlessLoop(t *testing.T) {
 	r := checktest.RunTables(t, Check, checktest.FADT(nil), dsdt)
 	fs := checktest.FindingsWith(r, "AMLEndlessLoop")
 	require.Len(t, fs, 1)
-	assert.Contains(t, fs[0].Message, `\_SB.LOOP._STA: step limit`)
+	assert.Contains(t, fs[0].Message, `\_SB.LOOP._STA: method \_SB.LOOP._STA exceeded the evaluation budget`)
+	assert.Contains(t, fs[0].Message, `more than 100000 steps (a loop that does not end?)`)
+	// both loops are listed as not checked, the first named
+	require.Len(t, r.Unchecked, 1)
+	assert.Equal(t, "2 AML evaluations", r.Unchecked[0].What)
+	assert.Contains(t, r.Unchecked[0].Reason, "exceeded the evaluation budget")
+	var infos []string
+	for _, f := range r.Findings {
+		if f.Kind == tests.KindInfo {
+			infos = append(infos, f.Message)
+		}
+	}
+	assert.Contains(t, strings.Join(infos, "\n"), "AML evaluation budget: 100000 steps, 16 MiB allocated and 2s an evaluation; the run's: ")
 }

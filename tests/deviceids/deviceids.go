@@ -83,6 +83,7 @@ func run(p *tests.Pass) error {
 		return nil
 	}
 	e := l.NewEvaluator()
+	defer l.ReportBudget(p, e)
 	checked, unknown := 0, 0
 	var unknownEx string
 	warned := 0

@@ -54,6 +54,7 @@ func run(p *tests.Pass) error {
 	}
 	base := h.BaseAddress.Address
 	e := l.NewEvaluator()
+	defer l.ReportBudget(p, e)
 	found := 0
 	for _, n := range amlcheck.Devices(l.NS) {
 		if !isHPET(e, n) {

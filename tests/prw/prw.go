@@ -46,6 +46,7 @@ func run(p *tests.Pass) error {
 	}
 	fadt, ferr := l.Tables.FADT()
 	e := l.NewEvaluator()
+	defer l.ReportBudget(p, e)
 	n0, g1, n1 := 0, 0, 0
 	if ferr == nil {
 		n0 = int(fadt.GPE0BlkLen) / 2 * 8

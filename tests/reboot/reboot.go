@@ -36,11 +36,14 @@ import (
 	klogcheck "github.com/fwcheck/fwcheck/tests/klog"
 )
 
+// maxCycles bounds --reboot.cycles, and the cycle numbers a journal may hold.
+const maxCycles = 1000
+
 const spec = "ACPI 6.5 §4.8.3.6 (reset register), §5.2.9 (FADT RESET_REG, RESET_VALUE, RESET_REG_SUP); the chipset datasheet's Reset Control Register (0xCF9)"
 
 // The check's settings (--reboot.NAME, fwcheck.reboot.NAME=).
 var (
-	Cycles      = tests.IntOpt("cycles", "number of `reboots`", 3, 1, 1000)
+	Cycles      = tests.IntOpt("cycles", "number of `reboots`", 3, 1, maxCycles)
 	Method      = tests.StringOpt("method", "reset `method` (/sys/kernel/reboot/type, Linux 5.11 on): acpi, kbd, pci, efi, triple, bios, or default for the kernel's own order", "default", "default", "acpi", "kbd", "pci", "efi", "triple", "bios")
 	JournalPath = tests.StringOpt("journal", "the JSON-lines `FILE` that carries the run across reboots, on persistent storage (the live image uses its FWCHECK partition)", "")
 	MaxFailures = tests.IntOpt("max-failures", "stop after this many failed or hung reboots (0: never)", 0, 0, 1000)
@@ -268,7 +271,10 @@ func readState(open func(string) (io.ReadCloser, error), path string) (state, er
 	if err != nil {
 		return st, fmt.Errorf("journal %s: %w", path, err)
 	}
-	recs, damaged, err := journal.Read(f, func(r *Record) bool { return r.Event != "" })
+	recs, damaged, err := journal.Read(f, func(r *Record) bool {
+		return r.Event != "" && journal.CycleOK(r.Cycle, maxCycles) && journal.CycleOK(r.Cycles, maxCycles) &&
+			(r.Outcome == nil || journal.CycleOK(r.Outcome.Cycle, maxCycles))
+	})
 	f.Close()
 	if err != nil {
 		return st, fmt.Errorf("journal %s: %w", path, err)

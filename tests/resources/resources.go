@@ -51,6 +51,7 @@ func run(p *tests.Pass) error {
 		return nil
 	}
 	e := l.NewEvaluator()
+	defer l.ReportBudget(p, e)
 	decoded, unknown := 0, 0
 	kinds := map[string]int{}
 	var mems []memRange

@@ -22,10 +22,16 @@ type Record struct {
 	Outcome *Outcome `json:"outcome,omitempty"`
 }
 
+// maxCycles bounds --s3.cycles, and the cycle numbers a journal may hold.
+const maxCycles = 10000
+
 // ReadJournal reads an s3 journal. A damaged line (a torn write at power
-// loss) is skipped and counted, not fatal.
+// loss, a cycle number out of range) is skipped and counted, not fatal.
 func ReadJournal(r io.Reader) (recs []Record, damaged int, err error) {
-	return journal.Read(r, func(r *Record) bool { return r.Event != "" })
+	return journal.Read(r, func(r *Record) bool {
+		return r.Event != "" && journal.CycleOK(r.Cycle, maxCycles) && journal.CycleOK(r.Cycles, maxCycles) &&
+			(r.Outcome == nil || journal.CycleOK(r.Outcome.Cycle, maxCycles))
+	})
 }
 
 // Unfinished returns, for a journal's records, the cycles of the last run

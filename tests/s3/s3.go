@@ -35,7 +35,7 @@ const spec = "ACPI 6.5 §7.4.2 (sleeping states), §16 (waking and sleeping); Li
 
 // The check's settings (--s3.NAME, fwcheck.s3.NAME=).
 var (
-	Cycles      = tests.IntOpt("cycles", "number of suspend/resume `cycles`", 3, 1, 10000)
+	Cycles      = tests.IntOpt("cycles", "number of suspend/resume `cycles`", 3, 1, maxCycles)
 	Sleep       = tests.DurationOpt("sleep", "how long each suspend lasts: the RTC wake alarm", 10*time.Second, 2*time.Second, 24*time.Hour)
 	Awake       = tests.DurationOpt("awake", "how long the machine stays awake between cycles", 5*time.Second, 0, 24*time.Hour)
 	AwakeRandom = tests.StringOpt("awake-random", "stay awake a random time in `MIN..MAX` between cycles (e.g. 1s..30s) instead of --s3.awake, to shake out timing-dependent faults", "")
@@ -150,6 +150,9 @@ func run(p *tests.Pass) error {
 		if prev != nil {
 			outcomes = prev.outcomes
 			first = prev.next
+			if prev.cycles > cycles {
+				p.Info(nil, "resuming the journal's run of %d cycles: more than --s3.cycles %d, which applies to a new run", prev.cycles, cycles)
+			}
 			cycles = max(cycles, prev.cycles)
 		}
 		if j, err = p.OpenJournal(path); err != nil {

@@ -50,6 +50,7 @@ func run(p *tests.Pass) error {
 		return nil
 	}
 	e := l.NewEvaluator()
+	defer l.ReportBudget(p, e)
 	var states []string
 	sleeping := false
 	warned := 0

@@ -45,6 +45,7 @@ func run(p *tests.Pass) error {
 		return nil
 	}
 	e := l.NewEvaluator()
+	defer l.ReportBudget(p, e)
 	byID := map[string][]dev{}
 	devices, withUID, unknown := 0, 0, 0
 	for _, n := range amlcheck.Devices(l.NS) {

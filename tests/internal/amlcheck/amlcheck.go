@@ -8,6 +8,7 @@ package amlcheck
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/fwcheck/fwcheck/acpi"
 	"github.com/fwcheck/fwcheck/acpi/aml"
@@ -20,6 +21,8 @@ type Loaded struct {
 	Tables   *acpi.Tables
 	NS       *aml.Namespace
 	Problems []aml.Problem
+	// Budget is the AML evaluation budget the checks of the run share.
+	Budget *aml.RunBudget
 }
 
 // Namespace is the machine's AML namespace, derived from its ACPI tables:
@@ -39,8 +42,20 @@ var Namespace = input.Declare(input.Spec[*Loaded]{
 func Load(p *tests.Pass) *Loaded {
 	ts := tests.Input(p, input.ACPITables)
 	if len(ts.Get(acpi.SigDSDT)) == 0 {
+		for _, w := range ts.Warnings {
+			if strings.Contains(w, acpi.SigDSDT) {
+				// a DSDT was there but left out: not the same as none
+				p.NotChecked("the AML", w, "give the complete tables")
+				return nil
+			}
+		}
 		p.NotApplicable("no DSDT: the tables hold no AML")
 		return nil
+	}
+	for _, t := range append(ts.Get(acpi.SigDSDT), ts.Get(acpi.SigSSDT)...) {
+		if n := t.DeclaredLength(); int64(n) > int64(len(t.Raw)) {
+			p.NotChecked(fmt.Sprintf("%s beyond its %d bytes", t.Name(), len(t.Raw)), fmt.Sprintf("its length field says %d bytes", n), "")
+		}
 	}
 	return tests.Input(p, Namespace)
 }
@@ -49,7 +64,7 @@ func Load(p *tests.Pass) *Loaded {
 // read the run's one namespace through Load.
 func LoadTables(ts *acpi.Tables) *Loaded {
 	ns, probs := aml.Load(aml.Definitions(ts)...)
-	return &Loaded{Tables: ts, NS: ns, Problems: probs}
+	return &Loaded{Tables: ts, NS: ns, Problems: probs, Budget: aml.NewRunBudget()}
 }
 
 // Result is an object's value with how it was had.
@@ -147,7 +162,21 @@ func Path(n *aml.Node) string { return aml.DisplayPath(n.Path()) }
 // aml.Evaluator.RunREG), _OSI answers as Linux does, region fields read
 // as zeros.
 func (l *Loaded) NewEvaluator() *aml.Evaluator {
-	e := aml.NewEvaluator(l.NS, aml.Options{})
+	e := aml.NewEvaluator(l.NS, aml.Options{Run: l.Budget})
 	e.RunREG()
 	return e
+}
+
+// ReportBudget tells what the run's AML evaluations spent of their budget
+// (an info line, shown by --verbose), and lists as not checked the
+// evaluations of e that the budget ended.
+func (l *Loaded) ReportBudget(p *tests.Pass, e *aml.Evaluator) {
+	p.Info(nil, "AML evaluation budget: %s; the run's: %s", e.Budget(), l.Budget)
+	if n, first := e.Exceeded(); n > 0 {
+		what, why := "1 AML evaluation", first.Error()
+		if n > 1 {
+			what, why = fmt.Sprintf("%d AML evaluations", n), "the first: "+why
+		}
+		p.NotChecked(what, why, "")
+	}
 }
