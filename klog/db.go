@@ -557,7 +557,7 @@ func EnvFromLog(recs []Record) Env {
 	switch {
 	case hv != "":
 		env.VM = hv
-	case dmi != noDMI && virtualDMI.MatchString(dmi):
+	case dmi != noDMI && virtualDMI().MatchString(dmi):
 		env.VM = "DMI: " + dmi
 	}
 	return env
@@ -574,7 +574,9 @@ func cmdLine(text string) (string, bool) {
 
 // virtualDMI matches the DMI identities of virtual machines: the system
 // vendors and products that hypervisors report.
-var virtualDMI = regexp.MustCompile(`(?i)\b(?:QEMU|KVM|VMware|VirtualBox|innotek|Xen|Bochs|Parallels|Microsoft Corporation Virtual|Google Compute Engine|Amazon EC2|Firecracker|BHYVE|Cloud Hypervisor)\b`)
+var virtualDMI = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:QEMU|KVM|VMware|VirtualBox|innotek|Xen|Bochs|Parallels|Microsoft Corporation Virtual|Google Compute Engine|Amazon EC2|Firecracker|BHYVE|Cloud Hypervisor)\b`)
+})
 
 // noDMI is what the kernel logs when it finds no SMBIOS entry point.
 const noDMI = "DMI not present or invalid."

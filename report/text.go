@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/fwcheck/fwcheck/tests"
@@ -320,13 +321,15 @@ type group struct {
 	total    int      // count, the findings the framework's cap left out included
 }
 
-var moreRE = regexp.MustCompile(`^… and \d+ more \S+ findings not listed \((\d+) in all\)$`)
+var moreRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^… and \d+ more \S+ findings not listed \((\d+) in all\)$`)
+})
 
 func moreMatch(s string) []string {
 	if !strings.HasPrefix(s, "… and ") {
 		return nil
 	}
-	return moreRE.FindStringSubmatch(s)
+	return moreRE().FindStringSubmatch(s)
 }
 
 func classOf(f Finding) string {
