@@ -166,3 +166,24 @@ func generateDB(es []Entry) ([]byte, error) {
 	b.WriteString("}\n")
 	return format.Source(b.Bytes())
 }
+
+// BenchmarkNewMatcher is the per-process cost of the embedded database:
+// building the matcher for it, automaton included, before the first line.
+func BenchmarkNewMatcher(b *testing.B) {
+	es, err := DefaultDB()
+	require.NoError(b, err)
+	for b.Loop() {
+		m, err := NewMatcherWords(es, Env{}, []string{"error", "failed"})
+		require.NoError(b, err)
+		m.automaton()
+	}
+}
+
+// BenchmarkLoadJSON is what every process paid before the database was
+// generated: decoding, checking and compiling db/*.json.
+func BenchmarkLoadJSON(b *testing.B) {
+	for b.Loop() {
+		_, err := loadFS(os.DirFS("."), "db")
+		require.NoError(b, err)
+	}
+}

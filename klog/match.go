@@ -444,27 +444,23 @@ func buildAC(pats []string, owner []int32, fold bool) *acAutomaton {
 	}
 	nc := a.nclass
 	// The trie and then the full transition function live in one flat
-	// table, goTo[state*nc+class] (-1: no edge yet); rows per state cost
-	// an allocation each and made building take several milliseconds.
+	// table, goTo[state*nc+class]; rows per state cost an allocation each
+	// and made building take several milliseconds. In the trie 0 means no
+	// edge (no edge leads back to the root), so new rows need no filling.
 	total := 1
 	for _, p := range pats {
 		total += len(p)
 	}
-	blank := make([]int32, nc)
-	for c := range blank {
-		blank[c] = -1
-	}
-	goTo := make([]int32, 0, total*nc)
-	goTo = append(goTo, blank...)
+	goTo := make([]int32, nc, total*nc)
 	out := make([][]int32, 1, total)
 	for k, p := range pats {
 		s := int32(0)
 		for i := 0; i < len(p); i++ {
 			at := int(s)*nc + int(a.class[p[i]])
 			t := goTo[at]
-			if t < 0 {
+			if t == 0 {
 				t = int32(len(out))
-				goTo = append(goTo, blank...)
+				goTo = goTo[:len(goTo)+nc]
 				out = append(out, nil)
 				goTo[at] = t
 			}
@@ -478,11 +474,9 @@ func buildAC(pats []string, owner []int32, fold bool) *acAutomaton {
 	fail := make([]int32, n)
 	queue := make([]int32, 0, n)
 	for c := 0; c < nc; c++ {
-		if t := goTo[c]; t >= 0 {
+		if t := goTo[c]; t > 0 {
 			fail[t] = 0
 			queue = append(queue, t)
-		} else {
-			goTo[c] = 0
 		}
 	}
 	for len(queue) > 0 {
@@ -497,7 +491,7 @@ func buildAC(pats []string, owner []int32, fold bool) *acAutomaton {
 		}
 		row, frow := goTo[int(s)*nc:int(s+1)*nc], goTo[int(fail[s])*nc:int(fail[s]+1)*nc]
 		for c, t := range row {
-			if t >= 0 {
+			if t > 0 {
 				fail[t] = frow[c]
 				queue = append(queue, t)
 			} else {
