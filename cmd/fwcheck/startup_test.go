@@ -32,6 +32,23 @@ func buildRelease(tb testing.TB) string {
 	return bin
 }
 
+// buildFloor builds a static Go program that only prints a line: the
+// machine's floor for starting a Go process, against which fwcheck's own
+// start-up is read (under load both grow alike).
+func buildFloor(tb testing.TB) string {
+	tb.Helper()
+	dir := tb.TempDir()
+	require.NoError(tb, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module floor\n\ngo 1.22\n"), 0o600))
+	require.NoError(tb, os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nimport \"os\"\n\nfunc main() { os.Stdout.WriteString(\"floor\\n\") }\n"), 0o600))
+	bin := filepath.Join(dir, "floor")
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=")
+	out, err := cmd.CombinedOutput()
+	require.NoError(tb, err, "%s", out)
+	return bin
+}
+
 // startupCase is one whole-process measurement: fwcheck with args, and the
 // exit statuses that count as a normal run.
 type startupCase struct {
@@ -71,8 +88,14 @@ func startupCases(tb testing.TB) []startupCase {
 //	go test ./cmd/fwcheck -run XXX -bench Startup -benchtime 50x
 func BenchmarkStartup(b *testing.B) {
 	bin := buildRelease(b)
-	for _, c := range startupCases(b) {
+	floor := buildFloor(b)
+	cases := append([]startupCase{{name: "floor-hello", args: nil, codes: []int{exitOK}}}, startupCases(b)...)
+	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
+			bin := bin
+			if c.args == nil {
+				bin = floor
+			}
 			if c.bytes > 0 {
 				b.SetBytes(c.bytes)
 			}
