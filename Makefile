@@ -39,6 +39,8 @@ test-short: lint
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	@echo "== start-up, one process per run (load average $$(cut -d' ' -f1 /proc/loadavg))"
+	$(GO) test -run '^$$' -bench '^BenchmarkStartup$$' -benchtime 50x ./cmd/fwcheck
 
 # Every FuzzXxx in the tree, each for FUZZTIME; runs them all, then names
 # the ones that failed (a crasher is saved under testdata/fuzz/ by go test).

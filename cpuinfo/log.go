@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // LogFacts are what the kernel log says about the CPUs and the firmware's
@@ -24,9 +25,11 @@ type LogFacts struct {
 }
 
 var (
-	logUcode  = regexp.MustCompile(`^microcode: CPU(\d+)(?::? sig=0x[0-9a-f]+, pf=0x[0-9a-f]+, revision=|: patch_level=)(0x[0-9a-f]+)`)
-	logNX     = regexp.MustCompile(`^(?:Notice: )?NX \(Execute Disable\) protection`)
-	logNoUcod = regexp.MustCompile(`^[A-Za-z0-9 _/-]+: Vulnerable.*\bno microcode\b`)
+	logUcode = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^microcode: CPU(\d+)(?::? sig=0x[0-9a-f]+, pf=0x[0-9a-f]+, revision=|: patch_level=)(0x[0-9a-f]+)`)
+	})
+	logNX     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:Notice: )?NX \(Execute Disable\) protection`) })
+	logNoUcod = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9 _/-]+: Vulnerable.*\bno microcode\b`) })
 )
 
 // FromLog reads LogFacts from the text of kernel-log records.
@@ -42,14 +45,14 @@ func FromLog(texts []string) LogFacts {
 			f.VMXOff = t
 		case strings.HasPrefix(t, "kvm: disabled by bios") && f.KVMOff == "":
 			f.KVMOff = t
-		case logNX.MatchString(t) && f.NX == "":
+		case logNX().MatchString(t) && f.NX == "":
 			f.NX = t
-		case logNoUcod.MatchString(t):
+		case logNoUcod().MatchString(t):
 			if len(f.NoMicrocode) < 64 {
 				f.NoMicrocode = append(f.NoMicrocode, t)
 			}
 		}
-		if m := logUcode.FindStringSubmatch(t); m != nil && len(f.Microcode) < maxCPUs {
+		if m := logUcode().FindStringSubmatch(t); m != nil && len(f.Microcode) < maxCPUs {
 			c, err1 := strconv.Atoi(m[1])
 			v, err2 := strconv.ParseUint(m[2], 0, 64)
 			if err1 == nil && err2 == nil {

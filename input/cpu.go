@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/fwcheck/fwcheck/cpuinfo"
@@ -200,7 +201,7 @@ func loadMSRs(src Source) (*msr.Dump, error) {
 var msrRegs = append(append([]uint32{mtrr.MSRCap, mtrr.MSRDefType}, mtrr.FixedMSRs...),
 	msr.PAT, msr.FeatureControl, msr.MiscEnable, mtrr.MSRSysCfg, mtrr.MSRTOM, mtrr.MSRTOM2, msr.VMCR)
 
-var cpuDir = regexp.MustCompile(`^[0-9]+$`)
+var cpuDir = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]+$`) })
 
 // recordMSRs reads the registers of every CPU under root, loading the msr
 // module first when /dev/cpu/N/msr is missing on the real root.
@@ -219,7 +220,7 @@ func recordMSRs(root string) ([]byte, error) {
 	var errs []string
 	var cpus []int
 	for _, e := range ents {
-		if cpuDir.MatchString(e.Name()) {
+		if cpuDir().MatchString(e.Name()) {
 			n, _ := strconv.Atoi(e.Name())
 			cpus = append(cpus, n)
 		}
@@ -261,7 +262,7 @@ func cpuNumbers(dir string) ([]int, error) {
 	}
 	var cpus []int
 	for _, e := range ents {
-		if cpuDir.MatchString(e.Name()) {
+		if cpuDir().MatchString(e.Name()) {
 			n, _ := strconv.Atoi(e.Name())
 			cpus = append(cpus, n)
 		}

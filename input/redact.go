@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // What `fwcheck snapshot --redact` removes, for a snapshot to be shared
@@ -39,9 +40,13 @@ var dmiPrivate = map[string]bool{
 const smbiosFile = "sys/firmware/dmi/tables/DMI"
 
 var (
-	macRE    = regexp.MustCompile(`\b[0-9A-Fa-f]{2}(?:[:-][0-9A-Fa-f]{2}){5}\b`)
-	uuidRE   = regexp.MustCompile(`\b[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\b`)
-	serialRE = regexp.MustCompile(`(?i)(\bserial[ _]?(?:number|no\.?|num|#)\s*[:=]?\s*)([^\s,;]+)`)
+	macRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b[0-9A-Fa-f]{2}(?:[:-][0-9A-Fa-f]{2}){5}\b`) })
+	uuidRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\b`)
+	})
+	serialRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(\bserial[ _]?(?:number|no\.?|num|#)\s*[:=]?\s*)([^\s,;]+)`)
+	})
 )
 
 // redactFiles redacts the captured files in place and says what it did.
@@ -79,11 +84,11 @@ func isText(b []byte) bool {
 // text and returns the result and how many it replaced.
 func RedactText(b []byte) ([]byte, int) {
 	n := 0
-	s := macRE.ReplaceAllStringFunc(string(b), func(string) string { n++; return "XX:XX:XX:XX:XX:XX" })
-	s = uuidRE.ReplaceAllStringFunc(s, func(string) string { n++; return "XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX" })
-	s = serialRE.ReplaceAllStringFunc(s, func(m string) string {
+	s := macRE().ReplaceAllStringFunc(string(b), func(string) string { n++; return "XX:XX:XX:XX:XX:XX" })
+	s = uuidRE().ReplaceAllStringFunc(s, func(string) string { n++; return "XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX" })
+	s = serialRE().ReplaceAllStringFunc(s, func(m string) string {
 		n++
-		sub := serialRE.FindStringSubmatch(m)
+		sub := serialRE().FindStringSubmatch(m)
 		return sub[1] + "REDACTED"
 	})
 	return []byte(s), n

@@ -2,7 +2,6 @@ package klog
 
 import (
 	"bytes"
-	"embed"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -91,7 +90,49 @@ type Entry struct {
 
 	// posix marks fwts entries, whose regexes are POSIX ERE.
 	posix bool
-	re    *regexp.Regexp
+	// code is what the matcher needs, shared by the entry's copies: the
+	// compiled regex (on first use for the generated database) and the
+	// prefilter's keys. nil until Compile, or set by db_generated.go.
+	code *entryCode
+}
+
+// entryCode is an entry's compiled form. The embedded database's come
+// from db_generated.go with their prefilter keys and no regex: each regex
+// is compiled the first time a text holds one of its entry's keys, so a log
+// pays only for the entries it nearly matches.
+type entryCode struct {
+	once sync.Once
+	re   *regexp.Regexp
+	// keyed says keys and exact were computed ahead (db_generated.go);
+	// keys nil then means the entry is tried on every text.
+	keyed bool
+	keys  []string
+	// exact: finding the key proves the match (a whole literal).
+	exact bool
+}
+
+// regexp returns the entry's compiled regex (nil for a plain literal
+// entry or one never compiled), compiling it on first use.
+func (e *Entry) regexp() *regexp.Regexp {
+	c := e.code
+	if c == nil {
+		return nil
+	}
+	c.once.Do(func() {
+		if full := e.fullRegex(); full != "" {
+			// The generated database's patterns were compiled when it
+			// was generated (TestGeneratedDB), so this cannot fail.
+			c.re, _ = e.compileRegex(full)
+		}
+	})
+	return c.re
+}
+
+func (e *Entry) compileRegex(full string) (*regexp.Regexp, error) {
+	if e.posix {
+		return regexp.CompilePOSIX(full)
+	}
+	return regexp.Compile(full)
 }
 
 // fullRegex returns the one regex the entry's patterns amount to, or ""
@@ -142,8 +183,8 @@ func (e *Entry) Pattern() string {
 // Matches reports whether the entry matches message text, without any
 // prefilter. Compile must have succeeded first for regex entries.
 func (e *Entry) Matches(text string) bool {
-	if e.re != nil {
-		return e.re.MatchString(text)
+	if re := e.regexp(); re != nil {
+		return re.MatchString(text)
 	}
 	return e.Literal != "" && strings.Contains(text, e.Literal)
 }
@@ -158,19 +199,16 @@ func (e *Entry) Compile() error {
 			return fmt.Errorf("klog: entry %q: empty older pattern", e.Label)
 		}
 	}
-	full := e.fullRegex()
-	if full == "" {
-		return nil
+	c := &entryCode{}
+	if full := e.fullRegex(); full != "" {
+		re, err := e.compileRegex(full)
+		if err != nil {
+			return fmt.Errorf("klog: entry %q: %w", e.Label, err)
+		}
+		c.re = re
 	}
-	var err error
-	if e.posix {
-		e.re, err = regexp.CompilePOSIX(full)
-	} else {
-		e.re, err = regexp.Compile(full)
-	}
-	if err != nil {
-		return fmt.Errorf("klog: entry %q: %w", e.Label, err)
-	}
+	c.once.Do(func() {}) // compiled already
+	e.code = c
 	return nil
 }
 
@@ -262,9 +300,21 @@ func reMatch(expr, s string) bool {
 	if expr == "" || s == "" {
 		return true
 	}
-	re, err := regexp.Compile("(?i)" + expr)
-	return err == nil && re.MatchString(s)
+	re, ok := scopeREs.Load(expr)
+	if !ok {
+		c, err := regexp.Compile("(?i)" + expr)
+		if err != nil {
+			c = nil
+		}
+		re, _ = scopeREs.LoadOrStore(expr, c)
+	}
+	c := re.(*regexp.Regexp)
+	return c != nil && c.MatchString(s)
 }
+
+// scopeREs caches the compiled scope expressions: every matcher built
+// tests every scoped entry.
+var scopeREs sync.Map
 
 // kernelVersion parses the leading "6.1.12" of a kernel release string.
 func kernelVersion(s string) []int {
@@ -319,22 +369,12 @@ func KernelRelease(recs []Record) string {
 	return ""
 }
 
-//go:embed db/*.json
-var dbFiles embed.FS
+//go:generate go test -count=1 -run ^TestGeneratedDB$ . -args -regenerate
 
-var (
-	defaultOnce    sync.Once
-	defaultEntries []Entry
-	defaultErr     error
-)
-
-// DefaultDB returns our own advice database, embedded from db/*.json in
-// file name order. The caller may not modify the entries.
+// DefaultDB returns our own advice database, db/*.json in file name order,
+// as db_generated.go holds it. The caller may not modify the entries.
 func DefaultDB() ([]Entry, error) {
-	defaultOnce.Do(func() {
-		defaultEntries, defaultErr = loadFS(dbFiles, "db")
-	})
-	return defaultEntries, defaultErr
+	return generatedDB, nil
 }
 
 func loadFS(fsys fs.FS, dir string) ([]Entry, error) {
@@ -557,7 +597,7 @@ func EnvFromLog(recs []Record) Env {
 	switch {
 	case hv != "":
 		env.VM = hv
-	case dmi != noDMI && virtualDMI.MatchString(dmi):
+	case dmi != noDMI && virtualDMI().MatchString(dmi):
 		env.VM = "DMI: " + dmi
 	}
 	return env
@@ -574,7 +614,9 @@ func cmdLine(text string) (string, bool) {
 
 // virtualDMI matches the DMI identities of virtual machines: the system
 // vendors and products that hypervisors report.
-var virtualDMI = regexp.MustCompile(`(?i)\b(?:QEMU|KVM|VMware|VirtualBox|innotek|Xen|Bochs|Parallels|Microsoft Corporation Virtual|Google Compute Engine|Amazon EC2|Firecracker|BHYVE|Cloud Hypervisor)\b`)
+var virtualDMI = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:QEMU|KVM|VMware|VirtualBox|innotek|Xen|Bochs|Parallels|Microsoft Corporation Virtual|Google Compute Engine|Amazon EC2|Firecracker|BHYVE|Cloud Hypervisor)\b`)
+})
 
 // noDMI is what the kernel logs when it finds no SMBIOS entry point.
 const noDMI = "DMI not present or invalid."

@@ -1,9 +1,10 @@
 // Package klog reads the kernel log (live from /dev/kmsg or syslog(2), or
 // from dmesg, dmesg -r, dmesg -x, kmsg-style and journalctl -k text) into
 // records, writes records back as text, detects oops/BUG/WARNING traces, and
-// matches records against an advice database (our own, embedded from db/*.json,
-// or an fwts-format klog.json given by the user). It knows nothing of checks
-// or reports.
+// matches records against an advice database (our own, db/*.json compiled
+// ahead into db_generated.go by go generate, or an fwts-format klog.json
+// given by the user). It knows nothing of checks or reports. See Matcher for
+// where start-up time went and why the database is generated.
 package klog
 
 import (

@@ -5,12 +5,33 @@ import (
 	"regexp/syntax"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Matcher finds, for a message text, the first database entry that matches
 // it. One Aho–Corasick pass over the text finds the entries whose required
 // literal substrings occur; only those are confirmed with their regex. A
 // Matcher is safe for concurrent use.
+//
+// Start-up cost (issue 24). Building a matcher for the embedded database at
+// run time took 50–100 ms of every process: decoding 355 KB of JSON,
+// compiling about 500 regexes, parsing each for its required literals,
+// choosing the prefilter keys and building the automaton. Now the keys are
+// chosen when the database is generated (db_generated.go: Go composite
+// literals the linker lays out as static data, so loading costs nothing),
+// each regex is compiled the first time a text holds one of its keys (a
+// boot log makes a few dozen entries candidates, not 750), and the
+// automaton is built when the first text is matched, so an empty log or a
+// command that never matches pays for none of it. Building the automaton
+// (6,000 states × 55 byte classes) takes about 1 ms with flat tables.
+//
+// Why generate rather than compile everything lazily: the automaton needs
+// every entry's required literals before the first line, and finding them
+// means parsing every regex, which alone took 3–6 ms; keys chosen ahead
+// make that free. The generated file holds data only (no automaton), so it
+// is small to review, and it is regenerated from db/*.json by `go generate
+// ./klog`; TestGeneratedDB fails while it is stale. A user's --klog-db file
+// (fwts format) is still compiled when it is read.
 type Matcher struct {
 	entries []*Entry
 	// always lists entries with no usable literal: tried on every text.
@@ -18,7 +39,12 @@ type Matcher struct {
 	// exact[e] is true when finding the literal proves the match (literal
 	// entries with a single pattern).
 	exact []bool
-	ac    *acAutomaton
+	// The automaton is built from pats and owner on first use.
+	acOnce sync.Once
+	ac     *acAutomaton
+	pats   []string
+	owner  []int32
+	fold   bool
 	// words are whole words looked for, ignoring ASCII case, in the same
 	// automaton pass (see NewMatcherWords); their owner indexes follow the
 	// entries'.
@@ -36,63 +62,99 @@ func NewMatcher(entries []Entry, env Env) (*Matcher, error) {
 	return NewMatcherWords(entries, env, nil)
 }
 
+// entryLits are an entry's required literals, before keying.
+type entryLits struct {
+	idx   int32
+	lits  []string
+	exact bool
+}
+
+// prefilterKeys returns, for each entry, the strings the automaton looks
+// for (see key) and whether finding one proves the match.
+func prefilterKeys(all []entryLits) (keys [][]string, exact []bool) {
+	shared := windowCounts(all, func(x entryLits) []string { return x.lits })
+	keys = make([][]string, len(all))
+	exact = make([]bool, len(all))
+	for i, x := range all {
+		ex := x.exact
+		for _, l := range x.lits {
+			if k := key(l, shared); k != l {
+				l, ex = k, false
+			}
+			keys[i] = append(keys[i], l)
+		}
+		exact[i] = ex
+	}
+	return keys, exact
+}
+
 // NewMatcherWords is NewMatcher with words that MatchWords also looks for,
 // as whole words (as regexp's \b sees them) ignoring ASCII case, in the
 // same single pass over the text: the klog check's "reads like an error"
 // test costs no second scan. The automaton then ignores ASCII case for the
 // entries' literals too, and every candidate entry is confirmed.
 func NewMatcherWords(entries []Entry, env Env, words []string) (*Matcher, error) {
-	m := &Matcher{words: words}
-	var pats []string
-	var owner []int32
-	type entryLits struct {
-		idx   int32
-		lits  []string
-		exact bool
-	}
-	var all []entryLits
+	m := &Matcher{words: words, fold: words != nil}
+	// Entries not keyed ahead (an fwts database, tests' own) get their
+	// keys here, chosen among themselves.
+	var unkeyed []entryLits
 	for i := range entries {
 		e := &entries[i]
 		if !e.Scope.Applies(env) {
 			continue
 		}
-		if e.re == nil && e.fullRegex() != "" || e.Literal == "" && e.Regex == "" {
+		if e.code == nil {
 			if err := e.Compile(); err != nil {
 				return nil, err
 			}
 		}
 		idx := int32(len(m.entries))
 		m.entries = append(m.entries, e)
+		m.exact = append(m.exact, false)
+		if c := e.code; c.keyed {
+			if c.keys == nil {
+				m.always = append(m.always, idx)
+				continue
+			}
+			for _, k := range c.keys {
+				m.pats = append(m.pats, k)
+				m.owner = append(m.owner, idx)
+			}
+			m.exact[idx] = c.exact && words == nil
+			continue
+		}
 		lits, exact := requiredLiterals(e)
 		if lits == nil {
-			m.exact = append(m.exact, false)
 			m.always = append(m.always, idx)
 			continue
 		}
-		all = append(all, entryLits{idx, lits, exact})
-		m.exact = append(m.exact, false)
+		unkeyed = append(unkeyed, entryLits{idx, lits, exact})
 	}
-	shared := windowCounts(all, func(x entryLits) []string { return x.lits })
-	for _, x := range all {
-		exact := x.exact
-		for _, l := range x.lits {
-			if k := key(l, shared); k != l {
-				l, exact = k, false
-			}
-			pats = append(pats, l)
-			owner = append(owner, x.idx)
+	keys, exact := prefilterKeys(unkeyed)
+	for i, x := range unkeyed {
+		for _, k := range keys[i] {
+			m.pats = append(m.pats, k)
+			m.owner = append(m.owner, x.idx)
 		}
-		m.exact[x.idx] = exact && words == nil
+		m.exact[x.idx] = exact[i] && words == nil
 	}
 	for k, w := range words {
 		if w == "" {
 			return nil, fmt.Errorf("klog: empty matcher word")
 		}
-		pats = append(pats, w)
-		owner = append(owner, int32(len(m.entries)+k))
+		m.pats = append(m.pats, w)
+		m.owner = append(m.owner, int32(len(m.entries)+k))
 	}
-	m.ac = buildAC(pats, owner, words != nil)
 	return m, nil
+}
+
+// automaton returns the matcher's automaton, building it on first use.
+func (m *Matcher) automaton() *acAutomaton {
+	m.acOnce.Do(func() {
+		m.ac = buildAC(m.pats, m.owner, m.fold)
+		m.pats, m.owner = nil, nil
+	})
+	return m.ac
 }
 
 // Len returns the number of entries the matcher holds.
@@ -108,7 +170,7 @@ func (m *Matcher) Match(text string) *Entry {
 // text contains one of the matcher's words (see NewMatcherWords).
 func (m *Matcher) MatchWords(text string) (*Entry, bool) {
 	var buf [16]int32
-	cands, word := m.ac.scan(text, buf[:0], int32(len(m.entries)), m.words)
+	cands, word := m.automaton().scan(text, buf[:0], int32(len(m.entries)), m.words)
 	if len(cands) == 0 && len(m.always) == 0 {
 		return nil, word
 	}
@@ -381,74 +443,77 @@ func buildAC(pats []string, owner []int32, fold bool) *acAutomaton {
 		}
 	}
 	nc := a.nclass
-	// Trie.
-	goTo := [][]int32{make([]int32, nc)} // -1 = none
-	for c := range goTo[0] {
-		goTo[0][c] = -1
+	// The trie and then the full transition function live in one flat
+	// table, goTo[state*nc+class]; rows per state cost an allocation each
+	// and made building take several milliseconds. In the trie 0 means no
+	// edge (no edge leads back to the root), so new rows need no filling.
+	total := 1
+	for _, p := range pats {
+		total += len(p)
 	}
-	out := [][]int32{nil}
+	goTo := make([]int32, nc, total*nc)
+	out := make([][]int32, 1, total)
 	for k, p := range pats {
 		s := int32(0)
 		for i := 0; i < len(p); i++ {
-			c := a.class[p[i]]
-			if goTo[s][c] < 0 {
-				row := make([]int32, nc)
-				for x := range row {
-					row[x] = -1
-				}
-				goTo = append(goTo, row)
+			at := int(s)*nc + int(a.class[p[i]])
+			t := goTo[at]
+			if t == 0 {
+				t = int32(len(out))
+				goTo = goTo[:len(goTo)+nc]
 				out = append(out, nil)
-				goTo[s][c] = int32(len(goTo) - 1)
+				goTo[at] = t
 			}
-			s = goTo[s][c]
+			s = t
 		}
 		if !slices.Contains(out[s], owner[k]) {
 			out[s] = append(out[s], owner[k])
 		}
 	}
-	n := len(goTo)
+	n := len(out)
 	fail := make([]int32, n)
 	queue := make([]int32, 0, n)
 	for c := 0; c < nc; c++ {
-		if t := goTo[0][c]; t >= 0 {
+		if t := goTo[c]; t > 0 {
 			fail[t] = 0
 			queue = append(queue, t)
-		} else {
-			goTo[0][c] = 0
 		}
 	}
 	for len(queue) > 0 {
 		s := queue[0]
 		queue = queue[1:]
-		for _, o := range out[fail[s]] {
-			if !slices.Contains(out[s], o) {
-				out[s] = append(out[s], o)
+		if f := out[fail[s]]; len(f) > 0 {
+			for _, o := range f {
+				if !slices.Contains(out[s], o) {
+					out[s] = append(out[s], o)
+				}
 			}
 		}
-		for c := 0; c < nc; c++ {
-			t := goTo[s][c]
-			if t >= 0 {
-				fail[t] = goTo[fail[s]][c]
+		row, frow := goTo[int(s)*nc:int(s+1)*nc], goTo[int(fail[s])*nc:int(fail[s]+1)*nc]
+		for c, t := range row {
+			if t > 0 {
+				fail[t] = frow[c]
 				queue = append(queue, t)
 			} else {
-				goTo[s][c] = goTo[fail[s]][c]
+				row[c] = frow[c]
 			}
 		}
 	}
-	a.delta = make([]int32, n*nc)
+	// The transition table becomes delta in place: row offsets, negated
+	// for states that report matches.
+	a.delta = goTo[: n*nc : n*nc]
+	for i, t := range a.delta {
+		v := t * int32(nc)
+		if len(out[t]) > 0 {
+			v = -v
+		}
+		a.delta[i] = v
+	}
 	a.outStart = make([]int32, n)
 	for s := 0; s < n; s++ {
 		a.outStart[s] = int32(len(a.outs))
 		a.outs = append(a.outs, out[s]...)
 		a.outs = append(a.outs, -1)
-		for c := 0; c < nc; c++ {
-			t := goTo[s][c]
-			v := t * int32(nc)
-			if len(out[t]) > 0 {
-				v = -v
-			}
-			a.delta[s*nc+c] = v
-		}
 	}
 	return a
 }

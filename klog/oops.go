@@ -3,6 +3,7 @@ package klog
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -42,30 +43,37 @@ const MaxOopsLines = 16
 const maxTraceLines = 200
 
 var (
-	oopsStart = []struct {
-		re   *regexp.Regexp
-		kind OopsKind
-	}{
-		{regexp.MustCompile(`^Kernel panic - not syncing`), KindPanic},
-		{regexp.MustCompile(`(?:soft lockup - CPU#\d+ stuck|Watchdog detected hard LOCKUP)`), KindLockup},
-		{regexp.MustCompile(`^(?:\S+: )?BUG: |^kernel BUG at `), KindBUG},
-		{regexp.MustCompile(`^Oops: |^general protection fault`), KindOops},
-		{regexp.MustCompile(`^WARNING: (?:CPU: \d+ PID: \d+ at |at )`), KindWarning},
-		{regexp.MustCompile(`^INFO: task \S+ blocked for more than \d+ seconds`), KindHungTask},
-		{regexp.MustCompile(`^(?:rcu: )?INFO: rcu_\w+ (?:self-)?detected stalls?`), KindRCUStall},
-		{regexp.MustCompile(`^(?:UBSAN|BUG: KASAN): `), KindSanitizer},
-	}
+	oopsStart = sync.OnceValue(func() []oopsPattern {
+		return []oopsPattern{
+			{regexp.MustCompile(`^Kernel panic - not syncing`), KindPanic},
+			{regexp.MustCompile(`(?:soft lockup - CPU#\d+ stuck|Watchdog detected hard LOCKUP)`), KindLockup},
+			{regexp.MustCompile(`^(?:\S+: )?BUG: |^kernel BUG at `), KindBUG},
+			{regexp.MustCompile(`^Oops: |^general protection fault`), KindOops},
+			{regexp.MustCompile(`^WARNING: (?:CPU: \d+ PID: \d+ at |at )`), KindWarning},
+			{regexp.MustCompile(`^INFO: task \S+ blocked for more than \d+ seconds`), KindHungTask},
+			{regexp.MustCompile(`^(?:rcu: )?INFO: rcu_\w+ (?:self-)?detected stalls?`), KindRCUStall},
+			{regexp.MustCompile(`^(?:UBSAN|BUG: KASAN): `), KindSanitizer},
+		}
+	})
 	cutHere    = "------------[ cut here ]------------"
-	endTrace   = regexp.MustCompile(`^---\[ end (?:trace [0-9a-f]+|Kernel panic)`)
-	firmwareFn = regexp.MustCompile(`\b(?:acpi_|acpi\w*\b|efi_|efi\w*\b|__efi|virt_efi|apei|ghes_|pcc_|cppc_|dmar_|intel_iommu|amd_iommu|tpm_|tpm2_|_DSM|_OSC|thermal_zone|battery)`)
+	endTrace   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^---\[ end (?:trace [0-9a-f]+|Kernel panic)`) })
+	firmwareFn = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(?:acpi_|acpi\w*\b|efi_|efi\w*\b|__efi|virt_efi|apei|ghes_|pcc_|cppc_|dmar_|intel_iommu|amd_iommu|tpm_|tpm2_|_DSM|_OSC|thermal_zone|battery)`)
+	})
 )
+
+// oopsPattern is a message that starts a report of its kind.
+type oopsPattern struct {
+	re   *regexp.Regexp
+	kind OopsKind
+}
 
 // startKind returns the kind of report text starts, or "".
 func startKind(text string) OopsKind {
 	if !mayStartOops(text) {
 		return ""
 	}
-	for _, s := range oopsStart {
+	for _, s := range oopsStart() {
 		if s.re.MatchString(text) {
 			return s.kind
 		}
@@ -130,14 +138,14 @@ func (s *OopsScanner) Add(r Record) *Oops {
 		}
 		done := s.Flush()
 		s.cur = &Oops{Kind: k, Title: text, Time: r.Time}
-		s.cur.Firmware = firmwareFn.MatchString(text)
+		s.cur.Firmware = firmwareFn().MatchString(text)
 		s.traced = 0
 		return done
 	}
 	if s.cur == nil {
 		return nil
 	}
-	if strings.HasPrefix(text, "---[ end ") && endTrace.MatchString(text) {
+	if strings.HasPrefix(text, "---[ end ") && endTrace().MatchString(text) {
 		return s.Flush()
 	}
 	s.traced++
@@ -157,13 +165,15 @@ func (s *OopsScanner) Flush() *Oops {
 
 // registerDump matches the register and code lines of a trace, which say
 // little to a firmware engineer; RIP/EIP lines are kept.
-var registerDump = regexp.MustCompile(`^(?:Code|RSP|RAX|RBX|RCX|RDX|RSI|RDI|RBP|R\d+|FS|CS|CR2|EAX|EBX|ECX|EDX|ESI|EDI|EBP|ESP|DS|ES|GS|Stack|PKRU|DR\d|lr|pc|sp|x\d+)\s*:`)
+var registerDump = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:Code|RSP|RAX|RBX|RCX|RDX|RSI|RDI|RBP|R\d+|FS|CS|CR2|EAX|EBX|ECX|EDX|ESI|EDI|EBP|ESP|DS|ES|GS|Stack|PKRU|DR\d|lr|pc|sp|x\d+)\s*:`)
+})
 
 func (o *Oops) add(line string) {
-	if len(o.Lines) < MaxOopsLines && !registerDump.MatchString(strings.TrimSpace(line)) {
+	if len(o.Lines) < MaxOopsLines && !registerDump().MatchString(strings.TrimSpace(line)) {
 		o.Lines = append(o.Lines, line)
 	}
-	if !o.Firmware && firmwareFn.MatchString(line) && !strings.HasPrefix(line, "Modules linked in:") {
+	if !o.Firmware && firmwareFn().MatchString(line) && !strings.HasPrefix(line, "Modules linked in:") {
 		o.Firmware = true
 	}
 }

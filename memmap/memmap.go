@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Range is a physical address range with what it is.
@@ -41,9 +42,13 @@ const maxLines = 1 << 17
 
 var (
 	// Linux ≥ 4.x: "BIOS-e820: [mem 0x0000000000000000-0x000000000009fbff] usable".
-	e820New = regexp.MustCompile(`^(?:BIOS-e820|e820): \[mem 0x([0-9a-fA-F]{1,16})-0x([0-9a-fA-F]{1,16})\] (.+)$`)
+	e820New = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:BIOS-e820|e820): \[mem 0x([0-9a-fA-F]{1,16})-0x([0-9a-fA-F]{1,16})\] (.+)$`)
+	})
 	// Older: "BIOS-e820: 0000000000000000 - 000000000009f800 (usable)", end exclusive.
-	e820Old = regexp.MustCompile(`^BIOS-e820: ([0-9a-fA-F]{1,16}) - ([0-9a-fA-F]{1,16}) \((.+)\)$`)
+	e820Old = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^BIOS-e820: ([0-9a-fA-F]{1,16}) - ([0-9a-fA-F]{1,16}) \((.+)\)$`)
+	})
 )
 
 // E820FromLog returns the firmware's e820 map as the kernel printed it at
@@ -68,13 +73,13 @@ func E820FromLog(texts []string) []Range {
 		if ended {
 			break // a second map: a later boot
 		}
-		if m := e820New.FindStringSubmatch(line); m != nil {
+		if m := e820New().FindStringSubmatch(line); m != nil {
 			a, _ := strconv.ParseUint(m[1], 16, 64)
 			e, _ := strconv.ParseUint(m[2], 16, 64)
 			out = append(out, Range{Start: a, End: e, Type: m[3]})
 			continue
 		}
-		if m := e820Old.FindStringSubmatch(line); m != nil {
+		if m := e820Old().FindStringSubmatch(line); m != nil {
 			a, _ := strconv.ParseUint(m[1], 16, 64)
 			e, _ := strconv.ParseUint(m[2], 16, 64)
 			if e == 0 {
@@ -93,7 +98,9 @@ type Resource struct {
 	Depth int
 }
 
-var iomemLine = regexp.MustCompile(`^( *)([0-9a-fA-F]{1,16})-([0-9a-fA-F]{1,16}) : (.*)$`)
+var iomemLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^( *)([0-9a-fA-F]{1,16})-([0-9a-fA-F]{1,16}) : (.*)$`)
+})
 
 // ParseIOMem reads /proc/iomem. Without root the kernel prints every
 // address as zero; such a file is an error, not a map.
@@ -108,7 +115,7 @@ func ParseIOMem(b []byte) ([]Resource, error) {
 		if strings.TrimSpace(sc.Text()) == "" {
 			continue
 		}
-		m := iomemLine.FindStringSubmatch(sc.Text())
+		m := iomemLine().FindStringSubmatch(sc.Text())
 		if m == nil {
 			return nil, fmt.Errorf("iomem: line %d unrecognised: %.80q", n+1, sc.Text())
 		}
@@ -183,7 +190,9 @@ func ParseSysfsResource(dev string, b []byte) ([]BAR, error) {
 
 // "pci 0000:00:02.0: reg 0x10: [mem 0xfd000000-0xfdffffff pref]" (Linux < 6.8)
 // "pci 0000:00:02.0: BAR 0 [mem 0xfd000000-0xfdffffff pref]" (Linux ≥ 6.8)
-var pciLogBAR = regexp.MustCompile(`^pci ([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): (?:reg 0x([0-9a-fA-F]+):|BAR (\d+)) \[mem 0x([0-9a-fA-F]{1,16})-0x([0-9a-fA-F]{1,16})([^\]]*)\]$`)
+var pciLogBAR = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^pci ([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): (?:reg 0x([0-9a-fA-F]+):|BAR (\d+)) \[mem 0x([0-9a-fA-F]{1,16})-0x([0-9a-fA-F]{1,16})([^\]]*)\]$`)
+})
 
 // BARsFromLog returns the PCI memory BARs the kernel printed while it
 // enumerated devices at boot: the addresses firmware assigned, before any
@@ -195,7 +204,7 @@ func BARsFromLog(texts []string) []BAR {
 		if i >= maxLines {
 			break
 		}
-		m := pciLogBAR.FindStringSubmatch(strings.TrimSpace(t))
+		m := pciLogBAR().FindStringSubmatch(strings.TrimSpace(t))
 		if m == nil {
 			continue
 		}
@@ -233,9 +242,13 @@ type MMIO struct {
 }
 
 var (
-	logIOAPIC = regexp.MustCompile(`^IOAPIC\[(\d+)\]: apic_id \d+, version \d+, address 0x([0-9a-fA-F]{1,16}),`)
-	logHPET   = regexp.MustCompile(`^hpet(\d*): at MMIO 0x([0-9a-fA-F]{1,16}),`)
-	logECAM   = regexp.MustCompile(`^PCI: (?:MMCONFIG for domain ([0-9a-fA-F]{4}) \[bus ([0-9a-fA-F]{2})-([0-9a-fA-F]{2})\] at \[mem 0x([0-9a-fA-F]{1,16})-0x([0-9a-fA-F]{1,16})\]|ECAM \[mem 0x([0-9a-fA-F]{1,16})-0x([0-9a-fA-F]{1,16})\] \(base 0x[0-9a-fA-F]+\) for domain ([0-9a-fA-F]{4}) \[bus ([0-9a-fA-F]{2})-([0-9a-fA-F]{2})\])`)
+	logIOAPIC = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^IOAPIC\[(\d+)\]: apic_id \d+, version \d+, address 0x([0-9a-fA-F]{1,16}),`)
+	})
+	logHPET = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^hpet(\d*): at MMIO 0x([0-9a-fA-F]{1,16}),`) })
+	logECAM = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^PCI: (?:MMCONFIG for domain ([0-9a-fA-F]{4}) \[bus ([0-9a-fA-F]{2})-([0-9a-fA-F]{2})\] at \[mem 0x([0-9a-fA-F]{1,16})-0x([0-9a-fA-F]{1,16})\]|ECAM \[mem 0x([0-9a-fA-F]{1,16})-0x([0-9a-fA-F]{1,16})\] \(base 0x[0-9a-fA-F]+\) for domain ([0-9a-fA-F]{4}) \[bus ([0-9a-fA-F]{2})-([0-9a-fA-F]{2})\])`)
+	})
 )
 
 // MMIOFromLog returns the I/O APICs, HPET and ECAM windows the kernel
@@ -255,15 +268,15 @@ func MMIOFromLog(texts []string) []MMIO {
 			break
 		}
 		line := strings.TrimSpace(t)
-		if m := logIOAPIC.FindStringSubmatch(line); m != nil {
+		if m := logIOAPIC().FindStringSubmatch(line); m != nil {
 			a, _ := strconv.ParseUint(m[2], 16, 64)
 			add(MMIO{Range: Range{Start: a, End: a + 0xFFF, Type: "IOAPIC"}, What: "IOAPIC " + m[1]})
 		}
-		if m := logHPET.FindStringSubmatch(line); m != nil {
+		if m := logHPET().FindStringSubmatch(line); m != nil {
 			a, _ := strconv.ParseUint(m[2], 16, 64)
 			add(MMIO{Range: Range{Start: a, End: a + 0xFFF, Type: "HPET"}, What: "HPET" + m[1]})
 		}
-		if m := logECAM.FindStringSubmatch(line); m != nil {
+		if m := logECAM().FindStringSubmatch(line); m != nil {
 			seg, b0, b1, s, e := m[1], m[2], m[3], m[4], m[5]
 			if s == "" {
 				s, e, seg, b0, b1 = m[6], m[7], m[8], m[9], m[10]
@@ -278,7 +291,9 @@ func MMIOFromLog(texts []string) []MMIO {
 
 // logACPI matches the kernel's table list: "ACPI: FACP 0x000000003F7E5684
 // 0000F4 (v04 HP …)", "ACPI: FACS 0x000000003F7F7E80 000040".
-var logACPI = regexp.MustCompile(`^ACPI: ([A-Z0-9_!$ ]{4}) 0x([0-9A-Fa-f]{8,16}) ([0-9A-Fa-f]{6,8})(?: |$)`)
+var logACPI = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^ACPI: ([A-Z0-9_!$ ]{4}) 0x([0-9A-Fa-f]{8,16}) ([0-9A-Fa-f]{6,8})(?: |$)`)
+})
 
 // ACPITablesFromLog returns where the kernel said each ACPI table is, as
 // ranges typed with the table's signature (first boot's list only: a
@@ -290,7 +305,7 @@ func ACPITablesFromLog(texts []string) []Range {
 		if i >= maxLines {
 			break
 		}
-		m := logACPI.FindStringSubmatch(strings.TrimSpace(t))
+		m := logACPI().FindStringSubmatch(strings.TrimSpace(t))
 		if m == nil {
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // typeByName maps the kernel's names for memory types to types.
@@ -21,7 +22,9 @@ func TypeByName(name string) (Type, bool) { t, ok := typeByName[name]; return t,
 // maxLines bounds what the parsers read from hostile input.
 const maxLines = 1 << 16
 
-var procLine = regexp.MustCompile(`^reg(\d+): base=0x([0-9a-fA-F]+) \(\s*\d+MB\), size=\s*(\d+)([KMG])B, count=\d+: (\S+)$`)
+var procLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^reg(\d+): base=0x([0-9a-fA-F]+) \(\s*\d+MB\), size=\s*(\d+)([KMG])B, count=\d+: (\S+)$`)
+})
 
 // ParseProc reads /proc/mtrr: the enabled variable ranges only (no default
 // type, no fixed ranges, no disabled registers). Sizes are what the kernel
@@ -37,7 +40,7 @@ func ParseProc(b []byte) (*State, error) {
 		if line == "" {
 			continue
 		}
-		m := procLine.FindStringSubmatch(line)
+		m := procLine().FindStringSubmatch(line)
 		if m == nil {
 			return nil, fmt.Errorf("/proc/mtrr: unrecognised line %q", trunc(line))
 		}
@@ -82,13 +85,17 @@ func (s *State) fixProcMasks() {
 }
 
 var (
-	logDefault  = regexp.MustCompile(`^MTRR default type: (\S+)$`)
-	logFixedHdr = regexp.MustCompile(`^MTRR fixed ranges (en|dis)abled:$`)
-	logVarHdr   = regexp.MustCompile(`^MTRR variable ranges (en|dis)abled:$`)
-	logFixed    = regexp.MustCompile(`^([0-9A-Fa-f]{5})-([0-9A-Fa-f]{5}) (\S+)$`)
-	logVar      = regexp.MustCompile(`^(\d+) base ([0-9A-Fa-f]+) mask ([0-9A-Fa-f]+) (\S+)$`)
-	logVarOff   = regexp.MustCompile(`^(\d+) disabled$`)
-	logIncons   = regexp.MustCompile(`^mtrr: your CPUs had inconsistent (\S+) (?:MTRR )?settings$`)
+	logDefault  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^MTRR default type: (\S+)$`) })
+	logFixedHdr = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^MTRR fixed ranges (en|dis)abled:$`) })
+	logVarHdr   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^MTRR variable ranges (en|dis)abled:$`) })
+	logFixed    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([0-9A-Fa-f]{5})-([0-9A-Fa-f]{5}) (\S+)$`) })
+	logVar      = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(\d+) base ([0-9A-Fa-f]+) mask ([0-9A-Fa-f]+) (\S+)$`)
+	})
+	logVarOff = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+) disabled$`) })
+	logIncons = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^mtrr: your CPUs had inconsistent (\S+) (?:MTRR )?settings$`)
+	})
 )
 
 // FromLog finds the MTRR dump the kernel prints at boot ("MTRR default
@@ -105,7 +112,7 @@ func FromLog(texts []string) *State {
 			break
 		}
 		line := strings.TrimSpace(t)
-		if m := logDefault.FindStringSubmatch(line); m != nil {
+		if m := logDefault().FindStringSubmatch(line); m != nil {
 			if s != nil {
 				break // a second boot's dump
 			}
@@ -121,7 +128,7 @@ func FromLog(texts []string) *State {
 		if s == nil {
 			continue
 		}
-		if m := logFixedHdr.FindStringSubmatch(line); m != nil {
+		if m := logFixedHdr().FindStringSubmatch(line); m != nil {
 			s.HaveFixed, s.FixedSupported, section = true, true, "fixed"
 			s.FixedEnabled = m[1] == "en"
 			if s.FixedEnabled {
@@ -129,13 +136,13 @@ func FromLog(texts []string) *State {
 			}
 			continue
 		}
-		if m := logVarHdr.FindStringSubmatch(line); m != nil {
+		if m := logVarHdr().FindStringSubmatch(line); m != nil {
 			s.Enabled, section = m[1] == "en", "var"
 			continue
 		}
 		switch {
 		case section == "fixed":
-			if m := logFixed.FindStringSubmatch(line); m != nil {
+			if m := logFixed().FindStringSubmatch(line); m != nil {
 				a, _ := strconv.ParseUint(m[1], 16, 64)
 				e, _ := strconv.ParseUint(m[2], 16, 64)
 				t, ok := typeByName[m[3]]
@@ -145,7 +152,7 @@ func FromLog(texts []string) *State {
 				continue
 			}
 		case section == "var":
-			if m := logVar.FindStringSubmatch(line); m != nil {
+			if m := logVar().FindStringSubmatch(line); m != nil {
 				idx, _ := strconv.Atoi(m[1])
 				b, err1 := strconv.ParseUint(m[2], 16, 64)
 				k, err2 := strconv.ParseUint(m[3], 16, 64)
@@ -158,7 +165,7 @@ func FromLog(texts []string) *State {
 				}
 				continue
 			}
-			if m := logVarOff.FindStringSubmatch(line); m != nil {
+			if m := logVarOff().FindStringSubmatch(line); m != nil {
 				idx, _ := strconv.Atoi(m[1])
 				if idx < 256 && len(s.Var) < 256 {
 					s.Var = append(s.Var, Var{Index: idx})
@@ -192,7 +199,7 @@ func Inconsistent(texts []string) []string {
 		if i >= 4*maxLines {
 			break
 		}
-		if m := logIncons.FindStringSubmatch(strings.TrimSpace(t)); m != nil && !seen[m[1]] {
+		if m := logIncons().FindStringSubmatch(strings.TrimSpace(t)); m != nil && !seen[m[1]] {
 			seen[m[1]] = true
 			out = append(out, m[1])
 		}
@@ -207,7 +214,7 @@ func trunc(s string) string {
 	return s
 }
 
-var logCPU0 = regexp.MustCompile(`^smpboot: CPU0: (AMD|Intel|Hygon)\b`)
+var logCPU0 = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^smpboot: CPU0: (AMD|Intel|Hygon)\b`) })
 
 // VendorFromLog returns "AMD", "Intel" or "Hygon" from the boot CPU line the
 // kernel prints ("smpboot: CPU0: AMD Opteron(tm) …"), or "".
@@ -216,7 +223,7 @@ func VendorFromLog(texts []string) string {
 		if i >= 4*maxLines {
 			break
 		}
-		if m := logCPU0.FindStringSubmatch(strings.TrimSpace(t)); m != nil {
+		if m := logCPU0().FindStringSubmatch(strings.TrimSpace(t)); m != nil {
 			return m[1]
 		}
 	}

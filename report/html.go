@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"sync"
 
 	"github.com/fwcheck/fwcheck/tests"
 )
@@ -22,7 +23,7 @@ import (
 //go:embed html.tmpl
 var htmlTemplate string
 
-var htmlTmpl = template.Must(template.New("report").Parse(htmlTemplate))
+var htmlTmpl = sync.OnceValue(func() *template.Template { return template.Must(template.New("report").Parse(htmlTemplate)) })
 
 type htmlRow struct {
 	Check, Kind, Severity, Label, Message, Advice, Spec, Note string
@@ -164,7 +165,7 @@ func WriteHTML(w io.Writer, d *Document, failOn tests.Severity) error {
 			h.Cycles = append(h.Cycles, cycleSection(r.ID, c))
 		}
 	}
-	if err := htmlTmpl.Execute(w, h); err != nil {
+	if err := htmlTmpl().Execute(w, h); err != nil {
 		return fmt.Errorf("writing html: %w", err)
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/fwcheck/fwcheck/input"
@@ -57,8 +58,8 @@ func (w Waiver) String() string {
 }
 
 var (
-	labelRE = regexp.MustCompile(`^[A-Z][A-Za-z0-9]+$`)
-	idRE    = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
+	labelRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z][A-Za-z0-9]+$`) })
+	idRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9_-]*$`) })
 )
 
 // dmiFields are the DMI fields a waiver may match, with their values.
@@ -103,9 +104,9 @@ func ReadWaivers(r io.Reader) ([]Waiver, error) {
 			return fmt.Errorf("waivers: entry %d (%s): %s", i+1, w.Label, fmt.Sprintf(format, args...))
 		}
 		switch {
-		case !labelRE.MatchString(w.Label):
+		case !labelRE().MatchString(w.Label):
 			return nil, bad("label %q is not a CamelCase label", w.Label)
-		case w.Check != "" && !idRE.MatchString(w.Check):
+		case w.Check != "" && !idRE().MatchString(w.Check):
 			return nil, bad("check %q is not a check ID", w.Check)
 		case strings.TrimSpace(w.Reason) == "":
 			return nil, bad("no reason")

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/fwcheck/fwcheck/input"
 )
@@ -177,8 +178,8 @@ type Label struct {
 }
 
 var (
-	labelRE = regexp.MustCompile(`^[A-Z][A-Za-z0-9]+$`)
-	idRE    = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
+	labelRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z][A-Za-z0-9]+$`) })
+	idRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9_-]*$`) })
 )
 
 // NewLabel declares a label. It panics on a malformed name, an invalid
@@ -199,7 +200,7 @@ func (l *Label) Validate() error { return l.validate() }
 
 func (l *Label) validate() error {
 	switch {
-	case !labelRE.MatchString(l.Name):
+	case !labelRE().MatchString(l.Name):
 		return fmt.Errorf("label %q is not CamelCase", l.Name)
 	case l.Severity < Low || l.Severity > Critical:
 		return fmt.Errorf("label %q has no valid severity", l.Name)
@@ -218,7 +219,7 @@ func Validate(cs []*Check) error {
 	var errs []error
 	for _, c := range cs {
 		switch {
-		case !idRE.MatchString(c.ID) || c.ID == "all":
+		case !idRE().MatchString(c.ID) || c.ID == "all":
 			errs = append(errs, fmt.Errorf("check ID %q must be lowercase and not \"all\"", c.ID))
 		case ids[c.ID]:
 			errs = append(errs, fmt.Errorf("duplicate check ID %q", c.ID))

@@ -4,6 +4,9 @@
 package all
 
 import (
+	"slices"
+	"sync"
+
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/acpitables"
 	"github.com/fwcheck/fwcheck/tests/amlparse"
@@ -38,8 +41,11 @@ import (
 
 // Checks returns every check, in run order (by category, then ID). It
 // panics if the list is invalid (a duplicate ID or label): the program
-// itself would be wrong, and a test catches it first.
-func Checks() []*tests.Check {
+// itself would be wrong, and a test catches it first. The list is built and
+// validated once per process (commands ask for it several times).
+func Checks() []*tests.Check { return slices.Clone(checks()) }
+
+var checks = sync.OnceValue(func() []*tests.Check {
 	cs := []*tests.Check{
 		acpitables.Check,
 		checksum.Check,
@@ -76,4 +82,4 @@ func Checks() []*tests.Check {
 		panic(err)
 	}
 	return tests.Sorted(cs)
-}
+})

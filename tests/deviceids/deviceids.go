@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/fwcheck/fwcheck/acpi/aml"
 	"github.com/fwcheck/fwcheck/input"
@@ -43,8 +44,8 @@ var Check = &tests.Check{
 }
 
 var (
-	pnpID  = regexp.MustCompile(`^[A-Z]{3}[0-9A-F]{4}$`)
-	acpiID = regexp.MustCompile(`^[A-Z0-9_]{4}[0-9A-F]{4}$`)
+	pnpID  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z]{3}[0-9A-F]{4}$`) })
+	acpiID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z0-9_]{4}[0-9A-F]{4}$`) })
 )
 
 // validID reports whether v is a valid hardware ID; cid also allows
@@ -62,7 +63,7 @@ func validID(v *aml.Object, cid bool) (string, bool) {
 		return s, true
 	case aml.TypeString:
 		s := v.Str
-		return fmt.Sprintf("%q", s), pnpID.MatchString(s) || acpiID.MatchString(s) || cid && strings.Contains(s, `\`)
+		return fmt.Sprintf("%q", s), pnpID().MatchString(s) || acpiID().MatchString(s) || cid && strings.Contains(s, `\`)
 	}
 	return "a " + v.Type.String(), false
 }
@@ -74,7 +75,7 @@ func acpicaRepair(v *aml.Object) (string, bool) {
 		return "", false
 	}
 	s := strings.ToUpper(strings.TrimPrefix(v.Str, "*"))
-	return s, s != v.Str && (pnpID.MatchString(s) || acpiID.MatchString(s))
+	return s, s != v.Str && (pnpID().MatchString(s) || acpiID().MatchString(s))
 }
 
 func run(p *tests.Pass) error {

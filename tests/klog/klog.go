@@ -17,6 +17,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/fwcheck/fwcheck/input"
@@ -42,7 +43,7 @@ var (
 	notErrorPhrases = []string{"error record", "error report", "error log", "error injection", "error handling",
 		"error containment", "error collector", "error source", "errors collector", "support is initialized",
 		"enabled with irq", "module verification failed"}
-	userspaceLine = regexp.MustCompile(`^[\w.@/-]+\[\d+\]: `)
+	userspaceLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\w.@/-]+\[\d+\]: `) })
 )
 
 // DB is the check's "db" setting (--klog.db, --klog-db): an fwts-format
@@ -299,7 +300,7 @@ func klogIsError(r klog.Record, word bool) bool {
 	if r.Level >= 0 {
 		return r.Level <= klog.Err
 	}
-	return word && !namesErrors(r.Text) && !userspaceLine.MatchString(r.Text)
+	return word && !namesErrors(r.Text) && !userspaceLine().MatchString(r.Text)
 }
 
 // errorWords are the words that make a line without a level read like an

@@ -20,6 +20,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/msr"
@@ -75,7 +76,7 @@ func isMTRR(a uint32) bool {
 	return false
 }
 
-var brought = regexp.MustCompile(`^smp: Brought up \d+ nodes?, (\d+) CPUs?$`)
+var brought = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^smp: Brought up \d+ nodes?, (\d+) CPUs?$`) })
 
 func run(p *tests.Pass) error {
 	dmi, _ := tests.Load(p, input.DMI)
@@ -89,7 +90,7 @@ func run(p *tests.Pass) error {
 	n := 0
 	for _, r := range recs {
 		texts = append(texts, r.Text)
-		if m := brought.FindStringSubmatch(r.Text); m != nil && n == 0 {
+		if m := brought().FindStringSubmatch(r.Text); m != nil && n == 0 {
 			n, _ = strconv.Atoi(m[1])
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/fwcheck/fwcheck/acpi"
 	"github.com/fwcheck/fwcheck/cpuinfo"
@@ -434,13 +435,15 @@ func mmioRanges(p *tests.Pass, texts []string) (out []mmio, srcs []string) {
 	return out, srcs
 }
 
-var iomemName = regexp.MustCompile(`^(?:IOAPIC \d+|HPET \d+|PCI MMCONFIG [0-9a-fA-F]{4} \[bus [0-9a-fA-F]{2}-[0-9a-fA-F]{2}\])$`)
+var iomemName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:IOAPIC \d+|HPET \d+|PCI MMCONFIG [0-9a-fA-F]{4} \[bus [0-9a-fA-F]{2}-[0-9a-fA-F]{2}\])$`)
+})
 
 // iomemMMIO picks the register blocks the kernel names in /proc/iomem.
 func iomemMMIO(res []memmap.Resource) []memmap.MMIO {
 	var out []memmap.MMIO
 	for _, r := range res {
-		if iomemName.MatchString(r.Type) {
+		if iomemName().MatchString(r.Type) {
 			out = append(out, memmap.MMIO{Range: r.Range, What: r.Type})
 		}
 	}
