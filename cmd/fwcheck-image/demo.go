@@ -15,6 +15,8 @@ import (
 //     image.EndMarker (hundreds of lines, after the report) goes to the
 //     results writer instead, markers included, so that
 //     image.ExtractResults reads the file;
+//   - the image's "fwcheck: done; poweroff" line after its verdict is
+//     dropped;
 //   - the screen clears firmware sends (OVMF: ESC[2J, and ESC c, the full
 //     reset) are dropped, so they cannot wipe the boot messages and the
 //     report above them; other escapes (colours, cursor moves) pass.
@@ -39,6 +41,10 @@ func newDemoFilter(term, results io.Writer) *demoFilter {
 	return &demoFilter{term: term, results: results, atStart: true}
 }
 
+// doneLine starts the line the live image prints after the verdict, when
+// it powers off or reboots; the machine's power-off shows that anyway.
+var doneLine = []byte("fwcheck: done; ")
+
 var screenClears = [][]byte{[]byte("\x1b[2J"), []byte("\x1bc")}
 
 func (f *demoFilter) Write(p []byte) (int, error) {
@@ -54,7 +60,8 @@ func (f *demoFilter) byte(b byte) {
 		f.resultByte(b)
 		return
 	}
-	// A line that may be the begin marker is held until it is decided.
+	// A line that may be the begin marker, or the image's closing status
+	// line, is held until it is decided.
 	if f.atStart || f.line != nil {
 		f.atStart = false
 		f.line = append(f.line, b)
@@ -66,8 +73,12 @@ func (f *demoFilter) byte(b byte) {
 			f.inResults = true
 			_, _ = f.results.Write(append([]byte(image.BeginMarker), '\n'))
 			return
-		case bytes.HasPrefix(m, trimmed) && b != '\n':
-			return // still a prefix of the marker
+		case b == '\n' && bytes.HasPrefix(trimmed, doneLine):
+			f.line = nil // "fwcheck: done; poweroff": the verdict stays last
+			f.atStart = true
+			return
+		case b != '\n' && len(f.line) < 4096 && (bytes.HasPrefix(m, trimmed) || bytes.HasPrefix(doneLine, trimmed) || bytes.HasPrefix(trimmed, doneLine)):
+			return // still undecided
 		}
 		held := f.line
 		f.line = nil
