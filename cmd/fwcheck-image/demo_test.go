@@ -112,11 +112,15 @@ func TestDemoTranscriptVerdictLast(t *testing.T) {
 	doc, err := image.ExtractResults([]byte(results))
 	require.NoError(t, err)
 	var d struct {
-		Verdict string           `json:"verdict"`
+		Verdict struct {
+			Summary string `json:"summary"`
+		} `json:"verdict"`
 		Results []map[string]any `json:"results"`
 	}
 	require.NoError(t, json.Unmarshal(doc, &d))
 	assert.NotEmpty(t, d.Results)
+	assert.Contains(t, head, d.Verdict.Summary, "the terminal's last line is the document's verdict")
+	assert.Contains(t, string(raw), "\x1b[2J", "OVMF cleared the screen in the real console")
 	// Unfiltered, the JSON is what the person would have seen last.
 	head, _ = lastNonKernel(string(raw))
 	assert.NotRegexp(t, `^(fwcheck: )?verdict: `, head, "without the filter the verdict is not last")
