@@ -192,6 +192,10 @@ type Tables struct {
 	// RootsMissing says, by signature, for each root table (RSDP, XSDT, RSDT) the live
 	// loader could not read, why: checks report those parts as not checked.
 	RootsMissing map[string]string
+	// RootsRemedy, where the loader knows better than the reason's words
+	// (a snapshot, a root user), says by signature what would let a
+	// reader have the root table.
+	RootsRemedy map[string]string
 	// SkippedLines and TableLines count, for acpidump text, the lines that
 	// were not table data and those that were.
 	SkippedLines, TableLines int
@@ -349,6 +353,9 @@ func (ts *Tables) RootAbsence(sig string) (reason, remedy string) {
 		name = "RSDP"
 	}
 	if m, ok := ts.RootsMissing[sig]; ok {
+		if r, ok := ts.RootsRemedy[sig]; ok {
+			return m, r
+		}
 		switch {
 		case strings.Contains(m, "iomem=relaxed"):
 			remedy = "boot with iomem=relaxed"

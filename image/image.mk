@@ -9,13 +9,17 @@
 #   make image        build out/fwcheck.cpio.gz for KERNEL
 #   make usb          write out/fwcheck.img, the bootable USB stick image
 #                     (UEFI and BIOS, fwcheck.cfg, FWCHECK results partition)
-#   make usb-demo     boot out/fwcheck.img under QEMU as a USB stick
-#                     (DEMO_FIRMWARE=seabios for legacy BIOS)
+#   make usb-demo     boot a copy of the stick (out/fwcheck-demo.img, with
+#                     after = DEMO_AFTER) under QEMU as a USB stick: it
+#                     powers off after the report (DEMO_FIRMWARE=seabios
+#                     for legacy BIOS, DEMO_AFTER=shell to stay)
 #   make demo         build the image and boot it under QEMU with OVMF on q35
 #                     (kernel booted "quiet": a dozen lines of boot noise
 #                     instead of ~400; the results keep the whole log);
-#                     the report appears on this terminal and the machine
-#                     powers off. DEMO_AFTER=shell stays at the image's shell
+#                     the report appears on this terminal, its verdict the
+#                     last line before the kernel's power-off messages (the
+#                     results JSON goes to out/demo-results.json, OVMF's
+#                     screen clears are filtered), and the machine powers off. DEMO_AFTER=shell stays at the image's shell
 #                     instead (Ctrl-A X quits QEMU); DEMO_FIRMWARE=seabios
 #                     boots pc.
 #                     A swtpm TPM 2.0 is attached when swtpm is installed.
@@ -116,9 +120,9 @@ image: fwcheck-image
 
 demo: deps-image image
 	@$(find_kernel); \
-	echo "Booting $(IMAGE) with $$k under QEMU ($(DEMO_FIRMWARE)); the report follows, then fwcheck.after=$(DEMO_AFTER) (at a shell, Ctrl-A X quits QEMU)."; \
+	echo "Booting $(IMAGE) with $$k under QEMU ($(DEMO_FIRMWARE)); the report follows, then fwcheck.after=$(DEMO_AFTER) (at a shell, Ctrl-A X quits QEMU); results JSON: out/demo-results.json"; \
 	tpm=""; command -v swtpm >/dev/null && tpm="--tpm"; \
-	./fwcheck-image boot --accel "$(QEMU_ACCEL)" --initramfs $(IMAGE) --kernel "$$k" --firmware $(DEMO_FIRMWARE) --append "quiet fwcheck.after=$(DEMO_AFTER) $(APPEND)" $$tpm
+	./fwcheck-image boot --accel "$(QEMU_ACCEL)" --initramfs $(IMAGE) --kernel "$$k" --firmware $(DEMO_FIRMWARE) --append "quiet fwcheck.after=$(DEMO_AFTER) $(APPEND)" --results out/demo-results.json $$tpm
 
 # The USB stick image: the initramfs above, the kernel, GRUB for UEFI and
 # BIOS, fwcheck.cfg and the FWCHECK results partition, in 64 MiB.
@@ -127,6 +131,12 @@ usb: deps-image image
 	echo "./fwcheck-image usb -o $(USB_IMAGE) --kernel $$k --initramfs $(IMAGE)"; \
 	./fwcheck-image usb -o $(USB_IMAGE) --kernel "$$k" --initramfs $(IMAGE)
 
-usb-demo: usb
-	@echo "Booting $(USB_IMAGE) as a USB stick under QEMU ($(DEMO_FIRMWARE)); Ctrl-A X quits."; \
-	./fwcheck-image boot --accel "$(QEMU_ACCEL)" --usb $(USB_IMAGE) --firmware $(DEMO_FIRMWARE)
+# usb-demo boots a copy of the stick whose fwcheck.cfg says after =
+# $(DEMO_AFTER), so that it powers off after the report like make demo
+# (out/fwcheck.img itself keeps after = shell, for a person at the machine).
+USB_DEMO_IMAGE ?= out/fwcheck-demo.img
+usb-demo: deps-image image
+	@$(find_kernel); mkdir -p out; printf 'after = %s\n' "$(DEMO_AFTER)" > out/fwcheck-demo.cfg; \
+	./fwcheck-image usb -o $(USB_DEMO_IMAGE) --kernel "$$k" --initramfs $(IMAGE) --config out/fwcheck-demo.cfg >/dev/null && \
+	echo "Booting $(USB_DEMO_IMAGE) as a USB stick under QEMU ($(DEMO_FIRMWARE)); the report follows, then fwcheck.after=$(DEMO_AFTER) (at a shell, Ctrl-A X quits QEMU); results JSON: out/demo-results.json" && \
+	./fwcheck-image boot --accel "$(QEMU_ACCEL)" --usb $(USB_DEMO_IMAGE) --firmware $(DEMO_FIRMWARE) --results out/demo-results.json

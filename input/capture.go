@@ -38,15 +38,89 @@ func Capture(w io.Writer, src Source, inputs []Decl) (notes []string, err error)
 // CaptureWith is Capture with options. Its notes also say what was left
 // out or redacted, and why.
 func CaptureWith(w io.Writer, src Source, inputs []Decl, opts CaptureOptions) (notes []string, err error) {
+	r, err := CaptureReport(w, src, inputs, opts)
+	for _, m := range r.Missing {
+		notes = append(notes, m.Reason)
+	}
+	return append(notes, r.Notes...), err
+}
+
+// NotCaptured is one file (or tree) of an input that a snapshot could
+// not read, and why.
+type NotCaptured struct {
+	Input, Path, Reason string
+	// Absent: the machine has no such file (the feature is missing), as
+	// opposed to one it could not read.
+	Absent bool
+}
+
+// Captured is what CaptureReport says of a snapshot beside writing it:
+// what it could not read, per input, and what it left out or redacted.
+type Captured struct {
+	Missing []NotCaptured
+	Notes   []string
+}
+
+// NotCapturedFile, below RecordedDir, lists what a snapshot could not
+// read, "input<TAB>path<TAB>reason" a line, so that a run --from it can
+// say why an input is missing and what would have let it be read.
+const NotCapturedFile = "not-captured.txt"
+
+// withoutRoot marks, in NotCapturedFile, a reason from a snapshot taken
+// without root.
+const withoutRoot = "(snapshot taken without root)"
+
+// CaptureReport is CaptureWith with what could not be read kept per input.
+func CaptureReport(w io.Writer, src Source, inputs []Decl, opts CaptureOptions) (Captured, error) {
+	var r Captured
 	files := map[string][]byte{}
+	var list strings.Builder
 	for _, in := range inputs {
 		for _, p := range in.Capture() {
-			notes = append(notes, captureTree(src, p, files)...)
+			for _, e := range captureTree(src, p, files) {
+				r.Missing = append(r.Missing, NotCaptured{Input: in.Name(), Path: p, Reason: e.Error(), Absent: errors.Is(e, fs.ErrNotExist) && !isRecorded(e)})
+				why := oneLine(e.Error())
+				if src.Live() && !src.Privileged() {
+					why += " " + withoutRoot
+				}
+				if list.Len() < 1<<16 {
+					fmt.Fprintf(&list, "%s\t%s\t%s\n", in.Name(), p, why)
+				}
+			}
 		}
 	}
 	if len(files) == 0 {
-		return notes, errors.New("snapshot: nothing could be read")
+		return r, errors.New("snapshot: nothing could be read")
 	}
+	if list.Len() > 0 {
+		files[RecordedDir+"/"+NotCapturedFile] = []byte(list.String())
+	}
+	notes, err := finishCapture(w, files, opts)
+	r.Notes = notes
+	return r, err
+}
+
+// isRecorded reports whether e is a recorder's failure (a device that
+// could not be read, not a file the machine lacks).
+func isRecorded(e error) bool {
+	var pe *fs.PathError
+	return errors.As(e, &pe) && pe.Op == "record"
+}
+
+func oneLine(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+	if len(s) > 300 {
+		s = s[:300]
+	}
+	return s
+}
+
+func finishCapture(w io.Writer, files map[string][]byte, opts CaptureOptions) (notes []string, err error) {
 	var omitted []string
 	if !opts.IncludeMSDM {
 		omitted = append(omitted, dropMSDM(files)...)
@@ -82,22 +156,22 @@ func dropMSDM(files map[string][]byte) (omitted []string) {
 	return omitted
 }
 
-func captureTree(src Source, p string, files map[string][]byte) (notes []string) {
+func captureTree(src Source, p string, files map[string][]byte) (notes []error) {
 	st, err := fs.Stat(src, p)
 	if err != nil {
-		return []string{err.Error()}
+		return []error{err}
 	}
 	if !st.IsDir() {
 		b, err := fs.ReadFile(src, p)
 		if err != nil {
-			return []string{err.Error()}
+			return []error{err}
 		}
 		files[p] = b
 		return nil
 	}
 	err = fs.WalkDir(src, p, func(q string, d fs.DirEntry, err error) error {
 		if err != nil {
-			notes = append(notes, err.Error())
+			notes = append(notes, err)
 			return nil
 		}
 		if d.IsDir() || !d.Type().IsRegular() {
@@ -105,14 +179,31 @@ func captureTree(src Source, p string, files map[string][]byte) (notes []string)
 		}
 		b, err := fs.ReadFile(src, q)
 		if err != nil {
-			notes = append(notes, err.Error())
+			notes = append(notes, err)
 			return nil
 		}
 		files[path.Clean(q)] = b
 		return nil
 	})
 	if err != nil {
-		notes = append(notes, err.Error())
+		notes = append(notes, err)
 	}
 	return notes
+}
+
+// notCaptured reads a snapshot's list of what it could not read, for
+// input name: the reasons, at most a few.
+func notCaptured(src Source, name string) []string {
+	b, err := fs.ReadFile(src, RecordedDir+"/"+NotCapturedFile)
+	if err != nil || len(b) > 1<<20 {
+		return nil
+	}
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		f := strings.SplitN(l, "\t", 3)
+		if len(f) == 3 && f[0] == name && len(out) < 8 {
+			out = append(out, f[2])
+		}
+	}
+	return out
 }

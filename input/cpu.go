@@ -207,9 +207,10 @@ var cpuDir = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^
 // module first when /dev/cpu/N/msr is missing on the real root.
 func recordMSRs(root string) ([]byte, error) {
 	dir := filepath.Join(root, "dev/cpu")
+	modErr := ""
 	if filepath.Clean(root) == "/" {
 		if _, err := os.Stat(filepath.Join(dir, "0", "msr")); errors.Is(err, fs.ErrNotExist) {
-			loadModule("msr")
+			modErr = loadModule("msr")
 		}
 	}
 	ents, err := os.ReadDir(dir)
@@ -247,6 +248,9 @@ func recordMSRs(root string) ([]byte, error) {
 		if len(errs) == 0 {
 			errs = append(errs, "no /dev/cpu/N/msr device (is the msr module available?)")
 		}
+		if modErr != "" {
+			errs = append(errs, modErr)
+		}
 		return nil, errors.New(strings.Join(uniqStrings(errs), "; "))
 	}
 	var b bytes.Buffer
@@ -277,9 +281,10 @@ func cpuNumbers(dir string) ([]int, error) {
 // a read error ends that CPU's leaves.
 func recordCPUID(root string) ([]byte, error) {
 	dir := filepath.Join(root, "dev/cpu")
+	modErr := ""
 	if filepath.Clean(root) == "/" {
 		if _, err := os.Stat(filepath.Join(dir, "0", "cpuid")); errors.Is(err, fs.ErrNotExist) {
-			loadModule("cpuid")
+			modErr = loadModule("cpuid")
 		}
 	}
 	cpus, err := cpuNumbers(dir)
@@ -301,6 +306,9 @@ func recordCPUID(root string) ([]byte, error) {
 		if len(errs) == 0 {
 			errs = append(errs, "no /dev/cpu/N/cpuid device (is the cpuid module available?)")
 		}
+		if modErr != "" {
+			errs = append(errs, modErr)
+		}
 		return nil, errors.New(strings.Join(uniqStrings(errs), "; "))
 	}
 	var b bytes.Buffer
@@ -321,15 +329,35 @@ func uniqStrings(ss []string) []string {
 }
 
 // loadModule asks modprobe to load a kernel module, best effort: where it
-// fails the input that needed it says what is missing.
-func loadModule(name string) {
+// fails it returns modprobe's own words ("modprobe: FATAL: Module msr not
+// found in directory /lib/modules/…"), one line, for the input that
+// needed the module to say what is missing; "" when it loaded or there is
+// no modprobe.
+func loadModule(name string) string {
 	p, err := exec.LookPath("modprobe")
 	if err != nil {
-		return
+		return ""
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_ = exec.CommandContext(ctx, p, name).Run()
+	out, err := exec.CommandContext(ctx, p, name).CombinedOutput()
+	if err == nil {
+		return ""
+	}
+	return moduleError(name, out, err)
+}
+
+// moduleError is modprobe's first line of output, bounded, or its exit
+// status when it said nothing.
+func moduleError(name string, out []byte, err error) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	if len(line) > 200 {
+		line = line[:200]
+	}
+	if line == "" {
+		return fmt.Sprintf("modprobe %s: %v", name, err)
+	}
+	return line
 }
 
 const pciDevices = "sys/bus/pci/devices"

@@ -159,6 +159,10 @@ func loadACPI(src Source) (*acpi.Tables, error) {
 				err = pe.Err
 			}
 			ts.RootsMissing[rootFiles[file]] = fmt.Sprintf("%s could not be read: %v", file, err)
+			if ts.RootsRemedy == nil {
+				ts.RootsRemedy = map[string]string{}
+			}
+			ts.RootsRemedy[rootFiles[file]] = remedyFor(src, "acpi-tables", err.Error(), "run as root")
 			continue
 		}
 		roots.Add(&acpi.Table{Signature: rootFiles[file], Raw: b, Origin: "recorded " + file})

@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"sort"
 	"strings"
 	"sync"
 
@@ -25,9 +26,17 @@ var htmlTemplate string
 
 var htmlTmpl = sync.OnceValue(func() *template.Template { return template.Must(template.New("report").Parse(htmlTemplate)) })
 
+// htmlRow is one group of findings: one check's findings of one kind and
+// label (as the text report groups them), with the advice said once.
 type htmlRow struct {
-	Check, Kind, Severity, Label, Message, Advice, Spec, Note string
+	Check, Kind, Severity, Label, Advice, Spec string
+	Messages                                   []htmlMessage
+	Note                                       string // what explains or waives every message, when one thing does
+	Count                                      int    // findings in the group, those the framework's cap left out included
+	More                                       int    // of them, those not listed (Count less the messages)
 }
+
+type htmlMessage struct{ Text, Note string }
 
 type htmlLabel struct {
 	Severity, Label, Check string
@@ -136,31 +145,10 @@ func WriteHTML(w io.Writer, d *Document, failOn tests.Severity) error {
 	for _, r := range d.Results {
 		h.Checks = append(h.Checks, htmlCheck{r, statusWord(r.Status)})
 		h.CheckIDs = append(h.CheckIDs, r.ID)
-		for _, f := range r.Findings {
-			if f.Kind == tests.KindPass {
-				continue
-			}
-			sev := f.Severity.String()
-			if sev == "" {
-				sev = "none"
-			}
-			note := ""
-			switch {
-			case f.Waived != "":
-				note = "waived: " + f.Waived
-			case f.Explained != "":
-				note = "explained by: " + f.Explained
-			}
-			h.Rows = append(h.Rows, htmlRow{r.ID, classOf(f), sev, f.Label, f.Message, f.Advice, f.Spec, note})
-		}
-		for _, o := range r.Omitted {
-			f := o.Finding()
-			sev := f.Severity.String()
-			if sev == "" {
-				sev = "none"
-			}
-			h.Rows = append(h.Rows, htmlRow{r.ID, classOf(f), sev, f.Label, moreLine(o.Count), f.Advice, f.Spec, ""})
-		}
+		h.Rows = append(h.Rows, htmlRows(r)...)
+	}
+	sortRows(h.Rows)
+	for _, r := range d.Results {
 		if c := cyclesOf(r); len(c) > 0 {
 			h.Cycles = append(h.Cycles, cycleSection(r.ID, c))
 		}
@@ -410,4 +398,54 @@ func fmtNum(v float64) string {
 		return fmt.Sprintf("%.0f", v)
 	}
 	return fmt.Sprintf("%.1f", v)
+}
+
+// htmlRows groups a result's findings (passes left out) as the text report
+// does: by kind and label, in order of first appearance.
+func htmlRows(r Result) []htmlRow {
+	var rows []htmlRow
+	for _, g := range groups(&r) {
+		if g.class == string(tests.KindPass) {
+			continue
+		}
+		sev := g.sev.String()
+		if sev == "" {
+			sev = "none"
+		}
+		row := htmlRow{Check: r.ID, Kind: g.class, Severity: sev, Label: g.label, Advice: g.advice, Spec: g.spec, Count: g.total}
+		prefix := map[string]string{"waived": "waived: ", "explained": "explained by: "}[g.class]
+		same := true
+		for i, m := range g.messages {
+			note := ""
+			if g.why[i] != "" {
+				note = prefix + g.why[i]
+			}
+			row.Messages = append(row.Messages, htmlMessage{m, note})
+			same = same && g.why[i] == g.why[0]
+		}
+		if same && len(row.Messages) > 0 {
+			row.Note = row.Messages[0].Note
+			for i := range row.Messages {
+				row.Messages[i].Note = ""
+			}
+		}
+		row.More = row.Count - len(row.Messages)
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// sortRows puts failures first, most severe first, then what the
+// environment explains, what is waived, warnings and information; rows of
+// equal rank keep the order of the checks.
+func sortRows(rows []htmlRow) {
+	classRank := map[string]int{"fail": 0, "explained": 1, "waived": 2, "warning": 3, "info": 4}
+	sevRank := map[string]int{"critical": 0, "high": 1, "medium": 2, "low": 3, "none": 4}
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		if classRank[a.Kind] != classRank[b.Kind] {
+			return classRank[a.Kind] < classRank[b.Kind]
+		}
+		return sevRank[a.Severity] < sevRank[b.Severity]
+	})
 }

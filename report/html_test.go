@@ -3,6 +3,7 @@ package report_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -175,4 +176,26 @@ func TestHTMLPlotsS3Outcomes(t *testing.T) {
 	assert.Regexp(t, `id="plot-kernel-resume"[^>]*data-points="2"`, page)
 	assert.Contains(t, page, `data-value="12.5"`)
 	assert.Equal(t, 2, strings.Count(page, "<svg "))
+}
+
+// The findings table groups as the text report does: one row per check and
+// label with its advice once, most severe first; a label's 37 low findings
+// do not bury one medium finding, and what explains them is said once.
+func TestHTMLGroupsFindingsByLabel(t *testing.T) {
+	var fs []tests.Finding
+	for i := 0; i < 37; i++ {
+		fs = append(fs, tests.Finding{Kind: tests.KindFail, Label: "AMLUnresolved", Severity: tests.Low,
+			Message: fmt.Sprintf(`\_SB.DEV%d: unresolved reference`, i), Advice: "Declare the object as External.", Explained: "virtual machine (DMI: QEMU)"})
+	}
+	fs = append(fs, tests.Finding{Kind: tests.KindFail, Label: "SMBIOSMissingStructure", Severity: tests.Medium, Message: "no type 4", Advice: "Publish it."})
+	d := doc(tests.Result{ID: "amlparse", Title: "AML", Category: tests.ACPI, Status: tests.StatusFailed, Findings: fs})
+	page := writeHTML(t, d)
+	rows := regexp.MustCompile(`<tr class="finding"[^>]*>.*</tr>`).FindAllString(page, -1)
+	require.Len(t, rows, 2, "one row per label")
+	assert.Contains(t, rows[0], "SMBIOSMissingStructure", "the failure first")
+	assert.Contains(t, rows[1], `data-count="37"`)
+	assert.Contains(t, rows[1], "AMLUnresolved <span class=\"count\">×37</span>")
+	assert.Equal(t, 1, strings.Count(page, "Declare the object as External."), "the advice once")
+	assert.Equal(t, 1, strings.Count(rows[1], "explained by: virtual machine (DMI: QEMU)"), "the explanation once")
+	assert.Equal(t, 37, strings.Count(rows[1], "unresolved reference"))
 }

@@ -184,7 +184,8 @@ func boot(stdout, stderr io.Writer, args []string) int {
 		return nil
 	})
 	fs.BoolVar(&vm.AllowReboot, "allow-reboot", false, "let a guest reset restart it (reboot cycling) instead of ending the run")
-	if code, ok := parse(stdout, stderr, "boot", "--initramfs FILE --kernel VMLINUZ | --usb IMG [--firmware ovmf|seabios] [--append ARGS] [--tpm] [--disk FILE] [--allow-reboot]", fs, args); !ok {
+	results := fs.String("results", "", "demo mode: write the results JSON the image prints to `FILE` instead of the terminal, and drop the firmware's screen clears, so that the report's verdict stays the last line")
+	if code, ok := parse(stdout, stderr, "boot", "--initramfs FILE --kernel VMLINUZ | --usb IMG [--firmware ovmf|seabios] [--append ARGS] [--tpm] [--disk FILE] [--allow-reboot] [--results FILE]", fs, args); !ok {
 		return code
 	}
 	switch {
@@ -201,7 +202,26 @@ func boot(stdout, stderr io.Writer, args []string) int {
 	default:
 		return fail(stderr, "boot", fmt.Errorf("--firmware: want ovmf or seabios, not %q", *fw))
 	}
-	if err := qemu.Interactive(vm); err != nil {
+	var filter *demoFilter
+	if *results != "" {
+		if dir := filepath.Dir(*results); dir != "" {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return fail(stderr, "boot", err)
+			}
+		}
+		f, err := os.OpenFile(*results, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+		if err != nil {
+			return fail(stderr, "boot", err)
+		}
+		defer f.Close()
+		filter = newDemoFilter(stdout, f)
+		vm.Console = filter
+	}
+	err := qemu.Interactive(vm)
+	if filter != nil {
+		filter.Flush()
+	}
+	if err != nil {
 		return fail(stderr, "boot", err)
 	}
 	return exitOK

@@ -94,6 +94,9 @@ func amlCommands(add func(*command)) {
 			for _, p := range probs {
 				fmt.Fprintln(w, p)
 			}
+			if len(probs) == 0 {
+				fmt.Fprintf(w, "no problems loading %d tables (%d objects)\n", len(ns.Tables), ns.Nodes())
+			}
 		default:
 			if all {
 				err = ns.DumpAll(w)

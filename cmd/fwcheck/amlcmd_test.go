@@ -30,6 +30,15 @@ func TestAMLCommand(t *testing.T) {
 	assert.Equal(t, exitOK, code)
 	assert.Contains(t, out, "unresolved")
 
+	// Tables that load cleanly: --problems says so rather than nothing.
+	clean := t.TempDir()
+	b, err := os.ReadFile(filepath.Join("..", "..", "tests", "deviceids", "testdata", "dsdt.aml"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(clean, "DSDT"), b, 0o644))
+	code, out, _ = fwcheck(t, "", "aml", "--acpidump", clean, "--problems")
+	assert.Equal(t, exitOK, code)
+	assert.Regexp(t, `^no problems loading 1 tables \(\d+ objects\)\n$`, out)
+
 	code, out, _ = fwcheck(t, "", "aml", "--acpidump", dir, "--eval", `\_SB.PCI0._HID`)
 	assert.Equal(t, exitOK, code)
 	code, out, _ = fwcheck(t, "", "aml", "--acpidump", dir, "--eval", `\_SB.PCI0._HID`, "--eval", `\NOPE`)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -214,6 +215,20 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	snap := filepath.Join(t.TempDir(), "snap.tar.gz")
 	code, _, stderr := fwcheck(t, "", "snapshot", "-o", snap, "--root", root)
 	require.Equal(t, exitOK, code, stderr)
+	// What the fake machine lacks (EFI, a TPM, /proc/mtrr, …) is one line
+	// naming the inputs; what exists but could not be read (/dev/mem for
+	// the root tables and the BDA) is said once per input and cause.
+	absent := regexp.MustCompile(`(?m)^fwcheck snapshot: (\d+) inputs absent on this machine: (.*) \(--verbose lists the paths\)$`).FindStringSubmatch(stderr)
+	require.NotNil(t, absent, stderr)
+	assert.Contains(t, absent[2], "efi-vars")
+	assert.Equal(t, len(strings.Split(absent[2], ", ")), mustAtoi(t, absent[1]))
+	assert.Equal(t, 1, strings.Count(stderr, "not captured: acpi-tables: "), stderr)
+	assert.Equal(t, 1, strings.Count(stderr, "not captured: bda: "), stderr)
+	assert.NotContains(t, stderr, "sys/firmware/efi", "paths only with --verbose")
+	code, _, verbose := fwcheck(t, "", "snapshot", "-o", filepath.Join(t.TempDir(), "v.tar.gz"), "--root", root, "--verbose")
+	require.Equal(t, exitOK, code, verbose)
+	assert.Regexp(t, `(?m)^fwcheck snapshot:   no /sys/firmware/efi\S* \(efi-vars\)$`, verbose)
+	assert.Regexp(t, `(?m)^fwcheck snapshot: \d+ inputs absent on this machine: [^(]*$`, verbose)
 
 	code, stdout, stderr := fwcheck(t, "", "run", "checksum", "--from", snap, "--json", "-")
 	require.Equal(t, exitOK, code, stderr)
@@ -375,4 +390,11 @@ func TestTermWidth(t *testing.T) {
 	assert.Equal(t, 120, termWidth(&b))
 	t.Setenv("COLUMNS", "junk")
 	assert.Equal(t, 80, termWidth(&b))
+}
+
+func mustAtoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	require.NoError(t, err)
+	return n
 }

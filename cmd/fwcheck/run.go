@@ -318,7 +318,7 @@ func runCommands(add func(*command)) {
 	}
 	add(l)
 
-	s := &command{name: "snapshot", args: "-o FILE.tar.gz [--redact] [--include-msdm]", short: "capture every input the checks read, to analyse elsewhere with --from"}
+	s := &command{name: "snapshot", args: "-o FILE.tar.gz [--redact] [--include-msdm] [--verbose]", short: "capture every input the checks read, to analyse elsewhere with --from"}
 	s.run = func(e *env, args []string) int {
 		fs := newFlags(s)
 		outp := fs.String("o", "", "write the snapshot to `FILE` (.tar.gz; - for standard output)")
@@ -326,6 +326,7 @@ func runCommands(add func(*command)) {
 		var opts input.CaptureOptions
 		fs.BoolVar(&opts.IncludeMSDM, "include-msdm", false, "keep the MSDM table, which holds the Windows product key (left out by default)")
 		fs.BoolVar(&opts.Redact, "redact", false, "drop serial numbers, UUIDs and MAC addresses (DMI, SMBIOS, kernel log), to share the snapshot")
+		verbose := fs.Bool("verbose", false, "list every path this machine lacks, not just the inputs they belong to")
 		if _, code, ok := parseFlags(e, s, fs, args); !ok {
 			return code
 		}
@@ -338,10 +339,10 @@ func runCommands(add func(*command)) {
 			}
 		}
 		order := snapshotInputs()
-		var notes []string
+		var got input.Captured
 		capture := func(w io.Writer) error {
 			var err error
-			notes, err = input.CaptureWith(w, input.Live(*root), order, opts)
+			got, err = input.CaptureReport(w, input.Live(*root), order, opts)
 			return err
 		}
 		var err error
@@ -351,13 +352,10 @@ func runCommands(add func(*command)) {
 			// Snapshots hold the kernel log and firmware tables: 0600.
 			err = atomicfile.Write(*outp, 0o600, capture)
 		}
-		for _, n := range notes {
-			if strings.Contains(n, ": left out") || strings.HasSuffix(n, "(--redact)") {
-				fmt.Fprintf(e.stderr, "fwcheck snapshot: %s\n", report.Sanitize(n, false))
-				continue
-			}
-			fmt.Fprintf(e.stderr, "fwcheck snapshot: not captured: %s\n", report.Sanitize(n, false))
+		for _, n := range got.Notes {
+			fmt.Fprintf(e.stderr, "fwcheck snapshot: %s\n", report.Sanitize(n, false))
 		}
+		snapshotSummary(e.stderr, got.Missing, *verbose)
 		if err != nil {
 			return fail(e, s, err)
 		}

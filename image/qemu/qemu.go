@@ -361,6 +361,9 @@ func Interactive(c Config) error {
 	}
 	cmd := exec.Command(Binary, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if c.Console != nil { // the terminal through a filter (make demo)
+		cmd.Stdout = c.Console
+	}
 	return cmd.Run()
 }
 

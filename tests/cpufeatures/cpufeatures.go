@@ -237,7 +237,7 @@ func checkVMX(p *tests.Pass, cpus []cpuinfo.CPU, cpuidVMX bool, d *msr.Dump, lf 
 	case len(cpus) > 0 && cpus[0].Has("vmx"):
 		p.Passed("the vmx flag is present (the kernel clears it when firmware locks VMX off)")
 	default:
-		p.NotChecked("VMX not locked off", "IA32_FEATURE_CONTROL not read and no vmx flag or kernel line", "run as root with the msr module")
+		p.NotChecked("VMX not locked off", "IA32_FEATURE_CONTROL not read and no vmx flag or kernel line", msrRemedy(p))
 	}
 }
 
@@ -265,6 +265,12 @@ func checkSVM(p *tests.Pass, cpus []cpuinfo.CPU, cpuidSVM bool, d *msr.Dump, lf 
 	case len(cpus) > 0 && cpus[0].Has("svm"):
 		p.Passed("the svm flag is present (the kernel clears it when firmware locks SVM off)")
 	default:
-		p.NotChecked("SVM not locked off", "VM_CR not read and no svm flag or kernel line", "run as root with the msr module")
+		p.NotChecked("SVM not locked off", "VM_CR not read and no svm flag or kernel line", msrRemedy(p))
 	}
+}
+
+// msrRemedy says what would let the registers be read here.
+func msrRemedy(p *tests.Pass) string {
+	_, err := tests.Load(p, input.MSRs)
+	return p.Machine().Remedy(err, "run as root with the msr module")
 }

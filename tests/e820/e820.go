@@ -201,7 +201,7 @@ func checkACPI(p *tests.Pass, m []memmap.Range, texts []string) {
 func checkEBDA(p *tests.Pass, m []memmap.Range) {
 	bda, err := tests.Load(p, input.BDA)
 	if err != nil {
-		p.NotChecked("the EBDA is not usable RAM", err.Error(), "run as root on the machine: the BDA is read through /dev/mem")
+		p.NotChecked("the EBDA is not usable RAM", err.Error(), p.Machine().Remedy(err, "run as root on the machine: the BDA is read through /dev/mem"))
 		return
 	}
 	seg := uint64(bda[0x0E]) | uint64(bda[0x0F])<<8

@@ -108,7 +108,7 @@ func run(p *tests.Pass) error {
 			p.Skip("%v; no kernel log either", err)
 			return nil
 		}
-		p.NotChecked("registers of every CPU compared", err.Error(), "run as root with the msr module")
+		p.NotChecked("registers of every CPU compared", err.Error(), p.Machine().Remedy(err, "run as root with the msr module"))
 		return nil
 	}
 	ids := d.CPUs()

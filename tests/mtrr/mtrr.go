@@ -230,7 +230,7 @@ func run(p *tests.Pass) error {
 		}
 	} else {
 		p.NotChecked("MTRR enable bits, default type and fixed ranges", src+" shows only variable ranges",
-			"run as root with the msr module loaded")
+			msrRemedy(p, "run as root with the msr module"))
 	}
 	for _, f := range s.Fixed {
 		if !f.Type.Valid() {
@@ -364,9 +364,9 @@ func checkRAM(p *tests.Pass, s *lib.State, texts []string, tom2Unknown bool) {
 	case n == 0:
 		p.NotChecked("system RAM is write-back", src+" lists no usable RAM", "")
 	case unknown > 0:
-		p.NotChecked("system RAM not covered by a variable MTRR is write-back", "the default type is unknown from /proc/mtrr", "run as root with the msr module")
+		p.NotChecked("system RAM not covered by a variable MTRR is write-back", "the default type is unknown from /proc/mtrr", msrRemedy(p, "run as root with the msr module"))
 	case hidden > 0:
-		p.NotChecked("system RAM above 4 GiB is write-back", tom2Reason, "run fwcheck on the machine, as root, so that SYSCFG and TOP_MEM2 are read")
+		p.NotChecked("system RAM above 4 GiB is write-back", tom2Reason, msrRemedy(p, "run fwcheck on the machine, as root, so that SYSCFG and TOP_MEM2 are read"))
 	case p.Failures() == before:
 		p.Passed("%d usable RAM ranges of %s are write-back", n, src)
 	}
@@ -488,7 +488,7 @@ func checkMMIO(p *tests.Pass, s *lib.State, texts []string, tom2Unknown bool) {
 		if tom2Unknown {
 			reason = tom2Reason
 		}
-		p.NotChecked("MMIO not covered by a variable MTRR is uncached", reason, "run as root with the msr module")
+		p.NotChecked("MMIO not covered by a variable MTRR is uncached", reason, msrRemedy(p, "run as root with the msr module"))
 		return
 	}
 	if p.Failures() == before {
@@ -514,4 +514,10 @@ func size(n uint64) string {
 		return fmt.Sprintf("%d bytes", n)
 	}
 	return fmt.Sprintf("%d KiB", n>>10)
+}
+
+// msrRemedy says what would let the registers be read here.
+func msrRemedy(p *tests.Pass, fallback string) string {
+	_, err := tests.Load(p, input.MSRs)
+	return p.Machine().Remedy(err, fallback)
 }

@@ -146,6 +146,23 @@ func vmWhy(p *tests.Pass) string {
 	return vm.Evidence(dmi, recs, cpus)
 }
 
+// tableVM names a virtual machine from the table's own System Information
+// (type 1) when no other input shows one: a snapshot without sysfs DMI or
+// a kernel log still carries the hypervisor's manufacturer and product.
+func tableVM(t *lib.Table) string {
+	sys := t.Of(1)
+	if len(sys) == 0 || len(sys[0].Data) < 6 {
+		return ""
+	}
+	maker, _ := sys[0].String(sys[0].Data[4])
+	product, _ := sys[0].String(sys[0].Data[5])
+	id := maker + " " + product
+	if klog.EnvFromLog([]klog.Record{{Text: "DMI: " + id}}).VM == "" {
+		return ""
+	}
+	return "virtual machine (SMBIOS System Information: " + id + ")"
+}
+
 func run(p *tests.Pass) error {
 	raw := tests.Input(p, input.SMBIOS)
 	e, err := lib.ParseEntry(raw.EntryPoint)
@@ -224,6 +241,9 @@ func run(p *tests.Pass) error {
 	checkMemory(p, raw)
 
 	why := vmWhy(p)
+	if why == "" {
+		why = tableVM(t)
+	}
 	if e.Version() < 203 {
 		p.Info(nil, "SMBIOS %s predates the required-structure list of version 2.3: not held to it", ver)
 	} else {
@@ -275,16 +295,20 @@ func checkUUID(p *tests.Pass, raw *input.SMBIOSTables, t *lib.Table) {
 	}
 	switch {
 	case zero:
-		p.Explained(labelUUID, uuidWhy(p), "system UUID is all zeros (present but not set)")
+		p.Explained(labelUUID, uuidWhy(p, t), "system UUID is all zeros (present but not set)")
 	case ones:
-		p.Explained(labelUUID, uuidWhy(p), "system UUID is all ones (not present)")
+		p.Explained(labelUUID, uuidWhy(p, t), "system UUID is all ones (not present)")
 	default:
 		p.Passed("system UUID %s is set", uuid)
 	}
 }
 
-func uuidWhy(p *tests.Pass) string {
-	if w := vmWhy(p); w != "" {
+func uuidWhy(p *tests.Pass, t *lib.Table) string {
+	w := vmWhy(p)
+	if w == "" {
+		w = tableVM(t)
+	}
+	if w != "" {
 		return w + ": the guest's UUID is what the VM was started with (QEMU: -uuid)"
 	}
 	return ""
@@ -298,7 +322,7 @@ func uuidWhy(p *tests.Pass) string {
 func checkMemory(p *tests.Pass, raw *input.SMBIOSTables) {
 	mm, err := tests.Load(p, input.MemoryMap)
 	if err != nil {
-		p.NotChecked("memory devices match the memory map", err.Error(), "run as root")
+		p.NotChecked("memory devices match the memory map", err.Error(), p.Machine().Remedy(err, "run as root"))
 		return
 	}
 	info, err := usmbios.ParseInfo(raw.EntryPoint, raw.Table)

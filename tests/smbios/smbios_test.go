@@ -7,6 +7,7 @@ import (
 	"testing/fstest"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/fwcheck/fwcheck/input"
 	lib "github.com/fwcheck/fwcheck/smbios"
@@ -167,6 +168,26 @@ func TestVMExplains(t *testing.T) {
 		}
 	}
 	assert.NotEqual(t, tests.StatusFailed, r.Status)
+}
+
+// TestVMFromTable: with no DMI in sysfs and no kernel log, the table's own
+// System Information names the hypervisor, and that is the evidence given.
+func TestVMFromTable(t *testing.T) {
+	tb := table(sysInfo(0, "QEMU", "Standard PC (Q35 + ICH9, 2009)", "pc-q35", "x"), 7, 9)
+	r := checktest.Run(t, Check, machine(entry32(tb, 2, 8), tb, ""))
+	assert.Equal(t, []string{"SMBIOSUUIDUnset", "SMBIOSMissingStructure", "SMBIOSMissingSlots"}, checktest.FailLabels(r))
+	for _, f := range r.Findings {
+		if f.Kind == tests.KindFail {
+			assert.Contains(t, f.Explained, "virtual machine (SMBIOS System Information: QEMU Standard PC (Q35 + ICH9, 2009))")
+		}
+	}
+	assert.NotEqual(t, tests.StatusFailed, r.Status)
+	// A real vendor's table is not taken for a VM.
+	tb = table(sysInfo(0x11, "Vendor Inc.", "Model 7", "1.0", "SN1"), 7)
+	r = checktest.Run(t, Check, machine(entry32(tb, 2, 8), tb, ""))
+	f := checktest.FindingWith(r, "SMBIOSMissingStructure")
+	require.NotNil(t, f)
+	assert.Empty(t, f.Explained)
 }
 
 func TestMemorySize(t *testing.T) {

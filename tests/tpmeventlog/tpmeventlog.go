@@ -122,7 +122,7 @@ func run(p *tests.Pass) error {
 	pcrs, err := tests.Load(p, input.PCRs)
 	switch {
 	case err != nil:
-		p.NotChecked("the replay against the TPM's PCRs", err.Error(), "run as root, with /dev/tpmrm0")
+		p.NotChecked("the replay against the TPM's PCRs", err.Error(), p.Machine().Remedy(err, "run as root, with /dev/tpmrm0"))
 		return nil
 	case pcrs.Error != "":
 		p.NotChecked("the replay against the TPM's PCRs", pcrs.Error, "run as root on a machine with a TPM 2.0 and its kernel driver")

@@ -8,5 +8,8 @@ DefinitionBlock ("", "DSDT", 2, "FWCHK", "IDS", 1)
         Device (BAD2) { Name (_HID, "INT33A0") Name (_CID, "WITTTest") }
         Device (BAD3) { Name (_HID, 0x80000000) }
         Device (BAD4) { Name (_HID, "PNP0C02") Name (_UID, Package () { One }) }
+        // A microVM's VM generation ID and VMClock devices, with the IDs its hypervisor published.
+        Device (VGEN) { Name (_HID, "VMGENCTR") Name (_CID, "VM_Gen_Counter") }
+        Device (VCLK) { Name (_HID, "AMZNC10C") Name (_CID, "VMCLOCK") }
     }
 }
