@@ -43,7 +43,10 @@ var (
 	Mode        = tests.StringOpt("mode", "suspend `mode`: deep (S3), s2idle, shallow, or empty for the kernel's default", "", "", "deep", "s2idle", "shallow")
 	MaxFailures = tests.IntOpt("max-failures", "stop after this many failed cycles (0: never)", 0, 0, 10000)
 	MaxResume   = tests.DurationOpt("max-resume", "a kernel resume slower than this fails the cycle", 5*time.Second, 10*time.Millisecond, 10*time.Minute)
-	JournalPath = tests.StringOpt("journal", "append every cycle to this JSON-lines `FILE` (fsync'd); a run left unfinished in it is resumed", "")
+	JournalPath = tests.StringOpt("journal", "append every cycle to this JSON-lines `FILE` (fsync'd); a run left unfinished in it is resumed; none runs without one, with the results on the console only", "")
+	// RequireJournal refuses to cycle without a journal: the live image
+	// sets it when it found no results disk to keep one on.
+	RequireJournal = tests.BoolOpt("require-journal", "refuse to suspend without a journal (--s3.journal FILE, or none to go without one knowingly)", false)
 	PMTest      = tests.StringOpt("pm-test", "run each cycle only up to this phase (/sys/power/pm_test): freezer, devices, platform, processors, core", "", "", "freezer", "devices", "platform", "processors", "core")
 	PMTrace     = tests.BoolOpt("pm-trace", "store the last device resumed in the RTC, to name the device a hang stopped in (costs the RTC's time)", false)
 )
@@ -112,7 +115,7 @@ var Check = &tests.Check{
 	Spec:       spec,
 	Labels:     labels,
 	DataLabels: klogcheck.DataLabels,
-	Settings:   []tests.Setting{Cycles, Sleep, Awake, AwakeRandom, Mode, MaxFailures, MaxResume, JournalPath, PMTest, PMTrace},
+	Settings:   []tests.Setting{Cycles, Sleep, Awake, AwakeRandom, Mode, MaxFailures, MaxResume, JournalPath, RequireJournal, PMTest, PMTrace},
 	Run:        run,
 }
 
@@ -146,7 +149,18 @@ func run(p *tests.Pass) error {
 	var j *journal.Journal
 	first, cycles := 1, Cycles.Get(p)
 	var outcomes []Outcome
-	if path := JournalPath.Get(p); path != "" {
+	path := JournalPath.Get(p)
+	switch {
+	case path == "" && RequireJournal.Get(p):
+		p.NotChecked("suspend/resume cycles", "not suspending: there is no journal on persistent storage to record a cycle that hangs",
+			"give --s3.journal FILE on storage that survives a reset (the live image keeps it on a FAT file system labelled FWCHECK), or --s3.journal none to cycle without one")
+		return nil
+	case path == JournalOff:
+		p.Info(nil, "journal off (journal=%s): the cycles are recorded only in these results; a cycle that hangs leaves no record", JournalOff)
+	case path == "":
+		p.Info(nil, "no journal (--s3.journal FILE): a cycle that hangs leaves no record")
+	}
+	if path != "" && path != JournalOff {
 		prev, err := resumeFrom(p, path)
 		if err != nil {
 			return err
@@ -530,8 +544,22 @@ func summarize(p *tests.Pass, os []Outcome) {
 		}
 	}
 	if failed == 0 && hung == 0 {
-		p.Passed("%d cycles slept, woke on time and brought every device back", passed)
+		p.Passed("%d cycles slept, woke on time and brought every device back%s", passed, journalNote(p))
 	}
+}
+
+// JournalOff is the journal setting that runs without one on purpose.
+const JournalOff = "none"
+
+// journalNote is what the summary says of a run without a journal.
+func journalNote(p *tests.Pass) string {
+	switch JournalPath.Get(p) {
+	case JournalOff:
+		return " (journal off: a hang would have left no record)"
+	case "":
+		return " (no journal)"
+	}
+	return ""
 }
 
 func diff(a, b []string) []string {
