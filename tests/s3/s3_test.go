@@ -551,3 +551,25 @@ func TestJournalPolicy(t *testing.T) {
 	_, err := os.Stat("none")
 	assert.ErrorIs(t, err, os.ErrNotExist, "no journal file named none")
 }
+
+// TestLateWakeInAVMIsExplained: on a virtual machine a late wake the alarm
+// caused is the host's doing (explained, the cycle passes); one the alarm
+// did not cause still fails.
+func TestLateWakeInAVMIsExplained(t *testing.T) {
+	m := newFake(t)
+	m.write("sys/class/dmi/id/sys_vendor", "QEMU\n")
+	m.write("sys/class/dmi/id/product_name", "Standard PC (i440FX + PIIX, 1996)\n")
+	replayWake(t, m, "late.txt")
+	r := m.run(t, "cycles", "3", "sleep", "10s")
+	late := checktest.FindingsWith(r, "S3LateWake")
+	require.Len(t, late, 2, "%s", tests.Render([]tests.Result{r}))
+	assert.NotEmpty(t, late[0].Explained, late[0].Message)
+	assert.Contains(t, late[0].Message, "cycle 2: ")
+	assert.Empty(t, late[1].Explained)
+	assert.Contains(t, late[1].Message, "cycle 3: ")
+	var status []string
+	for _, o := range r.Data["cycles"].([]Outcome) {
+		status = append(status, o.Status)
+	}
+	assert.Equal(t, []string{"passed", "passed", "failed"}, status)
+}
