@@ -142,16 +142,17 @@ func TestBootResultsDiskBuses(t *testing.T) {
 }
 
 // qmpGuest boots cfg with a QMP socket and runs drive(q, console) beside it.
-func qmpGuest(t *testing.T, cfg qemu.Config, drive func(q *qemu.QMP, console *syncBuffer)) string {
+func qmpGuest(t *testing.T, cfg qemu.Config, drive func(q *qemu.QMP, console *guestConsole)) string {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "fwq")
 	require.NoError(t, err)
 	defer os.RemoveAll(dir)
 	cfg.QMP = filepath.Join(dir, "qmp.sock") // short: unix socket paths are bounded
-	console := &syncBuffer{}
-	cfg.Console = console
 	ctx, cancel := context.WithTimeout(context.Background(), powerTimeout)
 	defer cancel()
+	gone, guestGone := context.WithCancel(ctx)
+	console := &guestConsole{gone: gone}
+	cfg.Console = &console.buf
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -164,14 +165,22 @@ func qmpGuest(t *testing.T, cfg qemu.Config, drive func(q *qemu.QMP, console *sy
 		drive(q, console)
 	}()
 	out := powerRun(t, ctx, cfg)
+	guestGone()
 	<-done
 	return out
 }
 
-// waitConsole waits until the console shows s.
-func waitConsole(c *syncBuffer, s string, timeout time.Duration) bool {
-	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		if strings.Contains(c.String(), s) {
+// guestConsole is a running guest's console; gone ends when it exits.
+type guestConsole struct {
+	buf  syncBuffer
+	gone context.Context
+}
+
+// waitConsole waits until the console shows s, for at most timeout and
+// no longer than the guest runs.
+func waitConsole(c *guestConsole, s string, timeout time.Duration) bool {
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline) && c.gone.Err() == nil; time.Sleep(200 * time.Millisecond) {
+		if strings.Contains(c.buf.String(), s) {
 			return true
 		}
 	}
@@ -187,7 +196,7 @@ func TestBootLateResultsDisk(t *testing.T) {
 	liveImage(t, m)
 	disk, spec := fatDisk(t, "whole")
 	cfg := qemu.Config{Machine: m, Append: "fwcheck.run=s3 fwcheck.s3=1 fwcheck.s3.sleep=3s"}
-	console := qmpGuest(t, cfg, func(q *qemu.QMP, c *syncBuffer) {
+	console := qmpGuest(t, cfg, func(q *qemu.QMP, c *guestConsole) {
 		if !waitConsole(c, "fwcheck: waiting up to", 5*time.Minute) {
 			t.Error("the image never waited for its disk")
 			return
@@ -195,9 +204,13 @@ func TestBootLateResultsDisk(t *testing.T) {
 		time.Sleep(5 * time.Second)
 		_, err := q.Execute("blockdev-add", map[string]any{"driver": "raw", "node-name": "late",
 			"file": map[string]any{"driver": "file", "filename": disk}})
-		require.NoError(t, err)
+		if !assert.NoError(t, err) {
+			return
+		}
 		_, err = q.Execute("device_add", map[string]any{"driver": "virtio-blk-pci", "drive": "late", "id": "latedisk"})
-		require.NoError(t, err)
+		if !assert.NoError(t, err) {
+			return
+		}
 	})
 	assert.Regexp(t, `fwcheck: found FWCHECK on vd[a-z] \(whole disk`, console)
 	s3 := resultByID(results(t, console), "s3")
@@ -220,13 +233,13 @@ func TestBootEarlyWakeBySource(t *testing.T) {
 	cfg := qemu.Config{Machine: m, Drives: []qemu.Drive{{File: disk, Bus: "virtio"}},
 		Append: "fwcheck.run=s3 fwcheck.s3=2 fwcheck.s3.sleep=40s fwcheck.s3.awake=1s"}
 	var slept bool
-	console := qmpGuest(t, cfg, func(q *qemu.QMP, c *syncBuffer) {
+	console := qmpGuest(t, cfg, func(q *qemu.QMP, c *guestConsole) {
 		// Cycle 1 sleeps its full 40 s, woken by the alarm.
 		if !waitConsole(c, "s3: cycle 2/2: suspending", 8*time.Minute) {
 			t.Error("cycle 2 never started")
 			return
 		}
-		for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
+		for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline) && c.gone.Err() == nil; time.Sleep(250 * time.Millisecond) {
 			if st, err := q.Status(); err == nil && st == "suspended" {
 				slept = true
 				break
@@ -238,12 +251,18 @@ func TestBootEarlyWakeBySource(t *testing.T) {
 		}
 		time.Sleep(8 * time.Second)
 		_, err := q.Execute("system_wakeup", nil)
-		require.NoError(t, err)
+		if !assert.NoError(t, err) {
+			return
+		}
 		_, err = q.Execute("stop", nil)
-		require.NoError(t, err)
+		if !assert.NoError(t, err) {
+			return
+		}
 		time.Sleep(40 * time.Second)
 		_, err = q.Execute("cont", nil)
-		require.NoError(t, err)
+		if !assert.NoError(t, err) {
+			return
+		}
 	})
 	s3 := resultByID(results(t, console), "s3")
 	require.NotNil(t, s3)
