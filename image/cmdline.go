@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // After is what the live image does once the results are published.
@@ -39,6 +40,10 @@ type Config struct {
 	// fwcheck.esp; empty when the image was booted some other way. It
 	// tells the live image which disk is the boot stick.
 	ESP string
+	// DiskWait, when not zero, is the longest wait for the results disk
+	// (fwcheck.disk-wait=90s), instead of the image's default (a minute
+	// for runs that keep a journal there, 15 s otherwise).
+	DiskWait time.Duration
 	// Settings are check settings given as fwcheck.ID.NAME=VALUE
 	// ("s3.sleep" → "10s"), in command-line order; the driver checks them
 	// against the checks it has.
@@ -55,6 +60,9 @@ func DefaultConfig() Config { return Config{After: AfterShell} }
 // maxS3 bounds fwcheck.s3 and fwcheck.reboot so that a typo cannot keep a
 // machine cycling for days.
 const maxS3 = 1000
+
+// maxDiskWait bounds fwcheck.disk-wait.
+const maxDiskWait = 10 * time.Minute
 
 // ParseCmdline reads the fwcheck.* options from a kernel command line (the
 // contents of /proc/cmdline). Options it does not own are ignored. A bad
@@ -116,6 +124,12 @@ func (c *Config) Set(key, val string) error {
 		default:
 			return fmt.Errorf("fwcheck.after=%q: want shell, poweroff or reboot", val)
 		}
+	case "fwcheck.disk-wait":
+		d, err := time.ParseDuration(val)
+		if err != nil || d < time.Second || d > maxDiskWait {
+			return fmt.Errorf("fwcheck.disk-wait=%q: want a duration from 1s to %v, e.g. 90s", val, maxDiskWait)
+		}
+		c.DiskWait = d
 	case "fwcheck.esp":
 		if !validSerial(val) {
 			return fmt.Errorf("fwcheck.esp=%q: want a FAT volume serial number such as 1A2B-3C4D", val)
@@ -124,7 +138,7 @@ func (c *Config) Set(key, val string) error {
 	default:
 		id, name, ok := strings.Cut(strings.TrimPrefix(key, "fwcheck."), ".")
 		if !ok || !validID(id) || name == "" {
-			return fmt.Errorf("unknown option %s (known: fwcheck.run, fwcheck.s3, fwcheck.reboot, fwcheck.after, fwcheck.fail-on, fwcheck.ID.SETTING)", key)
+			return fmt.Errorf("unknown option %s (known: fwcheck.run, fwcheck.s3, fwcheck.reboot, fwcheck.after, fwcheck.fail-on, fwcheck.disk-wait, fwcheck.ID.SETTING)", key)
 		}
 		c.Settings = append(c.Settings, Setting{Check: id, Name: name, Value: val})
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -228,5 +229,16 @@ func BenchmarkExtractResults(b *testing.B) {
 		if _, err := ExtractResults(console.Bytes()); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestParseCmdlineDiskWait(t *testing.T) {
+	c, err := ParseCmdline("fwcheck.disk-wait=90s")
+	require.NoError(t, err)
+	assert.Equal(t, 90*time.Second, c.DiskWait)
+	for _, bad := range []string{"fwcheck.disk-wait=0s", "fwcheck.disk-wait=1h", "fwcheck.disk-wait=soon"} {
+		c, err := ParseCmdline(bad)
+		assert.ErrorContains(t, err, "fwcheck.disk-wait=", bad)
+		assert.Zero(t, c.DiskWait, bad)
 	}
 }

@@ -33,6 +33,9 @@ type Live struct {
 	// (fwcheck.esp), set before OpenResults; empty when the image was not
 	// booted from the stick.
 	ESP string
+	// DiskWait, when not zero, is how long OpenResults waits for the
+	// results disk at most (fwcheck.disk-wait), instead of its default.
+	DiskWait time.Duration
 }
 
 type mountSpec struct {
@@ -284,44 +287,37 @@ func quietKernel(printk string) func() {
 	}
 }
 
-// Disk drivers probe SATA and NVMe disks within a second or so; USB sticks
-// take longer to enumerate.
-const (
-	diskSettle = 1500 * time.Millisecond
-	usbSettle  = 5 * time.Second
-)
-
-// OpenResults loads the disk and FAT drivers and mounts the FAT partition
-// labelled ResultsLabel, when one appears within a few seconds (on a boot
-// from the USB stick, l.ESP set: the stick's own, see PickResults), and keeps
-// it mounted until CloseResults: runs that must survive a reset (the s3
-// and reboot journals) write there as they go. It returns the mount
-// directory and the device, or ok=false when there is no results
-// partition (ok=false with an error when the stick's cannot be told
-// apart). Calling it again returns the same mount.
-func (l *Live) OpenResults() (dir, dev string, ok bool, err error) {
+// OpenResults loads the disk and FAT drivers and mounts the FAT file system
+// labelled ResultsLabel (on a boot from the USB stick, l.ESP set: the
+// stick's own, see PickResults), waiting for it as waitForResults says, and
+// keeps it mounted until CloseResults: runs that must survive a reset (the
+// s3 and reboot journals) write there as they go. journal, when not empty,
+// names the journal the run keeps there ("the s3 journal"): such a run
+// waits long (JournalWait), any other briefly (ResultsWait). The console
+// shows what the wait is for and what it found. It returns the mount
+// directory and the device, or ok=false when there is no results disk
+// (ok=false with an error when the stick's cannot be told apart). Calling
+// it again returns the same mount.
+func (l *Live) OpenResults(journal string) (dir, dev string, ok bool, err error) {
 	if l.resultsDir != "" {
 		return l.resultsDir, l.resultsDev, true, nil
 	}
 	l.loadStorage()
-	wait := diskSettle
+	w, why := ResultsWait, ""
 	if usb, _ := os.ReadDir(l.path("sys/bus/usb/devices")); len(usb) > 0 {
-		wait = usbSettle
+		w = ResultsWaitUSB
+	}
+	if journal != "" {
+		w, why = JournalWait, "for "+journal
 	}
 	if l.ESP != "" {
-		wait = stickSettle
+		w.Limit = max(w.Limit, stickSettle)
 	}
-	// On a stick boot only the stick's own FWCHECK partition (PickResults).
-	var pick BlockDev
-	for deadline := time.Now().Add(wait); ; time.Sleep(200 * time.Millisecond) {
-		pick, err = PickResults(ScanBlockDevices(l.Root), l.ESP)
-		if err == nil || time.Now().After(deadline) {
-			break
-		}
-		if !errors.Is(err, ErrStickNotFound) && !errors.Is(err, ErrNoResultsPartition) {
-			break // ambiguous: waiting does not help
-		}
+	if l.DiskWait > 0 {
+		w.Limit = l.DiskWait
 	}
+	r := waitForResults(l.Root, l.ESP, w, why, realClock, l.Logf)
+	pick, err := r.pick, r.err
 	switch {
 	case errors.Is(err, ErrNoResultsPartition) && l.ESP == "":
 		return "", "", false, nil

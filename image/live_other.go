@@ -15,6 +15,8 @@ import (
 type Live struct {
 	// ESP is the boot stick's boot partition serial number (unused here).
 	ESP string
+	// DiskWait bounds the wait for the results disk (unused here).
+	DiskWait time.Duration
 }
 
 // Setup reports that the live image runs on Linux only.
@@ -33,7 +35,7 @@ func (l *Live) Publish(text, jsonDoc []byte) error {
 }
 
 // OpenResults finds no results partition.
-func (l *Live) OpenResults() (string, string, bool, error) { return "", "", false, nil }
+func (l *Live) OpenResults(string) (string, string, bool, error) { return "", "", false, nil }
 
 // CloseResults does nothing.
 func (l *Live) CloseResults() error { return nil }

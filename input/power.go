@@ -44,6 +44,18 @@ var (
 		Name: "wakeup-sources", Doc: "wakeup source event counts (/sys/class/wakeup)",
 		Load: loadWakeupSources,
 	})
+	// RTCWakeSource is the name of the wakeup source of the RTC that wakes
+	// the machine from suspend (rtc0's device, e.g. "00:05" for the
+	// PNP0B00 CMOS RTC), as /sys/class/wakeup names it. The kernel counts
+	// an event on it when the RTC's alarm wakes the machine (rtc_cmos's
+	// ACPI RTC event handler), so its count moving across a suspend says
+	// the alarm woke it, and its count standing still says something else
+	// did.
+	RTCWakeSource = Declare(Spec[string]{
+		Name: "rtc-wake-source", Doc: "the RTC's wakeup source (/sys/class/rtc/rtc0/device/wakeup)",
+		Capture: []string{rtcWakeDir},
+		Load:    loadRTCWakeSource,
+	})
 	// IdleResidency are the platform's low-power idle residency counters in
 	// microseconds, by name: "system" and "cpu" from the LPIT
 	// (/sys/devices/system/cpu/cpuidle/low_power_idle_*_residency_us),
@@ -168,6 +180,28 @@ func loadWakeupSources(src Source) (map[string]int64, error) {
 		return nil, errors.Join(errs...)
 	}
 	return out, nil
+}
+
+const rtcWakeDir = "sys/class/rtc/rtc0/device/wakeup"
+
+func loadRTCWakeSource(src Source) (string, error) {
+	ents, err := fs.ReadDir(src, rtcWakeDir)
+	if err != nil {
+		return "", &Unavailable{"rtc-wake-source", "rtc0 has no wakeup source (no /" + rtcWakeDir + "): the RTC cannot wake this machine, or its driver does not say"}
+	}
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name(), "wakeup") {
+			continue
+		}
+		name := e.Name()
+		if b, err := fs.ReadFile(src, path.Join(rtcWakeDir, e.Name(), "name")); err == nil {
+			name = strings.TrimSpace(string(b))
+		} else if b, err := fs.ReadFile(src, path.Join("sys/class/wakeup", e.Name(), "name")); err == nil {
+			name = strings.TrimSpace(string(b))
+		}
+		return name, nil
+	}
+	return "", &Unavailable{"rtc-wake-source", "/" + rtcWakeDir + " lists no wakeup source"}
 }
 
 // MaxPstoreFile bounds what is kept of one pstore file: its last bytes.

@@ -54,12 +54,13 @@ func bootMain(cmdlineFile string) int {
 	reqErrs = append(reqErrs, cfgErrs...)
 	failOn := bootFailOn(cfg)
 	live.ESP = cfg.ESP // results only on the boot stick's FWCHECK
+	live.DiskWait = cfg.DiskWait
 	// Runs that act on the machine keep their journal on the results
 	// partition, mounted now and written as they go, so that a hang or a
 	// reset loses nothing and the next boot goes on from it.
 	var resultsDir string
 	if cfg.S3 > 0 || cfg.Reboot > 0 {
-		dir, dev, ok, err := live.OpenResults()
+		dir, dev, ok, err := live.OpenResults(journalsNeeded(cfg))
 		switch {
 		case err != nil:
 			reqErrs = append(reqErrs, fmt.Sprintf("results partition %s: %v", dev, err))
@@ -222,6 +223,11 @@ func bootRun(cfg image.Config, resultsDir string) bootPlan {
 			switch {
 			case resultsDir != "":
 				sets = append(sets, image.Setting{Check: id, Name: "journal", Value: filepath.Join(resultsDir, name)})
+			case id == S3CheckID:
+				// No journal, no cycling: a cycle that hangs would
+				// leave no record. The check says so as its result.
+				p.errs = append(p.errs, fmt.Sprintf("fwcheck.s3=%d: no %s disk for the journal that records a cycle that hangs; not suspending (%s)", n, image.ResultsLabel, s3NoJournalRemedy))
+				sets = append(sets, image.Setting{Check: id, Name: "require-journal", Value: "true"})
 			case id == RebootCheckID:
 				p.errs = append(p.errs, fmt.Sprintf("fwcheck.reboot=%d: no %s partition to keep the journal that carries the run across resets; not rebooting", n, image.ResultsLabel))
 				power[id] = 0
@@ -258,6 +264,30 @@ func bootRun(cfg image.Config, resultsDir string) bootPlan {
 		}
 	}
 	return p
+}
+
+// s3NoJournalRemedy is what lets a live image's S3 run go ahead.
+const s3NoJournalRemedy = "attach a FAT file system labelled " + image.ResultsLabel + " on any disk, whole or as a partition (mkfs.vfat -n " + image.ResultsLabel + "), or add fwcheck.s3.journal=none to cycle with the results on the console only"
+
+// journalsNeeded names the journals the run keeps on the results disk,
+// for the console ("the s3 journal"); empty when it keeps none there.
+func journalsNeeded(cfg image.Config) string {
+	var js []string
+	for _, c := range []struct {
+		id string
+		n  int
+	}{{S3CheckID, cfg.S3}, {RebootCheckID, cfg.Reboot}} {
+		if c.n > 0 && !slices.ContainsFunc(cfg.Settings, func(s image.Setting) bool { return s.Check == c.id && s.Name == "journal" }) {
+			js = append(js, c.id)
+		}
+	}
+	switch len(js) {
+	case 0:
+		return ""
+	case 1:
+		return "the " + js[0] + " journal"
+	}
+	return "the " + strings.Join(js, " and ") + " journals"
 }
 
 func describeRun(cfg image.Config) string {

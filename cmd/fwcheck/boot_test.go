@@ -22,13 +22,25 @@ func TestBootRunPowerRuns(t *testing.T) {
 	assert.Equal(t, map[string]string{"s3.cycles": "3", "s3.journal": "/mnt/r/fwcheck-s3.jsonl"}, p.settings.Raw())
 	assert.Empty(t, p.errs)
 
-	// Without one, S3 runs unjournalled; a reboot run is refused, since it
-	// would begin afresh on every boot.
+	// Without one, neither cycles: the s3 check is told to refuse (its
+	// result says why, with the remedy), and a reboot run, which would
+	// begin afresh on every boot, is not planned.
 	p = bootRun(parse("fwcheck.s3=3 fwcheck.reboot=5"), "")
 	assert.False(t, p.reboot)
-	assert.Equal(t, map[string]string{"s3.cycles": "3"}, p.settings.Raw())
-	assert.Len(t, p.errs, 1)
-	assert.Contains(t, p.errs[0], "fwcheck.reboot=5: no FWCHECK partition")
+	assert.Equal(t, []string{"all", "s3"}, p.ids)
+	assert.Equal(t, map[string]string{"s3.cycles": "3", "s3.require-journal": "true"}, p.settings.Raw())
+	assert.Len(t, p.errs, 2)
+	assert.Contains(t, p.errs[0], "fwcheck.s3=3: no FWCHECK disk for the journal")
+	assert.Contains(t, p.errs[0], "fwcheck.s3.journal=none", "the remedy")
+	assert.Contains(t, p.errs[1], "fwcheck.reboot=5: no FWCHECK partition")
+	// Asked for, S3 cycles without a journal.
+	p = bootRun(parse("fwcheck.s3=3 fwcheck.s3.journal=none"), "")
+	assert.Equal(t, map[string]string{"s3.cycles": "3", "s3.journal": "none"}, p.settings.Raw())
+	assert.Empty(t, p.errs)
+	assert.Equal(t, "", journalsNeeded(parse("fwcheck.s3=3 fwcheck.s3.journal=none")))
+	assert.Equal(t, "the s3 journal", journalsNeeded(parse("fwcheck.s3=3")))
+	assert.Equal(t, "the s3 and reboot journals", journalsNeeded(parse("fwcheck.s3=3 fwcheck.reboot=2")))
+	assert.Equal(t, "", journalsNeeded(parse("fwcheck.run=fadt")))
 
 	// A reboot run goes first and alone; then every safe check, or what
 	// fwcheck.run names.

@@ -64,7 +64,7 @@ type runFile struct {
 // stick's own FWCHECK partition is written (image.PickResults). Every
 // problem is shown on the console; none stops the boot.
 func saveRun(live *image.Live, stamp time.Time, text, js, html []byte) {
-	dir, dev, ok, err := live.OpenResults()
+	dir, dev, ok, err := live.OpenResults("")
 	switch {
 	case err != nil:
 		live.Logf("fwcheck: results not written: %v", err)

@@ -41,12 +41,18 @@ var Commands = []string{
 // CheckModules are loaded before the checks run.
 var CheckModules = []string{"efivarfs", "msr", "cpuid"}
 
-// StorageModules let the image find a FAT results partition on SATA, IDE,
-// NVMe, virtio and USB disks.
+// StorageModules let the image find a FAT results disk on every bus a
+// machine or a lab attaches storage to: SATA and IDE (ahci, ata_piix,
+// ata_generic), NVMe (also behind Intel VMD, as many laptops ship), virtio
+// (virtio-blk and virtio-scsi: LAVA's QEMU devices, cloud VMs and lab
+// hypervisors), USB sticks and drives (usb-storage, uas) and SD/MMC cards
+// (sdhci-pci, sdhci-acpi and Realtek card readers, with mmc_block).
 var StorageModules = []string{
 	"vfat", "nls_cp437", "nls_ascii", "nls_utf8", "nls_iso8859_1",
-	"sd_mod", "ahci", "ata_piix", "nvme", "virtio_pci", "virtio_blk",
+	"sd_mod", "ahci", "ata_piix", "ata_generic", "vmd", "nvme",
+	"virtio_pci", "virtio_blk", "virtio_scsi",
 	"xhci_pci", "ehci_pci", "ohci_pci", "uhci_hcd", "usb_storage", "uas",
+	"mmc_block", "sdhci_pci", "sdhci_acpi", "rtsx_pci_sdmmc",
 }
 
 // Options says what to build.

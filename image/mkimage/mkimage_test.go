@@ -198,6 +198,33 @@ func TestInstalledKernelHasCheckModules(t *testing.T) {
 	}
 }
 
+// TestInstalledKernelHasStorageModules checks that the installed kernel
+// has a driver for every bus the results disk may be on, and that the
+// dependencies come before the drivers that need them (mmc_core before
+// mmc_block and sdhci_pci, scsi_mod before virtio_scsi).
+func TestInstalledKernelHasStorageModules(t *testing.T) {
+	dirs, _ := filepath.Glob("/lib/modules/*/modules.dep")
+	if len(dirs) == 0 {
+		t.Skip("no kernel modules installed under /lib/modules")
+	}
+	set, err := ReadModuleSet(filepath.Dir(dirs[len(dirs)-1]))
+	require.NoError(t, err)
+	order, missing := set.Resolve(StorageModules...)
+	assert.Empty(t, missing, "modules of %s", set.Dir)
+	pos := map[string]int{}
+	for i, m := range order {
+		pos[m] = i + 1
+	}
+	for _, bus := range []string{"ahci", "ata_piix", "nvme", "virtio_blk", "virtio_scsi", "usb_storage", "uas", "sdhci_pci", "mmc_block"} {
+		assert.NotZero(t, pos[bus], "%s is loaded", bus)
+	}
+	for _, dep := range [][2]string{{"mmc_core", "mmc_block"}, {"mmc_core", "sdhci_pci"}, {"scsi_mod", "virtio_scsi"}} {
+		if pos[dep[0]] != 0 { // built in on some kernels
+			assert.Less(t, pos[dep[0]], pos[dep[1]], "%s before %s", dep[0], dep[1])
+		}
+	}
+}
+
 func TestFindSource(t *testing.T) {
 	root, err := FindSource(".")
 	require.NoError(t, err)

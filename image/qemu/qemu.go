@@ -168,6 +168,42 @@ type Config struct {
 	CPUs int
 	// Extra are further QEMU arguments (-smbios …).
 	Extra []string
+	// Drives are raw disk images attached on a chosen bus.
+	Drives []Drive
+	// QMP, when set, is the path of a QMP socket QEMU listens on (see
+	// DialQMP): a test attaches disks or wakes the guest through it.
+	QMP string
+}
+
+// Drive is a raw disk image on one of the buses a lab's machines use.
+type Drive struct {
+	File string
+	// Bus is "ide" (the machine's IDE, or AHCI on q35), "ahci" (an ICH9
+	// AHCI controller), "virtio" (virtio-blk), "virtio-scsi", "nvme" or
+	// "usb" (usb-storage on xHCI).
+	Bus string
+}
+
+// DriveArgs are QEMU's arguments for drive number i; id names the drive and
+// its device ("disk1"), for a QMP device_add of the same.
+func DriveArgs(d Drive, i int) ([]string, error) {
+	id := fmt.Sprintf("disk%d", i)
+	drive := []string{"-drive", "if=none,id=" + id + ",format=raw,file=" + d.File}
+	switch d.Bus {
+	case "ide", "":
+		return []string{"-drive", "if=ide,format=raw,file=" + d.File}, nil
+	case "ahci":
+		return append(drive, "-device", "ich9-ahci,id=ahci"+id, "-device", "ide-hd,bus=ahci"+id+".0,drive="+id), nil
+	case "virtio":
+		return append(drive, "-device", "virtio-blk-pci,drive="+id), nil
+	case "virtio-scsi":
+		return append(drive, "-device", "virtio-scsi-pci,id=scsi"+id, "-device", "scsi-hd,bus=scsi"+id+".0,drive="+id), nil
+	case "nvme":
+		return append(drive, "-device", "nvme,serial=fwcheck"+id+",drive="+id), nil
+	case "usb":
+		return append(drive, "-device", "qemu-xhci,id=xhci"+id, "-device", "usb-storage,bus=xhci"+id+".0,drive="+id), nil
+	}
+	return nil, fmt.Errorf("drive %s: unknown bus %q", d.File, d.Bus)
 }
 
 // SWTPM is the TPM emulator the harness runs for Config.TPM.
@@ -267,6 +303,16 @@ func (c Config) args(tmp string, interactive bool) ([]string, error) {
 	}
 	for _, d := range c.Disks {
 		a = append(a, "-drive", "if=ide,format=raw,file="+d)
+	}
+	for i, d := range c.Drives {
+		da, err := DriveArgs(d, i)
+		if err != nil {
+			return nil, err
+		}
+		a = append(a, da...)
+	}
+	if c.QMP != "" {
+		a = append(a, "-qmp", "unix:"+c.QMP+",server=on,wait=off")
 	}
 	if c.USB != "" {
 		a = append(a, "-device", "qemu-xhci,id=xhci",

@@ -32,8 +32,11 @@ type fakeMachine struct {
 	// alarm, when set, is what the fake says of the RTC alarm after every
 	// resume; otherwise it follows from the time asleep. noAlarm says
 	// nothing of it, as when the RTC cannot be read back.
-	alarm   input.AlarmState
-	noAlarm bool
+	alarm     input.AlarmState
+	alarmLeft time.Duration
+	noAlarm   bool
+	// elapsed, when set, is the request's whole time (a slow resume).
+	elapsed time.Duration
 }
 
 func newFake(t *testing.T) *fakeMachine {
@@ -77,8 +80,11 @@ func (m *fakeMachine) Suspend(req input.SuspendRequest) (input.SuspendResult, er
 	}
 	m.now += asleep.Seconds()
 	res := input.SuspendResult{Asleep: asleep, Elapsed: asleep + 300*time.Millisecond, Started: time.Now()}
+	if m.elapsed > 0 {
+		res.Elapsed = m.elapsed
+	}
 	res.SinceArmed = res.Elapsed + 10*time.Millisecond
-	res.Alarm = m.alarm
+	res.Alarm, res.AlarmLeft = m.alarm, m.alarmLeft
 	if res.Alarm == input.AlarmUnknown && req.Wake > 0 && !m.noAlarm {
 		// The RTC alarm fires in whole seconds: one a second or more
 		// away is still pending.
@@ -197,7 +203,7 @@ func TestEarlyWakeNamesTheCause(t *testing.T) {
 	r := m.run(t, "cycles", "1", "sleep", "10s")
 	f := checktest.FindingWith(r, "S3EarlyWake")
 	require.NotNil(t, f)
-	assert.Equal(t, "cycle 1: woke after 2s of 10s, with the alarm still 7.69s away; wakeup IRQ 9; wakeup sources PNP0C0D:00 (+1)", f.Message)
+	assert.Equal(t, "cycle 1: woke after 2s of 10s: the RTC alarm was still armed, 7.69s away; wakeup IRQ 9; wakeup sources PNP0C0D:00 (+1)", f.Message)
 }
 
 // On QEMU with SeaBIOS the kernel measures the sleep with the CMOS clock's
@@ -412,4 +418,154 @@ func TestS2IdleResidency(t *testing.T) {
 	m = newFake(t)
 	r = m.run(t, "cycles", "1", "mode", "deep")
 	assert.Equal(t, tests.StatusPassed, r.Status)
+}
+
+// replayWake sets up m from a recorded wake-source file of testdata/wake:
+// the sysfs files before the run, then per cycle the time asleep, the
+// alarm's state and the files as they were after that cycle's resume.
+func replayWake(t *testing.T, m *fakeMachine, name string) {
+	b, err := os.ReadFile(filepath.Join("testdata", "wake", name))
+	require.NoError(t, err)
+	type step struct {
+		asleep, elapsed time.Duration
+		alarm           input.AlarmState
+		files           [][2]string
+	}
+	var steps []step
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) == 0 || strings.HasPrefix(f[0], "#"):
+		case f[0] == "cycle":
+			var s step
+			for _, kv := range f[2:] {
+				k, v, _ := strings.Cut(kv, "=")
+				switch k {
+				case "asleep":
+					s.asleep, err = time.ParseDuration(v)
+				case "elapsed":
+					s.elapsed, err = time.ParseDuration(v)
+				case "alarm":
+					s.alarm = map[string]input.AlarmState{"fired": input.AlarmFired, "pending": input.AlarmPending, "unknown": input.AlarmUnknown}[v]
+				}
+				require.NoError(t, err, line)
+			}
+			steps = append(steps, s)
+		case len(steps) == 0:
+			m.write(f[0], strings.Join(f[1:], " ")+"\n")
+		default:
+			steps[len(steps)-1].files = append(steps[len(steps)-1].files, [2]string{f[0], strings.Join(f[1:], " ")})
+		}
+	}
+	m.noAlarm = true
+	m.behave = func(m *fakeMachine, n int, lines []string, _ time.Duration) ([]string, time.Duration, error) {
+		require.LessOrEqual(t, n, len(steps), "more cycles than %s recorded", name)
+		s := steps[n-1]
+		for _, f := range s.files {
+			m.write(f[0], f[1]+"\n")
+		}
+		m.alarm, m.alarmLeft, m.elapsed = s.alarm, 0, s.elapsed
+		if s.alarm == input.AlarmPending {
+			m.alarmLeft = 10*time.Second - s.asleep
+		}
+		return lines, s.asleep, nil
+	}
+}
+
+// TestWakeSourcesReplayed replays recorded wake-source states: the RTC's
+// wakeup source counting a wake makes it the alarm's, however short it
+// looked; its count standing still makes it an early wake, however long
+// the resume took; the wall time judges only without a source, and says so.
+func TestWakeSourcesReplayed(t *testing.T) {
+	for _, c := range []struct {
+		file, cycles string
+		want         []string // "cycle N Label: message part"
+		wokenBy      []string
+	}{
+		{"alarm.txt", "3", nil, []string{"alarm", "alarm", "alarm"}},
+		{"early-slow-resume.txt", "2", []string{"cycle 2 S3EarlyWake: the RTC's wakeup source 00:05 did not count this wake"}, []string{"alarm", "other"}},
+		{"early-power-button.txt", "2", []string{"cycle 2 S3EarlyWake: the RTC alarm was still armed"}, []string{"alarm", "other"}},
+		{"late.txt", "3", []string{
+			"cycle 2 S3LateWake: the RTC's wakeup source 00:05 counted the wake",
+			"cycle 3 S3LateWake: did not wake it: the RTC's wakeup source 00:05 did not count this wake"}, []string{"alarm", "alarm", "other"}},
+		{"no-source.txt", "2", []string{"cycle 2 S3EarlyWake: fallback: wall time"}, []string{"", ""}},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			m := newFake(t)
+			replayWake(t, m, c.file)
+			r := m.run(t, "cycles", c.cycles, "sleep", "10s")
+			var got []string
+			for _, f := range r.Findings {
+				if f.Kind == tests.KindFail {
+					got = append(got, f.Label+": "+f.Message)
+				}
+			}
+			require.Len(t, got, len(c.want), "%s", tests.Render([]tests.Result{r}))
+			for i, w := range c.want {
+				n, rest, _ := strings.Cut(w, " S3")
+				label, part, _ := strings.Cut("S3"+rest, ": ")
+				assert.True(t, strings.HasPrefix(got[i], label+": "+n+": "), "%q is %s of %s", got[i], label, n)
+				assert.Contains(t, got[i], part)
+			}
+			if c.file == "early-slow-resume.txt" {
+				assert.Contains(t, got[0], "the kernel recorded no other wakeup source")
+			}
+			if c.file == "early-power-button.txt" {
+				assert.Contains(t, got[0], "wakeup sources LNXPWRBN:00 (+1)", "the source is named")
+			}
+			if c.file == "no-source.txt" {
+				assert.Contains(t, messages(r, tests.KindInfo), "wake source: the RTC has no wakeup source the kernel names; early wakes are judged by wall time (the fallback)")
+			}
+			cycles := r.Data["cycles"].([]Outcome)
+			var by []string
+			for _, o := range cycles {
+				by = append(by, o.WokenBy)
+			}
+			assert.Equal(t, c.wokenBy, by)
+		})
+	}
+}
+
+// TestJournalPolicy: a run told to require a journal refuses without one,
+// with the remedy, and the result is not a pass; journal none runs and
+// says the journal was off.
+func TestJournalPolicy(t *testing.T) {
+	m := newFake(t)
+	r := m.run(t, "cycles", "2", "sleep", "5s", "require-journal", "true")
+	assert.Equal(t, tests.StatusIncomplete, r.Status)
+	assert.Zero(t, m.cycle, "no suspend")
+	require.Len(t, r.Unchecked, 1)
+	assert.Contains(t, r.Unchecked[0].Reason, "not suspending")
+	assert.Contains(t, r.Unchecked[0].Remedy, "--s3.journal none")
+
+	m = newFake(t)
+	r = m.run(t, "cycles", "2", "sleep", "5s", "require-journal", "true", "journal", "none")
+	assert.Equal(t, tests.StatusPassed, r.Status)
+	assert.Equal(t, 2, m.cycle)
+	assert.Contains(t, messages(r, tests.KindInfo), "journal off (journal=none)")
+	assert.Contains(t, messages(r, tests.KindPass), "2 cycles slept, woke on time and brought every device back (journal off: a hang would have left no record)")
+	_, err := os.Stat("none")
+	assert.ErrorIs(t, err, os.ErrNotExist, "no journal file named none")
+}
+
+// TestLateWakeInAVMIsExplained: on a virtual machine a late wake the alarm
+// caused is the host's doing (explained, the cycle passes); one the alarm
+// did not cause still fails.
+func TestLateWakeInAVMIsExplained(t *testing.T) {
+	m := newFake(t)
+	m.write("sys/class/dmi/id/sys_vendor", "QEMU\n")
+	m.write("sys/class/dmi/id/product_name", "Standard PC (i440FX + PIIX, 1996)\n")
+	replayWake(t, m, "late.txt")
+	r := m.run(t, "cycles", "3", "sleep", "10s")
+	late := checktest.FindingsWith(r, "S3LateWake")
+	require.Len(t, late, 2, "%s", tests.Render([]tests.Result{r}))
+	assert.NotEmpty(t, late[0].Explained, late[0].Message)
+	assert.Contains(t, late[0].Message, "cycle 2: ")
+	assert.Empty(t, late[1].Explained)
+	assert.Contains(t, late[1].Message, "cycle 3: ")
+	var status []string
+	for _, o := range r.Data["cycles"].([]Outcome) {
+		status = append(status, o.Status)
+	}
+	assert.Equal(t, []string{"passed", "passed", "failed"}, status)
 }
