@@ -356,6 +356,8 @@ func init() {
 			Spec     string         `json:"spec"`
 			Labels   int            `json:"labels"`
 			Settings []string       `json:"settings,omitempty"`
+			// FWTS names the fwts tests covering the same ground.
+			FWTS []string `json:"fwts,omitempty"`
 		}
 		list := []entry{}
 		for _, ch := range checks {
@@ -374,6 +376,7 @@ func init() {
 			for _, st := range ch.Settings {
 				en.Settings = append(en.Settings, ch.ID+"."+st.Name())
 			}
+			en.FWTS = all.FWTS(ch.ID)
 			list = append(list, en)
 		}
 		if *asJSON {

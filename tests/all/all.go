@@ -7,12 +7,15 @@ import (
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/acpitables"
 	"github.com/fwcheck/fwcheck/tests/amlparse"
+	"github.com/fwcheck/fwcheck/tests/bgrt"
 	"github.com/fwcheck/fwcheck/tests/checksum"
 	"github.com/fwcheck/fwcheck/tests/cpufeatures"
 	"github.com/fwcheck/fwcheck/tests/deviceids"
+	"github.com/fwcheck/fwcheck/tests/dmar"
 	"github.com/fwcheck/fwcheck/tests/e820"
 	"github.com/fwcheck/fwcheck/tests/esrt"
 	"github.com/fwcheck/fwcheck/tests/fadt"
+	"github.com/fwcheck/fwcheck/tests/fpdt"
 	"github.com/fwcheck/fwcheck/tests/hpet"
 	"github.com/fwcheck/fwcheck/tests/hpetcrs"
 	"github.com/fwcheck/fwcheck/tests/klog"
@@ -34,6 +37,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/tpmeventlog"
 	"github.com/fwcheck/fwcheck/tests/uefiboot"
 	"github.com/fwcheck/fwcheck/tests/uniqueid"
+	"github.com/fwcheck/fwcheck/tests/wsmt"
 )
 
 // Checks returns every check, in run order (by category, then ID). It
@@ -71,6 +75,10 @@ func Checks() []*tests.Check {
 		tpmeventlog.Check,
 		uefiboot.Check,
 		uniqueid.Check,
+		fpdt.Check,
+		bgrt.Check,
+		wsmt.Check,
+		dmar.Check,
 	}
 	if err := tests.Validate(cs); err != nil {
 		panic(err)
