@@ -126,3 +126,23 @@ func FuzzParseBGRTWSMT(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseLPIT: the LPIT parser never panics and walks its structures in
+// order, inside the table.
+func FuzzParseLPIT(f *testing.F) {
+	seedTables(f, SigLPIT)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		l, err := ParseLPIT(table(b))
+		if l == nil {
+			require.Error(t, err)
+			return
+		}
+		off := HeaderSize
+		for _, s := range l.States {
+			require.Equal(t, off, s.Offset)
+			require.GreaterOrEqual(t, s.Length, 8)
+			off += s.Length
+		}
+		require.LessOrEqual(t, off, int(l.Header.Length))
+	})
+}

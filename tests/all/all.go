@@ -19,6 +19,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/hpet"
 	"github.com/fwcheck/fwcheck/tests/hpetcrs"
 	"github.com/fwcheck/fwcheck/tests/klog"
+	"github.com/fwcheck/fwcheck/tests/lpit"
 	"github.com/fwcheck/fwcheck/tests/madt"
 	"github.com/fwcheck/fwcheck/tests/mcfg"
 	"github.com/fwcheck/fwcheck/tests/msrconsistency"
@@ -79,6 +80,7 @@ func Checks() []*tests.Check {
 		bgrt.Check,
 		wsmt.Check,
 		dmar.Check,
+		lpit.Check,
 	}
 	if err := tests.Validate(cs); err != nil {
 		panic(err)

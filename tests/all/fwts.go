@@ -19,6 +19,7 @@ var fwtsTests = map[string][]string{
 	"hpet":            {"hpet"},
 	"hpet-crs":        {"hpet"},
 	"klog":            {"klog"},
+	"lpit":            {"lpit"},
 	"madt":            {"madt"},
 	"mcfg":            {"mcfg"},
 	"mcfg-reserved":   {"mcfg"},
