@@ -146,3 +146,49 @@ func FuzzParseLPIT(f *testing.F) {
 		require.LessOrEqual(t, off, int(l.Header.Length))
 	})
 }
+
+// FuzzParseIVRS: the IVRS parser never panics, walks its blocks in order
+// and keeps every device entry inside its block.
+func FuzzParseIVRS(f *testing.F) {
+	seedTables(f, SigIVRS)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, err := ParseIVRS(table(b))
+		if v == nil {
+			require.Error(t, err)
+			return
+		}
+		off := IVRSHeaderSize
+		for _, blk := range v.Blocks {
+			require.Equal(t, off, blk.Offset)
+			off += blk.Length
+			for _, e := range blk.Entries {
+				require.LessOrEqual(t, e.Offset+e.Length, blk.Offset+blk.Length)
+				require.Positive(t, e.Length)
+			}
+		}
+		require.LessOrEqual(t, off, int(v.Header.Length))
+	})
+}
+
+func TestParseIVRSCorpus(t *testing.T) {
+	n := 0
+	for _, p := range corpusDumps(t) {
+		ts, err := LoadDumpFile(p)
+		require.NoError(t, err)
+		for _, tb := range ts.Get(SigIVRS) {
+			v, err := ParseIVRS(tb)
+			require.NoError(t, err, p)
+			for _, b := range v.Blocks {
+				assert.False(t, b.Short, p)
+				assert.NoError(t, b.EntryErr, p)
+				for _, e := range b.Entries {
+					if e.Type == IVEntryACPIHID {
+						assert.NotEmpty(t, e.HID, p)
+					}
+				}
+			}
+			n++
+		}
+	}
+	t.Logf("%d IVRS tables parsed", n)
+}

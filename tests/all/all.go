@@ -18,6 +18,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/fpdt"
 	"github.com/fwcheck/fwcheck/tests/hpet"
 	"github.com/fwcheck/fwcheck/tests/hpetcrs"
+	"github.com/fwcheck/fwcheck/tests/ivrs"
 	"github.com/fwcheck/fwcheck/tests/klog"
 	"github.com/fwcheck/fwcheck/tests/lpit"
 	"github.com/fwcheck/fwcheck/tests/madt"
@@ -81,6 +82,7 @@ func Checks() []*tests.Check {
 		wsmt.Check,
 		dmar.Check,
 		lpit.Check,
+		ivrs.Check,
 	}
 	if err := tests.Validate(cs); err != nil {
 		panic(err)

@@ -18,6 +18,7 @@ var fwtsTests = map[string][]string{
 	"fpdt":            {"fpdt"},
 	"hpet":            {"hpet"},
 	"hpet-crs":        {"hpet"},
+	"ivrs":            {"ivrs"},
 	"klog":            {"klog"},
 	"lpit":            {"lpit"},
 	"madt":            {"madt"},

@@ -141,8 +141,9 @@ var (
 			"Linux then turns interrupt remapping off (and x2APIC with it). List every I/O APIC in "+
 			"the scope of the unit it sits behind.")
 	labelHPETScope = tests.NewLabel("DMARHPETNotInHPET", tests.Low, "Intel VT-d 4.1 §8.3.1.2; IA-PC HPET 1.0a §3.2.4",
-		"An HPET device scope gives an enumeration ID that is the HPET Number of no HPET table. Use "+
-			"the HPET table's number.")
+		"An HPET device scope gives an enumeration ID that is the HPET Number of no HPET table, so "+
+			"the OS cannot remap the HPET's MSIs. Make the two agree: the enumeration ID is the HPET "+
+			"table's number, and a machine's only HPET is number 0.")
 )
 
 var unconfirmed = map[*tests.Label]bool{}
