@@ -192,3 +192,23 @@ func TestParseIVRSCorpus(t *testing.T) {
 	}
 	t.Logf("%d IVRS tables parsed", n)
 }
+
+// FuzzParseDebugTables: the DBG2, DBGP and SPCR parsers never panic and
+// keep every DBG2 device inside the table.
+func FuzzParseDebugTables(f *testing.F) {
+	seedTables(f, SigDBG2, SigDBGP, SigSPCR)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		tb := table(b)
+		if d, _ := ParseDBG2(tb); d != nil {
+			for _, dev := range d.Devices {
+				require.LessOrEqual(t, dev.Offset+dev.Length, int(d.Header.Length))
+				require.GreaterOrEqual(t, dev.Length, DBG2DeviceHeaderSize)
+				if dev.RegistersOK {
+					require.Len(t, dev.Registers, int(dev.NumGAS))
+				}
+			}
+		}
+		_, _ = ParseDBGP(tb)
+		_, _ = ParseSPCR(tb)
+	})
+}

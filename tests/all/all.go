@@ -10,6 +10,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/bgrt"
 	"github.com/fwcheck/fwcheck/tests/checksum"
 	"github.com/fwcheck/fwcheck/tests/cpufeatures"
+	"github.com/fwcheck/fwcheck/tests/dbg2"
 	"github.com/fwcheck/fwcheck/tests/deviceids"
 	"github.com/fwcheck/fwcheck/tests/dmar"
 	"github.com/fwcheck/fwcheck/tests/e820"
@@ -83,6 +84,8 @@ func Checks() []*tests.Check {
 		dmar.Check,
 		lpit.Check,
 		ivrs.Check,
+		dbg2.Check,
+		dbg2.DBGP,
 	}
 	if err := tests.Validate(cs); err != nil {
 		panic(err)

@@ -11,6 +11,8 @@ var fwtsTests = map[string][]string{
 	"bgrt":            {"bgrt"},
 	"checksum":        {"checksum"},
 	"cpu-features":    {"nx", "virt"},
+	"dbg2":            {"dbg2"},
+	"dbgp":            {"dbgp"},
 	"device-ids":      {"method"},
 	"dmar":            {"dmar"},
 	"esrt":            {"esrt"},

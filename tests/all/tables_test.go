@@ -24,11 +24,11 @@ import (
 // tableCheckIDs are the checks of the optional description tables (issue
 // 25), golden-tested apart from the core ACPI suite so that each has its
 // own files: testdata/acpi/tables/NAME.txt.
-var tableCheckIDs = []string{"fpdt", "bgrt", "wsmt", "dmar", "lpit", "ivrs"}
+var tableCheckIDs = []string{"fpdt", "bgrt", "wsmt", "dmar", "lpit", "ivrs", "dbg2", "dbgp"}
 
 // tableSigs are the signatures those checks read, with the tables they
 // consult across (FADT, MADT, HPET, DSDT).
-var tableSigs = []string{"FPDT", "BGRT", "WSMT", "DMAR", "LPIT", "IVRS"}
+var tableSigs = []string{"FPDT", "BGRT", "WSMT", "DMAR", "LPIT", "IVRS", "DBG2", "DBGP"}
 
 func tableChecks(t testing.TB) []*tests.Check {
 	t.Helper()
@@ -87,16 +87,30 @@ func TestTableLabelMachines(t *testing.T) {
 			}
 		}
 	}
+	// One table per package doc, with the labels of every check the
+	// package holds (dbg2 holds dbg2 and dbgp).
+	var files []string
+	labelsOf := map[string][]*tests.Label{}
 	for _, c := range checks {
-		path := filepath.Join("..", c.ID, c.ID+".go")
+		pkg := c.ID
+		if c.ID == "dbgp" {
+			pkg = "dbg2"
+		}
+		path := filepath.Join("..", pkg, pkg+".go")
+		if labelsOf[path] == nil {
+			files = append(files, path)
+		}
+		labelsOf[path] = append(labelsOf[path], c.Labels...)
+	}
+	for _, path := range files {
 		src, err := os.ReadFile(path)
 		require.NoError(t, err)
 		var rows []string
 		width := 0
-		for _, l := range c.Labels {
+		for _, l := range labelsOf[path] {
 			width = max(width, len(l.Name))
 		}
-		for _, l := range c.Labels {
+		for _, l := range labelsOf[path] {
 			rows = append(rows, fmt.Sprintf("//\t%-*s  %s", width, l.Name, machines(seen[l.Name])))
 			if len(seen[l.Name]) > 0 {
 				assert.Equal(t, tests.KindFail, kinds[l.Name], "%s is seen in the corpus (%s): read an occurrence against the spec and make it a failure", l.Name, seen[l.Name][0])
