@@ -14,6 +14,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/deviceids"
 	"github.com/fwcheck/fwcheck/tests/dmar"
 	"github.com/fwcheck/fwcheck/tests/e820"
+	"github.com/fwcheck/fwcheck/tests/ecdt"
 	"github.com/fwcheck/fwcheck/tests/esrt"
 	"github.com/fwcheck/fwcheck/tests/fadt"
 	"github.com/fwcheck/fwcheck/tests/fpdt"
@@ -36,6 +37,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/secureboot"
 	"github.com/fwcheck/fwcheck/tests/sleepstates"
 	"github.com/fwcheck/fwcheck/tests/smbios"
+	"github.com/fwcheck/fwcheck/tests/spcr"
 	"github.com/fwcheck/fwcheck/tests/tpm2table"
 	"github.com/fwcheck/fwcheck/tests/tpmeventlog"
 	"github.com/fwcheck/fwcheck/tests/uefiboot"
@@ -86,6 +88,8 @@ func Checks() []*tests.Check {
 		ivrs.Check,
 		dbg2.Check,
 		dbg2.DBGP,
+		spcr.Check,
+		ecdt.Check,
 	}
 	if err := tests.Validate(cs); err != nil {
 		panic(err)
