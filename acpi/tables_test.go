@@ -212,3 +212,19 @@ func FuzzParseDebugTables(f *testing.F) {
 		_, _ = ParseSPCR(tb)
 	})
 }
+
+// FuzzParseErrorStatusBlock: the boot error region decoder never panics
+// and keeps its entries inside the data length.
+func FuzzParseErrorStatusBlock(f *testing.F) {
+	f.Add(make([]byte, 20))
+	f.Add(append([]byte{0x11, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 64, 0, 0, 0, 1, 0, 0, 0}, make([]byte, 64)...))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := ParseErrorStatusBlock(b)
+		if s == nil {
+			require.Error(t, err)
+			return
+		}
+		require.LessOrEqual(t, len(s.Entries)*64, int(s.DataLength))
+		_, _ = ParseBERT(table(b))
+	})
+}

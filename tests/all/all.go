@@ -7,6 +7,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/acpitables"
 	"github.com/fwcheck/fwcheck/tests/amlparse"
+	"github.com/fwcheck/fwcheck/tests/bert"
 	"github.com/fwcheck/fwcheck/tests/bgrt"
 	"github.com/fwcheck/fwcheck/tests/checksum"
 	"github.com/fwcheck/fwcheck/tests/cpufeatures"
@@ -90,6 +91,7 @@ func Checks() []*tests.Check {
 		dbg2.DBGP,
 		spcr.Check,
 		ecdt.Check,
+		bert.Check,
 	}
 	if err := tests.Validate(cs); err != nil {
 		panic(err)

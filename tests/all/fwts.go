@@ -8,6 +8,7 @@ package all
 var fwtsTests = map[string][]string{
 	"acpitables":      {"acpitables", "rsdp", "rsdt", "xsdt"},
 	"aml-parse":       {"syntaxcheck"},
+	"bert":            {"bert"},
 	"bgrt":            {"bgrt"},
 	"checksum":        {"checksum"},
 	"cpu-features":    {"nx", "virt"},

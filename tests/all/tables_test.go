@@ -24,11 +24,11 @@ import (
 // tableCheckIDs are the checks of the optional description tables (issue
 // 25), golden-tested apart from the core ACPI suite so that each has its
 // own files: testdata/acpi/tables/NAME.txt.
-var tableCheckIDs = []string{"fpdt", "bgrt", "wsmt", "dmar", "lpit", "ivrs", "dbg2", "dbgp", "spcr", "ecdt"}
+var tableCheckIDs = []string{"fpdt", "bgrt", "wsmt", "dmar", "lpit", "ivrs", "dbg2", "dbgp", "spcr", "ecdt", "bert"}
 
 // tableSigs are the signatures those checks read, with the tables they
 // consult across (FADT, MADT, HPET, DSDT).
-var tableSigs = []string{"FPDT", "BGRT", "WSMT", "DMAR", "LPIT", "IVRS", "DBG2", "DBGP", "SPCR", "ECDT"}
+var tableSigs = []string{"FPDT", "BGRT", "WSMT", "DMAR", "LPIT", "IVRS", "DBG2", "DBGP", "SPCR", "ECDT", "BERT"}
 
 func tableChecks(t testing.TB) []*tests.Check {
 	t.Helper()
