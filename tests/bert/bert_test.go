@@ -62,7 +62,7 @@ func TestBERTRegionDecoded(t *testing.T) {
 	run := func(region []byte) tests.Result {
 		return checktest.Run(t, Check, checktest.FilesMachine(t, map[string][]byte{
 			acpi.SysfsDir + "/BERT": bert(1, uint32(len(region)), 0xBF7AA750),
-			acpi.BERTDataPath:      region,
+			acpi.BERTDataPath:       region,
 		}))
 	}
 	r := run(statusBlock(1, 144))
