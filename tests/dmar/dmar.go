@@ -205,7 +205,7 @@ func check(p *tests.Pass, ts *acpi.Tables, t *acpi.Table) {
 		r.Fail(labelWidth, "host address width field %d (%d-bit DMA addresses)", d.HostAddressWidth, w)
 	}
 	if d.Flags&^7 != 0 || d.Reserved != 0 {
-		r.Fail(labelReserved, "header flags 0x%02x, reserved bytes %s", d.Flags, nonzero(d.Reserved))
+		r.Fail(labelReserved, "header flags 0x%02x, reserved bytes %s", d.Flags, tablecheck.Nonzero(d.Reserved))
 	}
 	r.Walk(labelStructLength, err)
 	r.NotRead(d.NotRead)
@@ -235,7 +235,7 @@ func check(p *tests.Pass, ts *acpi.Tables, t *acpi.Table) {
 			continue
 		}
 		if s.Reserved != 0 {
-			r.Fail(labelReserved, "%s: reserved field %s", where, nonzero(s.Reserved))
+			r.Fail(labelReserved, "%s: reserved field %s", where, tablecheck.Nonzero(s.Reserved))
 		}
 		if s.ScopeErr != nil {
 			r.Fail(labelScopeLength, "%s: %v", where, s.ScopeErr)
@@ -403,7 +403,7 @@ func checkIOAPICs(r *tablecheck.T, ts *acpi.Tables, d *acpi.DMAR, scopes []acpi.
 	for _, ds := range scopes {
 		scoped[ds.EnumerationID] = true
 		if !ids[ds.EnumerationID] {
-			r.Fail(labelIOAPICMADT, "I/O APIC scope at offset %d: enumeration ID %d; the MADT's I/O APICs are %s", ds.Offset, ds.EnumerationID, idList(ids))
+			r.Fail(labelIOAPICMADT, "I/O APIC scope at offset %d: enumeration ID %d; the MADT's I/O APICs are %s", ds.Offset, ds.EnumerationID, tablecheck.IDList(ids))
 		}
 	}
 	if d.Flags&acpi.DMARIntrRemap == 0 {
@@ -431,28 +431,9 @@ func checkHPETs(r *tablecheck.T, ts *acpi.Tables, scopes []acpi.DeviceScope) {
 	}
 	for _, ds := range scopes {
 		if !nums[ds.EnumerationID] {
-			r.Fail(labelHPETScope, "HPET scope at offset %d: enumeration ID %d; the HPET tables' numbers are %s", ds.Offset, ds.EnumerationID, idList(nums))
+			r.Fail(labelHPETScope, "HPET scope at offset %d: enumeration ID %d; the HPET tables' numbers are %s", ds.Offset, ds.EnumerationID, tablecheck.IDList(nums))
 		}
 	}
 }
 
-func idList(ids map[uint8]bool) string {
-	if len(ids) == 0 {
-		return "none"
-	}
-	var out []int
-	for id := range ids {
-		out = append(out, int(id))
-	}
-	sort.Ints(out)
-	return strings.Trim(fmt.Sprint(out), "[]")
-}
-
 func segList(segs []int) string { return "segment " + strings.Trim(fmt.Sprint(segs), "[]") }
-
-func nonzero(v uint64) string {
-	if v == 0 {
-		return "zero"
-	}
-	return fmt.Sprintf("nonzero (0x%x)", v)
-}

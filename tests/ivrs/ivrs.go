@@ -264,7 +264,7 @@ func checkIOAPICs(r *tablecheck.T, ts *acpi.Tables, special map[uint32]map[uint8
 	for _, e := range entries {
 		if !ids[e.Handle] && !reported[e.Handle] {
 			reported[e.Handle] = true
-			r.Fail(labelIOAPICMADT, "special device entry at offset %d: I/O APIC %d (requester %s); the MADT's I/O APICs are %s", e.Offset, e.Handle, bdf(e.SourceID), idList(ids))
+			r.Fail(labelIOAPICMADT, "special device entry at offset %d: I/O APIC %d (requester %s); the MADT's I/O APICs are %s", e.Offset, e.Handle, bdf(e.SourceID), tablecheck.IDList(ids))
 		}
 	}
 	types := make([]int, 0, len(special))
@@ -295,22 +295,10 @@ func checkHPETs(r *tablecheck.T, ts *acpi.Tables, entries []acpi.IVDeviceEntry) 
 	for _, e := range entries {
 		if !nums[e.Handle] && !reported[e.Handle] {
 			reported[e.Handle] = true
-			r.Fail(labelHPET, "special device entry at offset %d: HPET %d; the HPET tables' numbers are %s", e.Offset, e.Handle, idList(nums))
+			r.Fail(labelHPET, "special device entry at offset %d: HPET %d; the HPET tables' numbers are %s", e.Offset, e.Handle, tablecheck.IDList(nums))
 		}
 	}
 }
 
 // bdf formats a PCI requester ID as bus:device.function.
 func bdf(id uint16) string { return fmt.Sprintf("%02x:%02x.%x", id>>8, id>>3&0x1F, id&7) }
-
-func idList(ids map[uint8]bool) string {
-	if len(ids) == 0 {
-		return "none"
-	}
-	var out []int
-	for id := range ids {
-		out = append(out, int(id))
-	}
-	sort.Ints(out)
-	return strings.Trim(fmt.Sprint(out), "[]")
-}

@@ -137,7 +137,7 @@ func run(p *tests.Pass) error {
 			r.Fail(labelTerminal, "terminal type %d", s.TerminalType)
 		}
 		if s.Reserved != 0 || s.Language != 0 {
-			r.Fail(labelReserved, "reserved bytes %s, language %d", nonzero(s.Reserved), s.Language)
+			r.Fail(labelReserved, "reserved bytes %s, language %d", tablecheck.Nonzero(s.Reserved), s.Language)
 		}
 		if s.PCIDeviceID != 0xFFFF && (s.PCIDevice > 31 || s.PCIFunction > 7) {
 			r.Fail(labelPCI, "PCI %04x:%04x at %02x:%02x.%x", s.PCIVendorID, s.PCIDeviceID, s.PCIBus, s.PCIDevice, s.PCIFunction)
@@ -148,11 +148,4 @@ func run(p *tests.Pass) error {
 		r.Done("revision %d, %s at %s, interrupt type 0x%02x IRQ %d GSI %d, %s baud", rev, iface, s.Base, s.InterruptType, s.IRQ, s.GSI, bauds[s.BaudRate])
 	}
 	return nil
-}
-
-func nonzero(v uint64) string {
-	if v == 0 {
-		return "zero"
-	}
-	return fmt.Sprintf("nonzero (0x%x)", v)
 }

@@ -8,6 +8,7 @@ package tablecheck
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/fwcheck/fwcheck/acpi"
@@ -175,4 +176,26 @@ func Labels(r tests.Result) []string {
 		}
 	}
 	return out
+}
+
+// IDList lists the IDs of a set in order ("2 4 5"), "none" for an empty
+// set: the I/O APIC IDs or HPET numbers a reference was looked up in.
+func IDList(ids map[uint8]bool) string {
+	if len(ids) == 0 {
+		return "none"
+	}
+	out := make([]int, 0, len(ids))
+	for id := range ids {
+		out = append(out, int(id))
+	}
+	sort.Ints(out)
+	return strings.Trim(fmt.Sprint(out), "[]")
+}
+
+// Nonzero describes an OR of reserved bytes: "zero" or "nonzero (0x…)".
+func Nonzero(v uint64) string {
+	if v == 0 {
+		return "zero"
+	}
+	return fmt.Sprintf("nonzero (0x%x)", v)
 }
