@@ -281,6 +281,8 @@ func runCommands(add func(*command)) {
 			Spec     string         `json:"spec"`
 			Labels   int            `json:"labels"`
 			Settings []string       `json:"settings,omitempty"`
+			// FWTS names the fwts tests covering the same ground.
+			FWTS []string `json:"fwts,omitempty"`
 		}
 		list := []entry{}
 		for _, ch := range checks {
@@ -299,6 +301,7 @@ func runCommands(add func(*command)) {
 			for _, st := range ch.Settings {
 				en.Settings = append(en.Settings, ch.ID+"."+st.Name())
 			}
+			en.FWTS = all.FWTS(ch.ID)
 			list = append(list, en)
 		}
 		if *asJSON {

@@ -40,7 +40,7 @@ func suites(t testing.TB) (static, aml []*tests.Check) {
 	dsdt := checktest.Table{Raw: checktest.SDT("DSDT", 2, []byte{0x5B, 0x82, 0x05, 'D', 'E', 'V', '0'})}
 	hpet := checktest.Table{Raw: checktest.HPET(nil)}
 	for _, c := range Checks() {
-		if c.Category != tests.ACPI || slices.ContainsFunc(c.AllInputs(), func(d input.Decl) bool { return d != input.ACPITables && d != input.MemoryMap }) {
+		if c.Category != tests.ACPI || slices.ContainsFunc(c.Inputs, func(d input.Decl) bool { return d != input.ACPITables && d != input.MemoryMap }) {
 			continue
 		}
 		m := checktest.Machine(t, nil, dsdt, hpet)

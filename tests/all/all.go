@@ -10,15 +10,23 @@ import (
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/acpitables"
 	"github.com/fwcheck/fwcheck/tests/amlparse"
+	"github.com/fwcheck/fwcheck/tests/bert"
+	"github.com/fwcheck/fwcheck/tests/bgrt"
 	"github.com/fwcheck/fwcheck/tests/checksum"
 	"github.com/fwcheck/fwcheck/tests/cpufeatures"
+	"github.com/fwcheck/fwcheck/tests/dbg2"
 	"github.com/fwcheck/fwcheck/tests/deviceids"
+	"github.com/fwcheck/fwcheck/tests/dmar"
 	"github.com/fwcheck/fwcheck/tests/e820"
+	"github.com/fwcheck/fwcheck/tests/ecdt"
 	"github.com/fwcheck/fwcheck/tests/esrt"
 	"github.com/fwcheck/fwcheck/tests/fadt"
+	"github.com/fwcheck/fwcheck/tests/fpdt"
 	"github.com/fwcheck/fwcheck/tests/hpet"
 	"github.com/fwcheck/fwcheck/tests/hpetcrs"
+	"github.com/fwcheck/fwcheck/tests/ivrs"
 	"github.com/fwcheck/fwcheck/tests/klog"
+	"github.com/fwcheck/fwcheck/tests/lpit"
 	"github.com/fwcheck/fwcheck/tests/madt"
 	"github.com/fwcheck/fwcheck/tests/mcfg"
 	"github.com/fwcheck/fwcheck/tests/msrconsistency"
@@ -33,10 +41,12 @@ import (
 	"github.com/fwcheck/fwcheck/tests/secureboot"
 	"github.com/fwcheck/fwcheck/tests/sleepstates"
 	"github.com/fwcheck/fwcheck/tests/smbios"
+	"github.com/fwcheck/fwcheck/tests/spcr"
 	"github.com/fwcheck/fwcheck/tests/tpm2table"
 	"github.com/fwcheck/fwcheck/tests/tpmeventlog"
 	"github.com/fwcheck/fwcheck/tests/uefiboot"
 	"github.com/fwcheck/fwcheck/tests/uniqueid"
+	"github.com/fwcheck/fwcheck/tests/wsmt"
 )
 
 // Checks returns every check, in run order (by category, then ID). It
@@ -77,6 +87,17 @@ var checks = sync.OnceValue(func() []*tests.Check {
 		tpmeventlog.Check,
 		uefiboot.Check,
 		uniqueid.Check,
+		fpdt.Check,
+		bgrt.Check,
+		wsmt.Check,
+		dmar.Check,
+		lpit.Check,
+		ivrs.Check,
+		dbg2.Check,
+		dbg2.DBGP,
+		spcr.Check,
+		ecdt.Check,
+		bert.Check,
 	}
 	if err := tests.Validate(cs); err != nil {
 		panic(err)

@@ -167,12 +167,13 @@ func (l *Loaded) NewEvaluator() *aml.Evaluator {
 	return e
 }
 
-// ReportBudget tells what the run's AML evaluations spent of their budget
-// (an info line, shown by --verbose), and lists as not checked the
-// evaluations of e that the budget ended.
+// ReportBudget lists as not checked the evaluations of e that the budget
+// ended and, when there were any, says what the budget is and what the
+// run spent of it (an info line, shown by --verbose). A run within its
+// budget prints nothing, so results do not vary with step counts.
 func (l *Loaded) ReportBudget(p *tests.Pass, e *aml.Evaluator) {
-	p.Info(nil, "AML evaluation budget: %s; the run's: %s", e.Budget(), l.Budget)
 	if n, first := e.Exceeded(); n > 0 {
+		p.Info(nil, "AML evaluation budget: %s; the run's: %s", e.Budget(), l.Budget)
 		what, why := "1 AML evaluation", first.Error()
 		if n > 1 {
 			what, why = fmt.Sprintf("%d AML evaluations", n), "the first: "+why

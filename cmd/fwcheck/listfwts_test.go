@@ -1,0 +1,27 @@
+package main
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// list --json names the fwts tests each check corresponds to.
+func TestListJSONNamesFWTSTests(t *testing.T) {
+	code, out, _ := fwcheck(t, "", "list", "--json")
+	require.Equal(t, exitOK, code)
+	var list []struct {
+		ID   string   `json:"id"`
+		FWTS []string `json:"fwts"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &list))
+	got := map[string][]string{}
+	for _, c := range list {
+		got[c.ID] = c.FWTS
+	}
+	assert.Equal(t, []string{"dmar"}, got["dmar"])
+	assert.Equal(t, []string{"fadt"}, got["fadt"])
+	assert.Nil(t, got["reset"], "a check without an fwts counterpart has no fwts key")
+}

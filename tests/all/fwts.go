@@ -1,0 +1,50 @@
+package all
+
+// fwtsTests maps a check ID to the fwts tests (Canonical's Firmware Test
+// Suite, by the names `fwts --show-tests` prints) that cover the same
+// ground, so that a user can line a fwcheck run up with an fwts one. A
+// check missing here has no fwts counterpart; the mapping is of the
+// ground covered, not of rule-for-rule equivalence.
+var fwtsTests = map[string][]string{
+	"acpitables":      {"acpitables", "rsdp", "rsdt", "xsdt"},
+	"aml-parse":       {"syntaxcheck"},
+	"bert":            {"bert"},
+	"bgrt":            {"bgrt"},
+	"checksum":        {"checksum"},
+	"cpu-features":    {"nx", "virt"},
+	"dbg2":            {"dbg2"},
+	"dbgp":            {"dbgp"},
+	"device-ids":      {"method"},
+	"dmar":            {"dmar"},
+	"ecdt":            {"ecdt"},
+	"esrt":            {"esrt"},
+	"fadt":            {"fadt"},
+	"fpdt":            {"fpdt"},
+	"hpet":            {"hpet"},
+	"hpet-crs":        {"hpet"},
+	"ivrs":            {"ivrs"},
+	"klog":            {"klog"},
+	"lpit":            {"lpit"},
+	"madt":            {"madt"},
+	"mcfg":            {"mcfg"},
+	"mcfg-reserved":   {"mcfg"},
+	"msr-consistency": {"msr"},
+	"mtrr":            {"mtrr"},
+	"oops":            {"oops"},
+	"osi":             {"osilinux"},
+	"prw":             {"method"},
+	"reboot":          {"reboot"},
+	"s3":              {"s3"},
+	"secureboot":      {"securebootcert"},
+	"sleep-states":    {"method"},
+	"smbios":          {"dmicheck"},
+	"spcr":            {"spcr"},
+	"tpm-eventlog":    {"tpmevlog"},
+	"tpm2-table":      {"tpm2", "tcpa"},
+	"uefi-boot":       {"uefibootpath"},
+	"wsmt":            {"wsmt"},
+}
+
+// FWTS returns the fwts tests that correspond to check id, nil when fwts
+// has none.
+func FWTS(id string) []string { return fwtsTests[id] }
