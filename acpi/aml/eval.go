@@ -141,6 +141,7 @@ type Evaluator struct {
 	reads   int
 	depth   int
 	current *frame
+	held    []*Node // Mutexes acquired and not released (mutex.go)
 }
 
 type bufField struct {
@@ -193,7 +194,7 @@ type evalPanic struct{ err *EvalError }
 // object gives a Reference to it. A method that returns nothing gives a
 // nil Object and no error.
 func (e *Evaluator) Evaluate(n *Node, args ...*Object) (obj *Object, err error) {
-	e.steps, e.reads, e.depth, e.current = 0, 0, 0, nil
+	e.steps, e.reads, e.depth, e.current, e.held = 0, 0, 0, nil, nil
 	defer func() {
 		if r := recover(); r != nil {
 			obj = nil
@@ -1326,8 +1327,11 @@ func (e *Evaluator) operator(t *Term, f *frame) *Object {
 		}
 		return e.result(t, 1, e.intObj(r), f)
 	case OpAcquire:
-		return Integer(0) // acquired: nothing else runs
-	case OpRelease, OpSleep, OpStall, OpNoop, OpBreakPoint, OpNotify:
+		return e.acquire(t) // acquired: nothing else runs
+	case OpRelease:
+		e.release(t)
+		return nil
+	case OpSleep, OpStall, OpNoop, OpBreakPoint, OpNotify:
 		for i, k := range t.Args {
 			if t.Op != OpRelease && t.Op != OpNotify || i > 0 {
 				e.eval(k, f)
