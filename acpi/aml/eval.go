@@ -142,6 +142,8 @@ type Evaluator struct {
 	depth   int
 	current *frame
 	held    []*Node // Mutexes acquired and not released (mutex.go)
+	// condMisses counts CondRefOf answers "absent" (mutex.go)
+	condMisses int
 }
 
 type bufField struct {
@@ -194,7 +196,7 @@ type evalPanic struct{ err *EvalError }
 // object gives a Reference to it. A method that returns nothing gives a
 // nil Object and no error.
 func (e *Evaluator) Evaluate(n *Node, args ...*Object) (obj *Object, err error) {
-	e.steps, e.reads, e.depth, e.current, e.held = 0, 0, 0, nil, nil
+	e.steps, e.reads, e.depth, e.current, e.held, e.condMisses = 0, 0, 0, nil, nil, 0
 	defer func() {
 		if r := recover(); r != nil {
 			obj = nil
@@ -1273,6 +1275,7 @@ func (e *Evaluator) operator(t *Term, f *frame) *Object {
 			n = x.Node
 		}
 		if n == nil || n.External {
+			e.condMisses++
 			return Integer(0)
 		}
 		e.result(t, 1, &Object{Type: TypeReference, Ref: n}, f)

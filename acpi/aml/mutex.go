@@ -1,6 +1,6 @@
 package aml
 
-// Mutex bookkeeping: nothing else runs while the evaluator does, so an
+// Bookkeeping of what an evaluation depended on. Mutexes: nothing else runs while the evaluator does, so an
 // Acquire always succeeds, but which Mutexes a method leaves acquired is
 // a firmware defect the OS pays for (the next caller waits for ever, or
 // ACPICA releases them and complains).
@@ -30,3 +30,9 @@ func (e *Evaluator) release(t *Term) {
 // HeldMutexes are the Mutexes the last Evaluate acquired and did not
 // release, in acquisition order (a Mutex acquired twice is listed twice).
 func (e *Evaluator) HeldMutexes() []*Node { return append([]*Node(nil), e.held...) }
+
+// CondRefOfMisses is how many times the last Evaluate's CondRefOf found
+// its object absent: when tables are loaded at run time (Load,
+// LoadTable), the object may exist on the machine and the path taken
+// differ.
+func (e *Evaluator) CondRefOfMisses() int { return e.condMisses }

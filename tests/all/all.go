@@ -18,6 +18,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/klog"
 	"github.com/fwcheck/fwcheck/tests/madt"
 	"github.com/fwcheck/fwcheck/tests/mcfg"
+	"github.com/fwcheck/fwcheck/tests/methods"
 	"github.com/fwcheck/fwcheck/tests/msrconsistency"
 	"github.com/fwcheck/fwcheck/tests/mtrr"
 	"github.com/fwcheck/fwcheck/tests/oops"
@@ -59,6 +60,7 @@ func Checks() []*tests.Check {
 		deviceids.Check,
 		esrt.Check,
 		hpetcrs.Check,
+		methods.Check,
 		osi.Check,
 		prw.Check,
 		reboot.Check,

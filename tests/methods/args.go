@@ -155,7 +155,9 @@ func hidIs(c *run1, dev *aml.Node, ids ...string) bool {
 	return false
 }
 
-func isHostBridge(c *run1, dev *aml.Node) bool { return hidIs(c, dev, "PNP0A03", "PNP0A08", "ACPI0016") }
+func isHostBridge(c *run1, dev *aml.Node) bool {
+	return hidIs(c, dev, "PNP0A03", "PNP0A08", "ACPI0016")
+}
 
 // bcmLevel is a level the display's _BCL lists (its first level entry),
 // or 100.

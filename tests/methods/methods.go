@@ -139,7 +139,8 @@ var labels = []*tests.Label{labelType, labelRepaired, labelShape, labelRange, la
 
 // unconfirmed labels have no occurrence in the shared corpus yet: they
 // are reported as warnings until one is seen and read in the AML.
-var unconfirmed = map[*tests.Label]bool{}
+var unconfirmed = map[*tests.Label]bool{labelThermal: true, labelPassive: true, labelPSS: true, labelPPC: true,
+	labelCST: true, labelBCL: true, labelBattery: true, labelWDG: true, labelTSD: true}
 
 // Check is the methods check.
 var Check = &tests.Check{
@@ -248,7 +249,7 @@ func (c *run1) report(l *tests.Label, emulated bool, format string, args ...any)
 	msg := fmt.Sprintf(format, args...)
 	switch {
 	case emulated:
-		c.p.Warn(l, "%s (under emulation: it depends on OperationRegion reads answered with zeros, or on the arguments fwcheck passed)", msg)
+		c.p.Warn(l, "%s (under emulation: it depends on OperationRegion reads answered with zeros, on the arguments fwcheck passed, or on objects tables loaded at run time may define)", msg)
 	case unconfirmed[l]:
 		// not seen in the corpus yet: reported, not failed
 		c.p.Warn(l, "%s", msg)
@@ -295,7 +296,9 @@ func (c *run1) one(n *aml.Node, r *rule) {
 	}
 	args := c.args(n, r)
 	v, err := c.e.Evaluate(n, args...)
-	emulated := c.e.FieldReads() > 0 || n.Conditional
+	// the path depends on hardware (region reads, load-time If), or on
+	// an object absent here that a table loaded at run time may define
+	emulated := c.e.FieldReads() > 0 || n.Conditional || c.dynamic && c.e.CondRefOfMisses() > 0
 	held := c.e.HeldMutexes()
 	c.total++
 	if emulated {

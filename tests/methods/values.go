@@ -4,11 +4,24 @@ import (
 	"github.com/fwcheck/fwcheck/acpi/aml"
 )
 
-func intAt(v *aml.Object, i int) (uint64, bool) {
-	if v == nil || v.Type != aml.TypePackage || i >= len(v.Pkg) || v.Pkg[i] == nil || v.Pkg[i].Type != aml.TypeInteger {
+// intAt is element i of package v as an integer; a reference to a named
+// integer (or field) stands for its value, as firmware means it.
+func (c *run1) intAt(v *aml.Object, i int) (uint64, bool) {
+	if v == nil || v.Type != aml.TypePackage || i >= len(v.Pkg) || v.Pkg[i] == nil {
 		return 0, false
 	}
-	return v.Pkg[i].Int, true
+	el := v.Pkg[i]
+	if el.Type == aml.TypeReference && el.Ref != nil && refType(el) == tInt {
+		x, err := c.e.Evaluate(el.Ref)
+		if err != nil || x == nil {
+			return 0, false
+		}
+		el = x
+	}
+	if el.Type != aml.TypeInteger {
+		return 0, false
+	}
+	return el.Int, true
 }
 
 // ranges checks the values of one object against the spec's ranges; the
@@ -39,8 +52,8 @@ func (c *run1) ranges(path string, res *result) {
 		rng(100)
 	case "_PRT":
 		for k, e := range v.Pkg {
-			addr, _ := intAt(e, 0)
-			pin, _ := intAt(e, 1)
+			addr, _ := c.intAt(e, 0)
+			pin, _ := c.intAt(e, 1)
 			if addr&0xFFFF != 0xFFFF {
 				c.report(labelRange, em, "%s entry %d: address 0x%X does not end in 0xFFFF (all functions of the device)", path, k, addr)
 				return
@@ -64,9 +77,9 @@ func (c *run1) ranges(path string, res *result) {
 			want = 6
 		}
 		for k, e := range v.Pkg {
-			num, _ := intAt(e, 0)
-			rev, _ := intAt(e, 1)
-			coord, _ := intAt(e, 3)
+			num, _ := c.intAt(e, 0)
+			rev, _ := c.intAt(e, 1)
+			coord, _ := c.intAt(e, 3)
 			switch {
 			case num != want:
 				c.report(labelRange, em, "%s package %d: NumEntries %d, want %d", path, k, num, want)
@@ -80,21 +93,21 @@ func (c *run1) ranges(path string, res *result) {
 			return
 		}
 	case "_CST":
-		count, _ := intAt(v, 0)
+		count, _ := c.intAt(v, 0)
 		if count != uint64(len(v.Pkg)-1) {
 			c.report(labelCST, em, "%s: count %d, but %d C-state packages follow", path, count, len(v.Pkg)-1)
 			return
 		}
 		for k, e := range v.Pkg[1:] {
-			if t, _ := intAt(e, 1); t < 1 || t > 3 {
+			if t, _ := c.intAt(e, 1); t < 1 || t > 3 {
 				c.report(labelCST, em, "%s C-state %d: type %d (C1-C3 are 1-3)", path, k+1, t)
 				return
 			}
 		}
 	case "_PSS":
 		for k := 1; k < len(v.Pkg); k++ {
-			f0, _ := intAt(v.Pkg[k-1], 0)
-			f1, _ := intAt(v.Pkg[k], 0)
+			f0, _ := c.intAt(v.Pkg[k-1], 0)
+			f1, _ := c.intAt(v.Pkg[k], 0)
 			if f1 > f0 {
 				c.report(labelPSS, em, "%s: P%d runs at %d MHz, above P%d's %d MHz", path, k, f1, k-1, f0)
 				return
@@ -102,7 +115,7 @@ func (c *run1) ranges(path string, res *result) {
 		}
 	case "_TSS":
 		for k, e := range v.Pkg {
-			if pc, _ := intAt(e, 0); pc < 1 || pc > 100 {
+			if pc, _ := c.intAt(e, 0); pc < 1 || pc > 100 {
 				c.report(labelRange, em, "%s T%d: %d percent (1-100)", path, k, pc)
 				return
 			}
@@ -125,13 +138,13 @@ func (c *run1) ranges(path string, res *result) {
 			}
 		}
 	case "_BIF":
-		unit, _ := intAt(v, 0)
-		tech, _ := intAt(v, 3)
+		unit, _ := c.intAt(v, 0)
+		tech, _ := c.intAt(v, 3)
 		c.battery(path, em, unit, tech)
 	case "_BIX":
-		rev, _ := intAt(v, 0)
-		unit, _ := intAt(v, 1)
-		tech, _ := intAt(v, 4)
+		rev, _ := c.intAt(v, 0)
+		unit, _ := c.intAt(v, 1)
+		tech, _ := c.intAt(v, 4)
 		switch {
 		case rev == 0 && len(v.Pkg) != 20 || rev == 1 && len(v.Pkg) != 21:
 			c.report(labelBattery, em, "%s: revision %d with %d elements (revision 0 has 20, revision 1 has 21)", path, rev, len(v.Pkg))
@@ -141,7 +154,7 @@ func (c *run1) ranges(path string, res *result) {
 			c.battery(path, em, unit, tech)
 		}
 	case "_BST":
-		if st, _ := intAt(v, 0); st&3 == 3 {
+		if st, _ := c.intAt(v, 0); st&3 == 3 {
 			c.report(labelBattery, em, "%s: state 0x%X says charging and discharging at once", path, st)
 		} else if st > 7 {
 			c.report(labelRange, em, "%s: state 0x%X has reserved bits set", path, st)
@@ -163,7 +176,7 @@ func (c *run1) ranges(path string, res *result) {
 			return
 		}
 	case "_FIF", "_FST", "_FPS":
-		if rev, _ := intAt(v, 0); rev != 0 {
+		if rev, _ := c.intAt(v, 0); rev != 0 {
 			c.report(labelRange, em, "%s: revision %d (the spec defines 0)", path, rev)
 		}
 	case "_GRT":
@@ -171,18 +184,18 @@ func (c *run1) ranges(path string, res *result) {
 			c.report(labelShape, em, "%s is a %d-byte buffer; the time structure is 16 bytes", path, len(v.Buf))
 		}
 	case "_UPC":
-		if t, _ := intAt(v, 1); t > 0x0A && t != 0xFF {
+		if t, _ := c.intAt(v, 1); t > 0x0A && t != 0xFF {
 			c.report(labelRange, em, "%s: connector type 0x%X (0-0x0A, or 0xFF proprietary)", path, t)
 		}
 	case "_CPC":
-		num, _ := intAt(v, 0)
-		rev, _ := intAt(v, 1)
+		num, _ := c.intAt(v, 0)
+		rev, _ := c.intAt(v, 1)
 		want := map[uint64]int{1: 17, 2: 21, 3: 23}[rev]
 		if want == 0 || num != uint64(len(v.Pkg)) || len(v.Pkg) != want {
 			c.report(labelShape, em, "%s: NumEntries %d, revision %d, %d elements (revision 1: 17, 2: 21, 3: 23)", path, num, rev, len(v.Pkg))
 		}
 	case "_PUR":
-		if rev, _ := intAt(v, 0); rev != 1 {
+		if rev, _ := c.intAt(v, 0); rev != 1 {
 			c.report(labelRange, em, "%s: revision %d (the spec defines 1)", path, rev)
 		}
 	}
