@@ -175,7 +175,13 @@ type run1 struct {
 	findings int
 	// unchecked groups NOT CHECKED objects by reason
 	unchecked map[string][]string
+	// limits counts evaluations that ran into the step limit: past
+	// maxLimits, methods are not run (hostile AML where a common
+	// helper never ends would otherwise cost every caller the limit)
+	limits int
 }
+
+const maxLimits = 25
 
 func run(p *tests.Pass) error {
 	l := amlcheck.Load(p)
@@ -248,6 +254,8 @@ func (c *run1) report(l *tests.Label, emulated bool, format string, args ...any)
 	c.findings++
 	msg := fmt.Sprintf(format, args...)
 	switch {
+	case c.p == nil:
+		// no pass: the fuzz test counts findings only
 	case emulated:
 		c.p.Warn(l, "%s (under emulation: it depends on OperationRegion reads answered with zeros, on the arguments fwcheck passed, or on objects tables loaded at run time may define)", msg)
 	case unconfirmed[l]:
@@ -294,8 +302,15 @@ func (c *run1) one(n *aml.Node, r *rule) {
 		}
 		return
 	}
+	if isMethod && c.limits >= maxLimits {
+		c.notChecked(fmt.Sprintf("%d evaluations already ran into the step limit: the check stops running methods", maxLimits), path)
+		return
+	}
 	args := c.args(n, r)
 	v, err := c.e.Evaluate(n, args...)
+	if aml.ErrorKind(err) == aml.EvalStepLimit {
+		c.limits++
+	}
 	// the path depends on hardware (region reads, load-time If), or on
 	// an object absent here that a table loaded at run time may define
 	emulated := c.e.FieldReads() > 0 || n.Conditional || c.dynamic && c.e.CondRefOfMisses() > 0
@@ -399,8 +414,10 @@ func (c *run1) value(path string, res *result) {
 			case r.name == "_WAK":
 				// many firmware return nothing from _WAK; a package of the
 				// wrong shape is ignored by Linux: reported, not failed
-				c.p.Warn(labelShape, "%s: %s", path, msg)
 				c.findings++
+				if c.p != nil {
+					c.p.Warn(labelShape, "%s: %s", path, msg)
+				}
 			default:
 				c.report(labelShape, res.emulated, "%s: %s", path, msg)
 			}
@@ -501,6 +518,8 @@ func shapeAt(v *aml.Object, s *shape, where string, depth int) (string, bool) {
 
 // finish reports what could not be checked and the verdict.
 func (c *run1) finish() {
+	c.p.Record("objects", c.total)
+	c.p.Record("emulated", c.emulated)
 	reasons := make([]string, 0, len(c.unchecked))
 	for r := range c.unchecked {
 		reasons = append(reasons, r)
