@@ -167,6 +167,9 @@ type Evaluator struct {
 	// evaluations ended by the budget, and the first one's error
 	exceeded      int
 	firstExceeded error
+	held          []*Node // Mutexes acquired and not released (mutex.go)
+	// condMisses counts CondRefOf answers "absent" (mutex.go)
+	condMisses int
 }
 
 type bufField struct {
@@ -225,7 +228,7 @@ type evalPanic struct{ err *EvalError }
 // object gives a Reference to it. A method that returns nothing gives a
 // nil Object and no error.
 func (e *Evaluator) Evaluate(n *Node, args ...*Object) (obj *Object, err error) {
-	e.steps, e.reads, e.depth, e.current = 0, 0, 0, nil
+	e.steps, e.reads, e.depth, e.current, e.held, e.condMisses = 0, 0, 0, nil, nil, 0
 	defer func() {
 		if r := recover(); r != nil {
 			obj = nil
@@ -1329,6 +1332,7 @@ func (e *Evaluator) operator(t *Term, f *frame) *Object {
 			n = x.Node
 		}
 		if n == nil || n.External {
+			e.condMisses++
 			return Integer(0)
 		}
 		e.result(t, 1, &Object{Type: TypeReference, Ref: n}, f)
@@ -1383,8 +1387,11 @@ func (e *Evaluator) operator(t *Term, f *frame) *Object {
 		}
 		return e.result(t, 1, e.intObj(r), f)
 	case OpAcquire:
-		return Integer(0) // acquired: nothing else runs
-	case OpRelease, OpSleep, OpStall, OpNoop, OpBreakPoint, OpNotify:
+		return e.acquire(t) // acquired: nothing else runs
+	case OpRelease:
+		e.release(t)
+		return nil
+	case OpSleep, OpStall, OpNoop, OpBreakPoint, OpNotify:
 		for i, k := range t.Args {
 			if t.Op != OpRelease && t.Op != OpNotify || i > 0 {
 				e.eval(k, f)

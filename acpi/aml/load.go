@@ -90,10 +90,16 @@ const (
 	// terms, far above any real machine); what lies beyond is not parsed
 	// and methods left unparsed evaluate as EvalBudget. Reported once.
 	TooLarge
+	// ExternalScope: a Scope (X) at load time where X is, when the table
+	// loads, only declared External (no earlier table defines it).
+	// ACPICA fails the lookup (AE_NOT_FOUND) and drops the whole scope
+	// body: every object declared in it is missing.
+	ExternalScope
 )
 
 var kindNames = map[Kind]string{Malformed: "malformed", BadName: "bad-name", Duplicate: "duplicate",
-	Unresolved: "unresolved", ExternalOnly: "external-only", Conflict: "conflict", ForwardCall: "forward-call", TooLarge: "too-large"}
+	Unresolved: "unresolved", ExternalOnly: "external-only", Conflict: "conflict", ForwardCall: "forward-call",
+	TooLarge: "too-large", ExternalScope: "external-scope"}
 
 func (k Kind) String() string {
 	if s, ok := kindNames[k]; ok {

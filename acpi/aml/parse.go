@@ -35,31 +35,6 @@ type parser struct {
 	guards []string
 }
 
-// condRefs appends the names pred tests with CondRefOf, directly or
-// under LAnd, to guards.
-func condRefs(pred *Term, guards []string) []string {
-	switch pred.Op {
-	case OpCondRefOf:
-		if len(pred.Args) > 0 && pred.Args[0].Op == OpNamePath {
-			guards = append(guards, pred.Args[0].Name)
-		}
-	case OpLAnd:
-		for _, a := range pred.Args {
-			guards = condRefs(a, guards)
-		}
-	}
-	return guards
-}
-
-func (p *parser) guarded(name string) bool {
-	for _, g := range p.guards {
-		if g == name {
-			return true
-		}
-	}
-	return false
-}
-
 func (p *parser) off(pos int) int { return pos + HeaderSize }
 
 func (p *parser) fail(pos int, format string, args ...any) {
@@ -322,9 +297,13 @@ func (p *parser) term1() *Term {
 			t.Name = p.nameString()
 			n := p.l.ns.Resolve(p.scope, t.Name)
 			if n == nil {
-				p.problem(start, Unresolved, "Scope %s: no such object", displayPath(t.Name))
+				if !p.guarded(t.Name) {
+					p.problem(start, Unresolved, "Scope %s: no such object", displayPath(t.Name))
+				}
 				n = p.declare(t, start, t.Name, TypeAny)
 				n.External = true
+			} else {
+				p.externalScope(start, t.Name, n)
 			}
 			t.Node = n
 			if r := n.Resolved(); r != nil {
@@ -417,7 +396,7 @@ func (p *parser) term1() *Term {
 			p.cond++
 			t.Args = p.l.list(p.term())
 			if op == OpIf {
-				p.guards = condRefs(t.Args[0], p.guards)
+				p.guards = p.condRefs(t.Args[0], p.guards)
 			}
 			p.termList(t)
 		})

@@ -29,6 +29,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/lpit"
 	"github.com/fwcheck/fwcheck/tests/madt"
 	"github.com/fwcheck/fwcheck/tests/mcfg"
+	"github.com/fwcheck/fwcheck/tests/methods"
 	"github.com/fwcheck/fwcheck/tests/msrconsistency"
 	"github.com/fwcheck/fwcheck/tests/mtrr"
 	"github.com/fwcheck/fwcheck/tests/oops"
@@ -75,6 +76,7 @@ var checks = sync.OnceValue(func() []*tests.Check {
 		deviceids.Check,
 		esrt.Check,
 		hpetcrs.Check,
+		methods.Check,
 		osi.Check,
 		prw.Check,
 		reboot.Check,

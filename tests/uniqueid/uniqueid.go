@@ -87,6 +87,7 @@ func run(p *tests.Pass) error {
 	sort.Strings(keys)
 	reported := map[string]bool{}
 	uncertain, dups := 0, 0
+	var em *aml.Evaluator
 	for _, id := range keys {
 		seen := map[string]dev{}
 		for _, d := range byID[id] {
@@ -108,7 +109,19 @@ func run(p *tests.Pass) error {
 				p.Warn(labelDuplicateUID, "%s and %s: both %s with _UID %q", amlcheck.Path(first.n), amlcheck.Path(d.n), id, d.uid)
 			} else {
 				uncertain++
-				p.Info(nil, "%s and %s: both %s with _UID %q, but whether both are present or their _UID depends on hardware state", amlcheck.Path(first.n), amlcheck.Path(d.n), id, d.uid)
+				if em == nil {
+					em = emulated(l)
+				}
+				msg := fmt.Sprintf("%s and %s: both %s with _UID %q, but whether both are present or their _UID depends on hardware state", amlcheck.Path(first.n), amlcheck.Path(d.n), id, d.uid)
+				switch a, b := emulatedPresent(em, first.n), emulatedPresent(em, d.n); {
+				case a == "present" && b == "present":
+					// holds only under emulation: a warning, never a failure
+					dups++
+					p.Warn(labelDuplicateUID, "%s; with OperationRegion reads emulated as zeros both are present", msg)
+				default:
+					p.Info(nil, "%s; with OperationRegion reads emulated as zeros, %s is %s and %s is %s", msg,
+						amlcheck.Path(first.n), a, amlcheck.Path(d.n), b)
+				}
 			}
 		}
 	}
@@ -160,4 +173,34 @@ func uidString(v *aml.Object) (string, bool) {
 		return strings.TrimRight(v.Str, "\x00"), true
 	}
 	return "", false
+}
+
+// emulated returns an evaluator over the emulated region space (reads
+// give zeros, writes are kept in the emulation), _REG run.
+func emulated(l *amlcheck.Loaded) *aml.Evaluator {
+	e := aml.NewEvaluator(l.NS, (&aml.Emulation{}).Options(aml.Options{}))
+	e.RunREG()
+	return e
+}
+
+// emulatedPresent says what a device's _STA gives under emulation:
+// "present", "absent", or why it cannot say.
+func emulatedPresent(e *aml.Evaluator, n *aml.Node) string {
+	if n.Conditional {
+		return "declared in a load-time If (unknown)"
+	}
+	sta := n.Child("_STA")
+	if sta == nil {
+		return "present"
+	}
+	v, err := e.Evaluate(sta)
+	switch {
+	case err != nil:
+		return "not evaluable (" + aml.ErrorKind(err).String() + ")"
+	case v == nil || v.Type != aml.TypeInteger:
+		return "of no integer status"
+	case v.Int&(1|8) == 0:
+		return "absent"
+	}
+	return "present"
 }

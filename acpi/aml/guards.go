@@ -1,0 +1,106 @@
+package aml
+
+import "strings"
+
+// CondRefOf guards. A use inside If (CondRefOf (X)) is guarded when it
+// names X, or an object below X, however either is spelled: the guard
+// may be absolute and the use relative or with ^ prefixes, and a Scope
+// inside the If may move the use's scope. Both are compared as the
+// absolute paths the interpreter would look up at that point (ACPI 6.5
+// §5.3): a prefixed or multi-segment name has one; a single NameSeg the
+// search rules make one candidate per enclosing scope.
+
+// lexical returns the absolute paths name may stand for in scope.
+func lexical(scope *Node, name string) []string {
+	if name == "" {
+		return nil
+	}
+	base := scope
+	rest := name
+	prefixed := false
+	if rest[0] == '\\' {
+		base, rest, prefixed = nil, rest[1:], true
+	} else {
+		for len(rest) > 0 && rest[0] == '^' {
+			if base != nil {
+				base = base.Parent
+			}
+			rest, prefixed = rest[1:], true
+		}
+	}
+	segs := strings.Split(rest, ".")
+	for i, s := range segs {
+		segs[i] = padSeg(s)
+	}
+	rel := strings.Join(segs, ".")
+	join := func(b *Node) string {
+		if b == nil || b.Parent == nil {
+			return `\` + rel
+		}
+		return b.Path() + "." + rel
+	}
+	if rest == "" {
+		if base == nil {
+			return []string{`\`}
+		}
+		return []string{base.Path()}
+	}
+	if prefixed || len(segs) > 1 {
+		return []string{join(base)}
+	}
+	var out []string
+	for s := base; ; s = s.Parent {
+		out = append(out, join(s))
+		if s == nil || s.Parent == nil {
+			break
+		}
+	}
+	return out
+}
+
+// condRefs appends the paths pred tests with CondRefOf, directly or
+// under LAnd, to guards.
+func (p *parser) condRefs(pred *Term, guards []string) []string {
+	switch pred.Op {
+	case OpCondRefOf:
+		if len(pred.Args) > 0 && pred.Args[0].Op == OpNamePath {
+			guards = append(guards, lexical(p.scope, pred.Args[0].Name)...)
+		}
+	case OpLAnd:
+		for _, a := range pred.Args {
+			guards = p.condRefs(a, guards)
+		}
+	}
+	return guards
+}
+
+// guarded reports whether name, used in the current scope, is an object a
+// CondRefOf of the enclosing If blocks tests, or lies below one.
+func (p *parser) guarded(name string) bool {
+	if len(p.guards) == 0 {
+		return false
+	}
+	for _, c := range lexical(p.scope, name) {
+		for _, g := range p.guards {
+			if c == g || strings.HasPrefix(c, g+".") || g == `\` {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// externalScope reports a Scope (X) at load time whose X only External
+// declares so far: ACPICA drops the body (AE_NOT_FOUND). Inside an If
+// whose CondRefOf tests X, the body runs only when X exists.
+func (p *parser) externalScope(start int, name string, n *Node) {
+	if p.inMethod || !n.External || p.guarded(name) {
+		return
+	}
+	when := ""
+	if p.cond > 0 {
+		when = " (inside a load-time If: when its condition holds)"
+	}
+	p.problem(start, ExternalScope, "Scope (%s): %s is only declared External when the table loads; "+
+		"ACPICA fails the lookup (AE_NOT_FOUND) and drops the scope's body%s", displayPath(name), displayPath(n.Path()), when)
+}
