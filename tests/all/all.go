@@ -16,6 +16,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/hpet"
 	"github.com/fwcheck/fwcheck/tests/hpetcrs"
 	"github.com/fwcheck/fwcheck/tests/klog"
+	"github.com/fwcheck/fwcheck/tests/legacybios"
 	"github.com/fwcheck/fwcheck/tests/madt"
 	"github.com/fwcheck/fwcheck/tests/mcfg"
 	"github.com/fwcheck/fwcheck/tests/msrconsistency"
@@ -71,6 +72,7 @@ func Checks() []*tests.Check {
 		tpmeventlog.Check,
 		uefiboot.Check,
 		uniqueid.Check,
+		legacybios.Check,
 	}
 	if err := tests.Validate(cs); err != nil {
 		panic(err)
