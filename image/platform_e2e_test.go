@@ -17,7 +17,7 @@ import (
 )
 
 // platformCheckIDs are the checks TestBootPlatformChecks runs.
-var platformCheckIDs = []string{"legacy-bios"}
+var platformCheckIDs = []string{"legacy-bios", "apicedge", "thermal", "fan", "power-supply"}
 
 // platformExpected asserts each platform check's verdict on QEMU's
 // firmware. SeaBIOS on pc builds an EBDA (at the top of base memory,
@@ -45,6 +45,23 @@ var platformExpected = map[string]func(t *testing.T, m qemu.Machine, r report.Re
 		assert.True(t, mentions(r, "lists 1 of the MADT's 2 enabled processors"), "%+v", r.Findings)
 		assert.True(t, mentions(r, "one entry per package"), "%+v", r.Findings)
 	},
+	// Both MADTs override IRQ 0 (to GSI 2) and make 5, 9, 10 and 11 level,
+	// active high; the guest kernel's ISA lines follow them.
+	"apicedge": func(t *testing.T, m qemu.Machine, r report.Result) {
+		assert.Equal(t, tests.StatusPassed, r.Status, "%s %+v %+v", r.Reason, r.Findings, r.Unchecked)
+		assert.True(t, mentions(r, "MADT's 5 overrides"), "%+v", r.Findings)
+		assert.True(t, mentions(r, "level 9"), "the SCI is level-triggered: %+v", r.Findings)
+	},
+	// QEMU emulates no thermal zone, fan, battery or AC adapter (nor a lid):
+	// not applicable, and the reason names the virtual machine.
+	"thermal":      absentOnQEMU,
+	"fan":          absentOnQEMU,
+	"power-supply": absentOnQEMU,
+}
+
+func absentOnQEMU(t *testing.T, m qemu.Machine, r report.Result) {
+	assert.Equal(t, tests.StatusNotApplicable, r.Status, "%s %+v", r.Reason, r.Findings)
+	assert.Contains(t, r.Reason, "virtual machine (DMI: QEMU")
 }
 
 // TestBootPlatformChecks boots pc/SeaBIOS and q35/OVMF with two vCPUs,

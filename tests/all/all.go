@@ -7,11 +7,13 @@ import (
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/acpitables"
 	"github.com/fwcheck/fwcheck/tests/amlparse"
+	"github.com/fwcheck/fwcheck/tests/apicedge"
 	"github.com/fwcheck/fwcheck/tests/checksum"
 	"github.com/fwcheck/fwcheck/tests/cpufeatures"
 	"github.com/fwcheck/fwcheck/tests/deviceids"
 	"github.com/fwcheck/fwcheck/tests/e820"
 	"github.com/fwcheck/fwcheck/tests/esrt"
+	"github.com/fwcheck/fwcheck/tests/fan"
 	"github.com/fwcheck/fwcheck/tests/fadt"
 	"github.com/fwcheck/fwcheck/tests/hpet"
 	"github.com/fwcheck/fwcheck/tests/hpetcrs"
@@ -23,6 +25,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/mtrr"
 	"github.com/fwcheck/fwcheck/tests/oops"
 	"github.com/fwcheck/fwcheck/tests/osi"
+	"github.com/fwcheck/fwcheck/tests/powersupply"
 	"github.com/fwcheck/fwcheck/tests/prw"
 	"github.com/fwcheck/fwcheck/tests/reboot"
 	"github.com/fwcheck/fwcheck/tests/reset"
@@ -31,6 +34,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/secureboot"
 	"github.com/fwcheck/fwcheck/tests/sleepstates"
 	"github.com/fwcheck/fwcheck/tests/smbios"
+	"github.com/fwcheck/fwcheck/tests/thermal"
 	"github.com/fwcheck/fwcheck/tests/tpm2table"
 	"github.com/fwcheck/fwcheck/tests/tpmeventlog"
 	"github.com/fwcheck/fwcheck/tests/uefiboot"
@@ -73,6 +77,10 @@ func Checks() []*tests.Check {
 		uefiboot.Check,
 		uniqueid.Check,
 		legacybios.Check,
+		apicedge.Check,
+		thermal.Check,
+		fan.Check,
+		powersupply.Check,
 	}
 	if err := tests.Validate(cs); err != nil {
 		panic(err)
