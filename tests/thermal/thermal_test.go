@@ -26,7 +26,6 @@ func TestBroken(t *testing.T) {
 	assert.Contains(t, r.Findings[0].Message, "thermal_zone0 trip 0 (critical) at -273.2 °C (-273200) (0 K or less")
 }
 
-
 func machine(t *testing.T, attrs, errs map[string]string) *input.Machine {
 	d := sysdev.NewDump()
 	d.Attrs["thermal_zone0/type"] = "acpitz"
