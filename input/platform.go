@@ -127,3 +127,43 @@ func init() {
 	AddRecorder(ThermalFile, recordClass(sysdev.ThermalDir, sysdev.WantThermal))
 	AddRecorder(PowerSupplyFile, recordClass(sysdev.PowerSupplyDir, sysdev.WantPower))
 }
+
+// CPUFreq is the cpufreq policies (sys/devices/system/cpu/cpufreq) and the
+// boost switches.
+var CPUFreq = Declare(Spec[*CPUFreqState]{
+	Name: "cpufreq", Doc: "CPU frequency scaling policies (/sys/devices/system/cpu/cpufreq)",
+	Capture: []string{sysdev.CPUFreqDir, "sys/devices/system/cpu/intel_pstate/no_turbo", "sys/devices/system/cpu/online"},
+	Load:    loadCPUFreq,
+})
+
+// CPUFreqState is the cpufreq policies and boost state.
+type CPUFreqState struct {
+	Policies []sysdev.Policy
+	// Boost is cpufreq/boost ("1" on), NoTurbo intel_pstate/no_turbo;
+	// "" when absent.
+	Boost, NoTurbo string
+	// Online is the online CPU list ("0-7").
+	Online string
+}
+
+func loadCPUFreq(src Source) (*CPUFreqState, error) {
+	s := &CPUFreqState{}
+	d, err := sysdev.ReadTree(src, sysdev.CPUFreqDir, sysdev.WantCPUFreq)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	if d != nil {
+		s.Policies = sysdev.ParsePolicies(d)
+	}
+	read := func(p string) string {
+		b, err := fs.ReadFile(src, p)
+		if err != nil || len(b) > 256 {
+			return ""
+		}
+		return strings.TrimSpace(string(b))
+	}
+	s.Boost = read(sysdev.CPUFreqDir + "/boost")
+	s.NoTurbo = read("sys/devices/system/cpu/intel_pstate/no_turbo")
+	s.Online = read("sys/devices/system/cpu/online")
+	return s, nil
+}

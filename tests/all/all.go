@@ -10,6 +10,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/apicedge"
 	"github.com/fwcheck/fwcheck/tests/checksum"
 	"github.com/fwcheck/fwcheck/tests/cpufeatures"
+	"github.com/fwcheck/fwcheck/tests/cpufreq"
 	"github.com/fwcheck/fwcheck/tests/deviceids"
 	"github.com/fwcheck/fwcheck/tests/e820"
 	"github.com/fwcheck/fwcheck/tests/esrt"
@@ -81,6 +82,7 @@ func Checks() []*tests.Check {
 		thermal.Check,
 		fan.Check,
 		powersupply.Check,
+		cpufreq.Check,
 	}
 	if err := tests.Validate(cs); err != nil {
 		panic(err)

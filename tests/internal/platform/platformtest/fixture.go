@@ -36,16 +36,20 @@ func Fixture(tb testing.TB, name string, extra map[string][]byte) *input.Machine
 		}
 		files[input.RecordedDir+"/"+rec] = d.Marshal()
 	}
-	err := fs.WalkDir(fsys, "proc", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() {
+	// Plain files (no links in these trees): the lid, the cpufreq policies.
+	copyTree := func(root string) error {
+		return fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || !d.Type().IsRegular() {
+				return nil
+			}
+			b, err := fs.ReadFile(fsys, p)
+			require.NoError(tb, err)
+			files[p] = b
 			return nil
-		}
-		b, err := fs.ReadFile(fsys, p)
-		require.NoError(tb, err)
-		files[p] = b
-		return nil
-	})
-	require.NoError(tb, err)
+		})
+	}
+	require.NoError(tb, copyTree("proc"))
+	require.NoError(tb, copyTree("sys/devices"))
 	for k, v := range extra {
 		files[k] = v
 	}
