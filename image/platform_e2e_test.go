@@ -90,6 +90,11 @@ func TestBootPlatformChecks(t *testing.T) {
 			for _, r := range tests.Run(&tests.Env{Machine: input.New(src, input.Options{})}, cs) {
 				l := live[r.ID]
 				assert.Equal(t, l.Status, r.Status, "%s: live %s, offline %s (%s)", r.ID, l.Status, r.Status, r.Reason)
+				if r.ID == "apicedge" {
+					// /proc/interrupts grows between the checks and the
+					// snapshot (ata_piix registers IRQs 14 and 15 late).
+					continue
+				}
 				assert.Equal(t, findingLines(l.Findings), findingLines(r.Findings), "%s findings live and offline", r.ID)
 			}
 			if dir := os.Getenv("FWCHECK_E2E_SNAPSHOTS"); dir != "" {

@@ -29,7 +29,9 @@ func fadt() []byte {
 	return checktest.FADT(func(b []byte) { binary.LittleEndian.PutUint16(b[46:], 9) })
 }
 
-// pcInterrupts is /proc/interrupts of a pc/SeaBIOS guest (Linux 6.1).
+// pcInterrupts is testdata/seabios-pc's /proc/interrupts (a pc/SeaBIOS
+// guest, Debian's Linux 6.1) with IRQ 11 added as a PCI device's
+// level-triggered line, as a guest with a virtio NIC on the PIIX link has.
 const pcInterrupts = `           CPU0       CPU1
   0:         39          0   IO-APIC   2-edge      timer
   1:          0          9   IO-APIC   1-edge      i8042
@@ -51,6 +53,22 @@ func runOn(t *testing.T, interrupts string, madt []byte) tests.Result {
 	}
 	return checktest.Run(t, Check, checktest.FilesMachine(t, files))
 }
+
+// TestQEMUCaptures runs the check on what two QEMU guests showed
+// (TestBootPlatformChecks's snapshots): /proc/interrupts, the MADT and the
+// FADT of pc/SeaBIOS and q35/OVMF.
+func TestQEMUCaptures(t *testing.T) {
+	for name, want := range map[string]string{
+		"seabios-pc": "8 legacy IRQs on the I/O APIC as the MADT's 5 overrides give them: edge 0, 1, 4, 8, 12, 14, 15; level 9",
+		"ovmf-q35":   "6 legacy IRQs on the I/O APIC as the MADT's 5 overrides give them: edge 0, 1, 4, 8, 12; level 9",
+	} {
+		r := checktest.Run(t, Check, checktest.SnapshotMachine(t, "testdata/"+name))
+		assert.Equal(t, tests.StatusPassed, r.Status, render(r))
+		assert.Equal(t, want, r.Findings[0].Message, name)
+	}
+}
+
+func render(r tests.Result) string { return tests.Render([]tests.Result{r}) }
 
 func TestQEMUPC(t *testing.T) {
 	r := runOn(t, pcInterrupts, qemuPC())
