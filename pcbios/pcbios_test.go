@@ -1,11 +1,41 @@
-package pcbios
+package pcbios_test
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	. "github.com/fwcheck/fwcheck/pcbios"
+	"github.com/fwcheck/fwcheck/pcbios/pcbiostest"
 )
+
+var (
+	mpFloating = pcbiostest.MPFloating
+	mpBus      = pcbiostest.MPBus
+	mpIOAPIC   = pcbiostest.MPIOAPIC
+	mpIOInt    = pcbiostest.MPIOInt
+	bios32     = pcbiostest.BIOS32
+	pnp        = pcbiostest.PnP
+	smbios2    = pcbiostest.SMBIOS2
+)
+
+func mpConfig(entries ...[]byte) []byte { return pcbiostest.MPConfig(0xFEE00000, entries...) }
+func mpCPU(id, flags byte) []byte       { return pcbiostest.MPCPU(id, flags, 0) }
+
+type slot struct {
+	bus, devfn byte
+	links      [4]byte
+	bitmap     uint16
+}
+
+func pir(slots ...slot) []byte {
+	var es [][]byte
+	for _, s := range slots {
+		es = append(es, pcbiostest.PIREntry(s.bus, s.devfn, s.links, s.bitmap))
+	}
+	return pcbiostest.PIR(0x7000, es...)
+}
 
 // area places each structure at its physical address in a BIOS area.
 func area(at map[uint64][]byte) []byte {
@@ -69,8 +99,8 @@ func TestMPConfig(t *testing.T) {
 	assert.True(t, c.ChecksumOK)
 	assert.True(t, c.ExtChecksumOK)
 	assert.Empty(t, c.Problems)
-	assert.Equal(t, "FWCHK", c.OEM)
-	assert.Equal(t, "TESTBOARD", c.Product)
+	assert.Equal(t, "BOCHSCPU", c.OEM)
+	assert.Equal(t, "0.1", c.Product)
 	assert.Len(t, c.Processors, 2)
 	assert.Equal(t, "ISA", c.Bus(1).Type)
 	assert.Equal(t, []MPIOAPIC{{ID: 2, Version: 0x11, Flags: 1, Address: 0xFEC00000}}, c.IOAPICs)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/pcbios"
+	"github.com/fwcheck/fwcheck/pcbios/pcbiostest"
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/checktest"
 )
@@ -20,8 +21,6 @@ import (
 // $PIR 0xf5c80, SMBIOS 0xf59f0, BIOS32 0xf6040, $PnP 0xf6060, EBDA
 // 0x9fc00 of 1 KiB, I/O APIC 0 at 0xfec00000), as the end-to-end boot
 // records them.
-
-func fix(b []byte, at int) { b[at] -= pcbios.Sum(b) }
 
 type machine struct {
 	area    []byte
@@ -41,7 +40,7 @@ func seabios() *machine {
 	binary.LittleEndian.PutUint16(m.bda[0x13:], 639)
 	m.ebda[0] = 1
 	m.put(0xF5BA0, mpFloating(0xF5BB0))
-	m.mp = mpConfig(0xFEE00000, mpCPU(0, 3, 0), mpCPU(1, 1, 0), mpBus(0, "PCI   "), mpBus(1, "ISA   "), mpIOAPIC(0, 0xFEC00000), mpIOInt(1, 1, 0, 1))
+	m.mp = mpConfig(0xFEE00000, mpCPU(0, 3, 0), mpCPU(1, 1, 0), mpBus(0, "PCI"), mpBus(1, "ISA"), mpIOAPIC(0, 0xFEC00000), mpIOInt(1, 1, 0, 1))
 	m.put(0xF5C80, pir(0xDEF8))
 	m.put(0xF59F0, smbios2(0xF5A10))
 	m.smbios = smbios2(0xF5A10)
@@ -125,7 +124,7 @@ func TestDefects(t *testing.T) {
 			m.mp = mpConfig(0xFEE10000, mpCPU(0, 3, 0), mpCPU(1, 1, 0), mpIOAPIC(0, 0xFEC00000))
 		}, []string{"MPLocalAPICAddressMismatch"}},
 		{"interrupt to nowhere", func(m *machine) {
-			m.mp = mpConfig(0xFEE00000, mpCPU(0, 3, 0), mpCPU(1, 1, 0), mpBus(0, "ISA   "), mpIOAPIC(0, 0xFEC00000), mpIOInt(0, 4, 7, 4), mpIOInt(3, 4, 0, 4))
+			m.mp = mpConfig(0xFEE00000, mpCPU(0, 3, 0), mpCPU(1, 1, 0), mpBus(0, "ISA"), mpIOAPIC(0, 0xFEC00000), mpIOInt(0, 4, 7, 4), mpIOInt(3, 4, 0, 4))
 		}, []string{"MPInterruptUnknownTarget", "MPInterruptUnknownTarget"}},
 		{"$PIR checksum", func(m *machine) { m.area[0xF5C80-pcbios.AreaBase+20]++ }, []string{"PIRChecksum"}},
 		{"$PIR IRQ 0", func(m *machine) { m.put(0xF5C80, pir(0xDEF9)) }, []string{"PIRReservedIRQ", "PIRReservedIRQ", "PIRReservedIRQ", "PIRReservedIRQ"}},
@@ -206,102 +205,30 @@ func FuzzCheck(f *testing.F) {
 	})
 }
 
-func mpFloating(cfg uint32) []byte {
-	b := make([]byte, 16)
-	copy(b, "_MP_")
-	binary.LittleEndian.PutUint32(b[4:], cfg)
-	b[8], b[9] = 1, 4
-	fix(b, 10)
-	return b
-}
-
-func mpConfig(lapic uint32, entries ...[]byte) []byte {
-	h := make([]byte, pcbios.MPConfigHeaderSize)
-	copy(h, "PCMP")
-	h[6] = 4
-	copy(h[8:], "BOCHSCPU0.1         ")
-	binary.LittleEndian.PutUint32(h[36:], lapic)
-	for _, e := range entries {
-		h = append(h, e...)
-	}
-	binary.LittleEndian.PutUint16(h[4:], uint16(len(h)))
-	binary.LittleEndian.PutUint16(h[34:], uint16(len(entries)))
-	fix(h, 7)
-	return h
-}
-
-func mpCPU(id, flags byte, features uint32) []byte {
-	e := make([]byte, 20)
-	e[0], e[1], e[2], e[3] = pcbios.MPProcessorEntry, id, 0x14, flags
-	binary.LittleEndian.PutUint32(e[8:], features)
-	return e
-}
-
-func mpBus(id byte, typ string) []byte { return append([]byte{pcbios.MPBusEntry, id}, typ[:6]...) }
-
-func mpIOAPIC(id byte, addr uint32) []byte {
-	e := []byte{pcbios.MPIOAPICEntry, id, 0x11, 1, 0, 0, 0, 0}
-	binary.LittleEndian.PutUint32(e[4:], addr)
-	return e
-}
-
-func mpIOInt(bus, irq, apic, pin byte) []byte {
-	return []byte{pcbios.MPIOIntEntry, 0, 0, 0, bus, irq, apic, pin}
-}
+var (
+	mpFloating = pcbiostest.MPFloating
+	mpConfig   = pcbiostest.MPConfig
+	mpCPU      = pcbiostest.MPCPU
+	mpBus      = pcbiostest.MPBus
+	mpIOAPIC   = pcbiostest.MPIOAPIC
+	mpIOInt    = pcbiostest.MPIOInt
+	bios32     = pcbiostest.BIOS32
+	pnp        = pcbiostest.PnP
+	smbios2    = pcbiostest.SMBIOS2
+	fix        = pcbiostest.Fix
+)
 
 // pir is SeaBIOS's PIIX table shape: the router at 00:01.0, one on-board
 // entry per device 1-4 with links 0x60-0x63 rotated, each pin allowed the
 // IRQs of bitmap.
 func pir(bitmap uint16) []byte {
-	b := make([]byte, pcbios.PIRHeaderSize)
-	copy(b, "$PIR")
-	binary.LittleEndian.PutUint16(b[4:], 0x0100)
-	b[9] = 1 << 3
-	binary.LittleEndian.PutUint16(b[12:], 0x8086)
-	binary.LittleEndian.PutUint16(b[14:], 0x122E)
+	var es [][]byte
 	for dev := 1; dev <= 4; dev++ {
-		e := make([]byte, pcbios.PIRSlotSize)
-		e[1] = byte(dev << 3)
-		for pin := 0; pin < 4; pin++ {
-			e[2+3*pin] = byte(0x60 + (dev+pin)%4)
-			binary.LittleEndian.PutUint16(e[3+3*pin:], bitmap)
+		var links [4]byte
+		for pin := range links {
+			links[pin] = byte(0x60 + (dev+pin)%4)
 		}
-		b = append(b, e...)
+		es = append(es, pcbiostest.PIREntry(0, byte(dev<<3), links, bitmap))
 	}
-	binary.LittleEndian.PutUint16(b[6:], uint16(len(b)))
-	fix(b, 31)
-	return b
-}
-
-func bios32(entry uint32) []byte {
-	b := make([]byte, 16)
-	copy(b, "_32_")
-	binary.LittleEndian.PutUint32(b[4:], entry)
-	b[9] = 1
-	fix(b, 10)
-	return b
-}
-
-func pnp() []byte {
-	b := make([]byte, pcbios.PnPLength)
-	copy(b, "$PnP")
-	b[4], b[5] = 0x10, pcbios.PnPLength
-	binary.LittleEndian.PutUint16(b[0x0D:], 0xD113)
-	binary.LittleEndian.PutUint16(b[0x0F:], 0xF000)
-	fix(b, 8)
-	return b
-}
-
-func smbios2(table uint32) []byte {
-	b := make([]byte, 0x1F)
-	copy(b, "_SM_")
-	b[5], b[6], b[7] = 0x1F, 2, 8
-	copy(b[0x10:], "_DMI_")
-	binary.LittleEndian.PutUint16(b[0x16:], 6)
-	binary.LittleEndian.PutUint32(b[0x18:], table)
-	binary.LittleEndian.PutUint16(b[0x1C:], 1)
-	b[0x1E] = 0x28
-	b[0x15] -= pcbios.Sum(b[0x10:0x1F])
-	b[4] -= pcbios.Sum(b)
-	return b
+	return pcbiostest.PIR(0x122E, es...)
 }
