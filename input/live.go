@@ -80,9 +80,9 @@ func liveRecorders() map[string]Recorder {
 			return t.Raw, nil
 		}
 	}
-	for name, r := range added {
-		rs[name] = r
-	}
+	add := func(name string, r Recorder) { rs[name] = r }
+	addBIOSRecorders(add)
+	addPlatformRecorders(add)
 	return rs
 }
 

@@ -43,16 +43,6 @@ const RecordedDir = "fwcheck"
 // Recorder computes a recorded value on the live machine from its root.
 type Recorder func(root string) ([]byte, error)
 
-// added holds the recorders given to AddRecorder.
-var added = map[string]Recorder{}
-
-// AddRecorder adds how the live machine produces the recorded value name
-// (a path below RecordedDir).
-//
-// Deprecated: list the recorder in liveRecorders (live.go), the explicit
-// table; this registry stays only so that inputs written against it build.
-func AddRecorder(name string, r Recorder) { added[name] = r }
-
 // Live returns the running machine seen from root ("/" normally).
 func Live(root string) Source {
 	if root == "" {

@@ -10,10 +10,12 @@ import (
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/acpitables"
 	"github.com/fwcheck/fwcheck/tests/amlparse"
+	"github.com/fwcheck/fwcheck/tests/apicedge"
 	"github.com/fwcheck/fwcheck/tests/bert"
 	"github.com/fwcheck/fwcheck/tests/bgrt"
 	"github.com/fwcheck/fwcheck/tests/checksum"
 	"github.com/fwcheck/fwcheck/tests/cpufeatures"
+	"github.com/fwcheck/fwcheck/tests/cpufreq"
 	"github.com/fwcheck/fwcheck/tests/dbg2"
 	"github.com/fwcheck/fwcheck/tests/deviceids"
 	"github.com/fwcheck/fwcheck/tests/dmar"
@@ -21,11 +23,13 @@ import (
 	"github.com/fwcheck/fwcheck/tests/ecdt"
 	"github.com/fwcheck/fwcheck/tests/esrt"
 	"github.com/fwcheck/fwcheck/tests/fadt"
+	"github.com/fwcheck/fwcheck/tests/fan"
 	"github.com/fwcheck/fwcheck/tests/fpdt"
 	"github.com/fwcheck/fwcheck/tests/hpet"
 	"github.com/fwcheck/fwcheck/tests/hpetcrs"
 	"github.com/fwcheck/fwcheck/tests/ivrs"
 	"github.com/fwcheck/fwcheck/tests/klog"
+	"github.com/fwcheck/fwcheck/tests/legacybios"
 	"github.com/fwcheck/fwcheck/tests/lpit"
 	"github.com/fwcheck/fwcheck/tests/madt"
 	"github.com/fwcheck/fwcheck/tests/mcfg"
@@ -34,6 +38,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/mtrr"
 	"github.com/fwcheck/fwcheck/tests/oops"
 	"github.com/fwcheck/fwcheck/tests/osi"
+	"github.com/fwcheck/fwcheck/tests/powersupply"
 	"github.com/fwcheck/fwcheck/tests/prw"
 	"github.com/fwcheck/fwcheck/tests/reboot"
 	"github.com/fwcheck/fwcheck/tests/reset"
@@ -43,6 +48,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/sleepstates"
 	"github.com/fwcheck/fwcheck/tests/smbios"
 	"github.com/fwcheck/fwcheck/tests/spcr"
+	"github.com/fwcheck/fwcheck/tests/thermal"
 	"github.com/fwcheck/fwcheck/tests/tpm2table"
 	"github.com/fwcheck/fwcheck/tests/tpmeventlog"
 	"github.com/fwcheck/fwcheck/tests/uefiboot"
@@ -89,17 +95,23 @@ var checks = sync.OnceValue(func() []*tests.Check {
 		tpmeventlog.Check,
 		uefiboot.Check,
 		uniqueid.Check,
-		fpdt.Check,
+		apicedge.Check,
+		bert.Check,
 		bgrt.Check,
-		wsmt.Check,
-		dmar.Check,
-		lpit.Check,
-		ivrs.Check,
+		cpufreq.Check,
 		dbg2.Check,
 		dbg2.DBGP,
-		spcr.Check,
+		dmar.Check,
 		ecdt.Check,
-		bert.Check,
+		fan.Check,
+		fpdt.Check,
+		ivrs.Check,
+		legacybios.Check,
+		lpit.Check,
+		powersupply.Check,
+		spcr.Check,
+		thermal.Check,
+		wsmt.Check,
 	}
 	if err := tests.Validate(cs); err != nil {
 		panic(err)

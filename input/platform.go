@@ -1,0 +1,170 @@
+package input
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/fwcheck/fwcheck/irq"
+	"github.com/fwcheck/fwcheck/sysdev"
+)
+
+// The platform inputs of the interrupt, power, thermal and CPU frequency
+// checks, read from procfs and sysfs.
+var (
+	// Interrupts is /proc/interrupts: each interrupt's chip, flow
+	// (edge or level) and counts.
+	Interrupts = Declare(Spec[*irq.Table]{
+		Name: "interrupts", Doc: "interrupt lines, their chips and trigger modes (/proc/interrupts)",
+		Capture: []string{"proc/interrupts"},
+		Load: func(src Source) (*irq.Table, error) {
+			b, err := fs.ReadFile(src, "proc/interrupts")
+			if err != nil {
+				return nil, err
+			}
+			return irq.Parse(b)
+		},
+	})
+)
+
+// The sysfs classes, carried as sysdev dumps (their devices are links,
+// which a snapshot of plain files cannot hold), recorded as
+// fwcheck/thermal.txt and fwcheck/power-supply.txt. A machine without the
+// class records an empty dump.
+var (
+	// Thermal is /sys/class/thermal: thermal zones, trip points, cooling
+	// devices and their bindings.
+	Thermal = Declare(Spec[*sysdev.Thermal]{
+		Name: "thermal", Doc: "thermal zones, trip points and cooling devices (/sys/class/thermal)",
+		Capture: []string{RecordedDir + "/" + ThermalFile},
+		Load: func(src Source) (*sysdev.Thermal, error) {
+			d, err := loadDump(src, ThermalFile)
+			if err != nil {
+				return nil, err
+			}
+			return sysdev.ParseThermal(d), nil
+		},
+	})
+	// PowerSupplies is /sys/class/power_supply (batteries, AC adapters)
+	// and the lid switches the ACPI button driver shows.
+	PowerSupplies = Declare(Spec[*PowerSupplyState]{
+		Name: "power-supply", Doc: "batteries, AC adapters (/sys/class/power_supply) and lid switches (/proc/acpi/button/lid)",
+		Capture: []string{RecordedDir + "/" + PowerSupplyFile, lidDir},
+		Load:    loadPowerState,
+	})
+)
+
+// Recorded class dumps below RecordedDir.
+const (
+	ThermalFile     = "thermal.txt"
+	PowerSupplyFile = "power-supply.txt"
+)
+
+const lidDir = "proc/acpi/button/lid"
+
+// PowerSupplyState is the power supplies and lid switches.
+type PowerSupplyState struct {
+	Supplies []sysdev.PowerSupply
+	// Lids maps a lid device (LID0) to its state line ("open"), or to
+	// "unreadable: ERROR".
+	Lids map[string]string
+}
+
+func loadDump(src Source, name string) (*sysdev.Dump, error) {
+	b, err := fs.ReadFile(src, RecordedDir+"/"+name)
+	if err != nil {
+		return nil, err
+	}
+	return sysdev.Unmarshal(b)
+}
+
+func loadPowerState(src Source) (*PowerSupplyState, error) {
+	d, err := loadDump(src, PowerSupplyFile)
+	if err != nil {
+		return nil, err
+	}
+	s := &PowerSupplyState{Supplies: sysdev.ParsePowerSupplies(d), Lids: map[string]string{}}
+	ents, _ := fs.ReadDir(src, lidDir)
+	for i, e := range ents {
+		if i >= 16 {
+			break
+		}
+		b, err := fs.ReadFile(src, lidDir+"/"+e.Name()+"/state")
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			s.Lids[e.Name()] = "unreadable: " + err.Error()
+		default:
+			// "state:      open"
+			v := strings.TrimSpace(string(b))
+			if _, after, ok := strings.Cut(v, ":"); ok {
+				v = strings.TrimSpace(after)
+			}
+			if len(v) > 64 {
+				v = v[:64]
+			}
+			s.Lids[e.Name()] = v
+		}
+	}
+	return s, nil
+}
+
+func recordClass(dir string, want sysdev.Want) Recorder {
+	return func(root string) ([]byte, error) {
+		d, err := sysdev.ReadTree(os.DirFS(root), dir, want)
+		if errors.Is(err, fs.ErrNotExist) {
+			return []byte{}, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		return d.Marshal(), nil
+	}
+}
+
+// addPlatformRecorders adds the sysfs class dumps to a live source's recorders.
+func addPlatformRecorders(add func(string, Recorder)) {
+	add(ThermalFile, recordClass(sysdev.ThermalDir, sysdev.WantThermal))
+	add(PowerSupplyFile, recordClass(sysdev.PowerSupplyDir, sysdev.WantPower))
+}
+
+// CPUFreq is the cpufreq policies (sys/devices/system/cpu/cpufreq) and the
+// boost switches.
+var CPUFreq = Declare(Spec[*CPUFreqState]{
+	Name: "cpufreq", Doc: "CPU frequency scaling policies (/sys/devices/system/cpu/cpufreq)",
+	Capture: []string{sysdev.CPUFreqDir, "sys/devices/system/cpu/intel_pstate/no_turbo", "sys/devices/system/cpu/online"},
+	Load:    loadCPUFreq,
+})
+
+// CPUFreqState is the cpufreq policies and boost state.
+type CPUFreqState struct {
+	Policies []sysdev.Policy
+	// Boost is cpufreq/boost ("1" on), NoTurbo intel_pstate/no_turbo;
+	// "" when absent.
+	Boost, NoTurbo string
+	// Online is the online CPU list ("0-7").
+	Online string
+}
+
+func loadCPUFreq(src Source) (*CPUFreqState, error) {
+	s := &CPUFreqState{}
+	d, err := sysdev.ReadTree(src, sysdev.CPUFreqDir, sysdev.WantCPUFreq)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	if d != nil {
+		s.Policies = sysdev.ParsePolicies(d)
+	}
+	read := func(p string) string {
+		b, err := fs.ReadFile(src, p)
+		if err != nil || len(b) > 256 {
+			return ""
+		}
+		return strings.TrimSpace(string(b))
+	}
+	s.Boost = read(sysdev.CPUFreqDir + "/boost")
+	s.NoTurbo = read("sys/devices/system/cpu/intel_pstate/no_turbo")
+	s.Online = read("sys/devices/system/cpu/online")
+	return s, nil
+}
