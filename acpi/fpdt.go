@@ -142,11 +142,19 @@ func (ts *Tables) FPDT() (*FPDT, error) {
 	return ParseFPDT(t)
 }
 
+// ErrTooManyRecords is returned, wrapped, with the first MaxSubtables
+// records of a table that holds more: real firmware writes a handful.
+var ErrTooManyRecords = errors.New("more records than fwcheck reads")
+
 // perfRecords splits b[off:] into performance records. It stops at the
-// first malformed record and returns the records before it with an error.
+// first malformed record, or after MaxSubtables records, and returns the
+// records before it with an error.
 func perfRecords(sig string, b []byte, off int) ([]PerfRecord, error) {
 	var out []PerfRecord
 	for off < len(b) {
+		if len(out) == MaxSubtables {
+			return out, fmt.Errorf("%s: the %d bytes after its first %d records not read: %w", sig, len(b)-off, MaxSubtables, ErrTooManyRecords)
+		}
 		if off+PerfRecordHeaderSize > len(b) {
 			return out, fmt.Errorf("%s: %d stray bytes at offset %d, too few for a record header", sig, len(b)-off, off)
 		}
