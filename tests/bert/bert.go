@@ -68,12 +68,7 @@ var Check = &tests.Check{
 }
 
 func run(p *tests.Pass) error {
-	tables := tests.Input(p, input.ACPITables).Get(acpi.SigBERT)
-	if len(tables) == 0 {
-		p.NotApplicable("no BERT table (it is optional)")
-		return nil
-	}
-	for _, t := range tables {
+	for _, t := range tablecheck.Tables(p, acpi.SigBERT, "no BERT table (it is optional)") {
 		r := tablecheck.New(p, t, unconfirmed)
 		b, err := acpi.ParseBERT(t)
 		if err != nil {

@@ -72,12 +72,7 @@ var Check = &tests.Check{
 }
 
 func run(p *tests.Pass) error {
-	tables := tests.Input(p, input.ACPITables).Get(acpi.SigBGRT)
-	if len(tables) == 0 {
-		p.NotApplicable("no BGRT table (it is optional)")
-		return nil
-	}
-	for _, t := range tables {
+	for _, t := range tablecheck.Tables(p, acpi.SigBGRT, "no BGRT table (it is optional)") {
 		r := tablecheck.New(p, t, unconfirmed)
 		b, err := acpi.ParseBGRT(t)
 		if err != nil {

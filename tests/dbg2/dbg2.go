@@ -123,12 +123,7 @@ func uartRegister(g acpi.GAS) bool {
 }
 
 func runDBG2(p *tests.Pass) error {
-	tables := tests.Input(p, input.ACPITables).Get(acpi.SigDBG2)
-	if len(tables) == 0 {
-		p.NotApplicable("no DBG2 table (it is optional)")
-		return nil
-	}
-	for _, t := range tables {
+	for _, t := range tablecheck.Tables(p, acpi.SigDBG2, "no DBG2 table (it is optional)") {
 		r := tablecheck.New(p, t, unconfirmed)
 		d, err := acpi.ParseDBG2(t)
 		if d == nil {
@@ -188,12 +183,7 @@ func DBG2PortName(d acpi.DBG2Device) string {
 }
 
 func runDBGP(p *tests.Pass) error {
-	tables := tests.Input(p, input.ACPITables).Get(acpi.SigDBGP)
-	if len(tables) == 0 {
-		p.NotApplicable("no DBGP table (it is optional)")
-		return nil
-	}
-	for _, t := range tables {
+	for _, t := range tablecheck.Tables(p, acpi.SigDBGP, "no DBGP table (it is optional)") {
 		r := tablecheck.New(p, t, unconfirmed)
 		d, err := acpi.ParseDBGP(t)
 		if err != nil {

@@ -152,16 +152,7 @@ var allLabels = []*tests.Label{labelMalformed, labelRevision, labelWidth, labelR
 	labelScopeLength, labelScopePath, labelIOAPICMADT, labelIOAPICUncovered, labelHPETScope}
 
 // unconfirmed are the labels not yet seen on a real machine: warnings.
-func unconfirmed() map[*tests.Label]bool {
-	m := map[*tests.Label]bool{}
-	for _, l := range allLabels {
-		m[l] = true
-	}
-	for _, l := range confirmed {
-		delete(m, l)
-	}
-	return m
-}
+func unconfirmed() map[*tests.Label]bool { return tablecheck.Unconfirmed(allLabels, confirmed) }
 
 // confirmed are the labels whose corpus occurrences were read against
 // the specification (see the table above).
@@ -181,12 +172,7 @@ var Check = &tests.Check{
 
 func run(p *tests.Pass) error {
 	ts := tests.Input(p, input.ACPITables)
-	tables := ts.Get(acpi.SigDMAR)
-	if len(tables) == 0 {
-		p.NotApplicable("no DMAR table (no Intel VT-d, or it is off)")
-		return nil
-	}
-	for _, t := range tables {
+	for _, t := range tablecheck.Tables(p, acpi.SigDMAR, "no DMAR table (no Intel VT-d, or it is off)") {
 		check(p, ts, t)
 	}
 	return nil

@@ -86,12 +86,7 @@ func ecPort(g acpi.GAS) bool {
 
 func run(p *tests.Pass) error {
 	ts := tests.Input(p, input.ACPITables)
-	tables := ts.Get(acpi.SigECDT)
-	if len(tables) == 0 {
-		p.NotApplicable("no ECDT table (it is optional)")
-		return nil
-	}
-	for _, t := range tables {
+	for _, t := range tablecheck.Tables(p, acpi.SigECDT, "no ECDT table (it is optional)") {
 		r := tablecheck.New(p, t, unconfirmed)
 		e, err := acpi.ParseECDT(t)
 		if err != nil {

@@ -95,13 +95,7 @@ var Check = &tests.Check{
 }
 
 func run(p *tests.Pass) error {
-	ts := tests.Input(p, input.ACPITables)
-	tables := ts.Get(acpi.SigFPDT)
-	if len(tables) == 0 {
-		p.NotApplicable("no FPDT table (it is optional)")
-		return nil
-	}
-	for _, t := range tables {
+	for _, t := range tablecheck.Tables(p, acpi.SigFPDT, "no FPDT table (it is optional)") {
 		check(p, t)
 	}
 	return nil

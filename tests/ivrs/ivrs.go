@@ -106,16 +106,7 @@ var allLabels = []*tests.Label{labelMalformed, labelRevision, labelReserved, lab
 var confirmed = []*tests.Label{labelIOAPICMADT, labelIOAPICMissing, labelHPET}
 
 // unconfirmed are the labels not yet seen on a real machine: warnings.
-func unconfirmed() map[*tests.Label]bool {
-	m := map[*tests.Label]bool{}
-	for _, l := range allLabels {
-		m[l] = true
-	}
-	for _, l := range confirmed {
-		delete(m, l)
-	}
-	return m
-}
+func unconfirmed() map[*tests.Label]bool { return tablecheck.Unconfirmed(allLabels, confirmed) }
 
 // Check is the ivrs check.
 var Check = &tests.Check{
@@ -130,12 +121,7 @@ var Check = &tests.Check{
 
 func run(p *tests.Pass) error {
 	ts := tests.Input(p, input.ACPITables)
-	tables := ts.Get(acpi.SigIVRS)
-	if len(tables) == 0 {
-		p.NotApplicable("no IVRS table (no AMD IOMMU, or it is off)")
-		return nil
-	}
-	for _, t := range tables {
+	for _, t := range tablecheck.Tables(p, acpi.SigIVRS, "no IVRS table (no AMD IOMMU, or it is off)") {
 		check(p, ts, t)
 	}
 	return nil

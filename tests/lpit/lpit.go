@@ -80,12 +80,7 @@ var Check = &tests.Check{
 }
 
 func run(p *tests.Pass) error {
-	tables := tests.Input(p, input.ACPITables).Get(acpi.SigLPIT)
-	if len(tables) == 0 {
-		p.NotApplicable("no LPIT table (it is optional)")
-		return nil
-	}
-	for _, t := range tables {
+	for _, t := range tablecheck.Tables(p, acpi.SigLPIT, "no LPIT table (it is optional)") {
 		r := tablecheck.New(p, t, unconfirmed)
 		l, err := acpi.ParseLPIT(t)
 		if l == nil {

@@ -92,12 +92,7 @@ var Check = &tests.Check{
 var bauds = map[uint8]string{0: "as set up", 3: "9600", 4: "19200", 6: "57600", 7: "115200"}
 
 func run(p *tests.Pass) error {
-	tables := tests.Input(p, input.ACPITables).Get(acpi.SigSPCR)
-	if len(tables) == 0 {
-		p.NotApplicable("no SPCR table (it is optional)")
-		return nil
-	}
-	for _, t := range tables {
+	for _, t := range tablecheck.Tables(p, acpi.SigSPCR, "no SPCR table (it is optional)") {
 		r := tablecheck.New(p, t, unconfirmed)
 		s, err := acpi.ParseSPCR(t)
 		if err == nil && t.Header.Revision >= 4 && t.Header.Length < 88 {

@@ -66,12 +66,7 @@ var Check = &tests.Check{
 }
 
 func run(p *tests.Pass) error {
-	tables := tests.Input(p, input.ACPITables).Get(acpi.SigWSMT)
-	if len(tables) == 0 {
-		p.NotApplicable("no WSMT table (no ACPI specification requires one)")
-		return nil
-	}
-	for _, t := range tables {
+	for _, t := range tablecheck.Tables(p, acpi.SigWSMT, "no WSMT table (no ACPI specification requires one)") {
 		r := tablecheck.New(p, t, unconfirmed)
 		w, err := acpi.ParseWSMT(t)
 		if err != nil {

@@ -199,3 +199,27 @@ func Nonzero(v uint64) string {
 	}
 	return fmt.Sprintf("nonzero (0x%x)", v)
 }
+
+// Tables returns the pass's tables of signature sig; with none, it reports
+// the check not applicable for the reason absent and returns nil, so a
+// table check's run is one loop over what it returns.
+func Tables(p *tests.Pass, sig, absent string) []*acpi.Table {
+	tables := tests.Input(p, input.ACPITables).Get(sig)
+	if len(tables) == 0 {
+		p.NotApplicable("%s", absent)
+	}
+	return tables
+}
+
+// Unconfirmed is the set of labels of all that are not in confirmed: the
+// labels no real machine has shown yet, reported as warnings.
+func Unconfirmed(all, confirmed []*tests.Label) map[*tests.Label]bool {
+	m := map[*tests.Label]bool{}
+	for _, l := range all {
+		m[l] = true
+	}
+	for _, l := range confirmed {
+		delete(m, l)
+	}
+	return m
+}
