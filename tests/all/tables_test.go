@@ -154,7 +154,7 @@ func TestTableQEMUNoFinding(t *testing.T) {
 // bits flipped (64 variants of each table, the checksum left wrong as a
 // corrupted table would be) and runs the table checks: none may abort.
 // The AML tables are left out (each set would load its namespace again);
-// TestTableGolden runs the checks that read them over the whole dumps.
+// TestACPIGolden runs the checks that read them over the whole dumps.
 func TestTableBitFlips(t *testing.T) {
 	checks := tableChecks(t)
 	rng := rand.New(rand.NewPCG(25, 25))
