@@ -369,7 +369,11 @@ func checkBoot(t *testing.T, m qemu.Machine, r bootResult) {
 		t.Logf("%-12s %-8s %s", res.ID, res.Status, res.Reason)
 		for _, f := range res.Findings {
 			if f.Kind != tests.KindPass {
-				t.Logf("    %s %s %s: %s", f.Kind, f.Label, f.Severity, f.Message)
+				why := ""
+				if f.Explained != "" {
+					why = " (explained: " + f.Explained + ")"
+				}
+				t.Logf("    %s %s %s: %s%s", f.Kind, f.Label, f.Severity, f.Message, why)
 			}
 		}
 	}

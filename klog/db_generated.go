@@ -129,6 +129,17 @@ var generatedDB = []Entry{
 		code:     &entryCode{keyed: true, keys: []string{"RTC interrup"}},
 	},
 	{
+		Label:    "VMIOAPICTimerCheck",
+		Literal:  "MP-BIOS bug: 8254 timer not connected to IO-APIC",
+		Severity: Low,
+		Category: "acpi",
+		Advice:   "The kernel decides whether IRQ0 reaches the IO-APIC by busy-waiting a few jiffies for timer ticks. In a virtual machine whose host does not run the virtual CPU in time (TCG emulation, an overloaded host, more vCPUs than host cores) the ticks arrive late and the check fails although the virtual firmware's MADT routes IRQ0 correctly (QEMU overrides it to GSI 2); the kernel then sets up the timer another way. Nothing to change in the guest firmware; on real hardware the same line means a wrong interrupt source override.",
+		Scope:    &Scope{VM: true},
+		Source:   "arch/x86/kernel/apic/io_apic.c",
+		Examples: []string{"..MP-BIOS bug: 8254 timer not connected to IO-APIC"},
+		code:     &entryCode{keyed: true, keys: []string{"MP-BIOS bug:"}},
+	},
+	{
 		Label:    "FPDTInvalidRecordAddress",
 		Regex:    "\\[Firmware Bug\\]: invalid physical address: 0x(?:0x)?[0-9a-fA-F]+!",
 		Severity: Medium,
