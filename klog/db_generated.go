@@ -1941,8 +1941,8 @@ var generatedDB = []Entry{
 		Category: "acpi",
 		Advice:   "An optional FADT register block has a non-zero length but a zero address (or the reverse). For an absent block set both the address and the length to zero.",
 		Source:   "drivers/acpi/acpica/tbfadt.c",
-		Examples: []string{"ACPI BIOS Warning (bug): Optional FADT field Pm2ControlBlock has valid Length but zero Address: 0x0000000000000000/0x1 (20210730/tbfadt-615)", "ACPI Warning: Optional field Gpe1Block has zero address or length: 0000000000000000/4 (20090903/tbfadt-557)"},
-		Older:    []string{"Optional field \\w+ has zero address or length"},
+		Examples: []string{"ACPI BIOS Warning (bug): Optional FADT field Pm2ControlBlock has valid Length but zero Address: 0x0000000000000000/0x1 (20210730/tbfadt-615)", "ACPI Warning: Optional field Gpe1Block has zero address or length: 0000000000000000/4 (20090903/tbfadt-557)", "ACPI Warning (tbfadt-0460): Optional field \"Gpe1Block\" has zero address or length: 0000000000000000/8 [20070126]"},
+		Older:    []string{"Optional field \"?\\w+\"? has zero address or length"},
 		code:     &entryCode{keyed: true, keys: []string{"Optional FAD", "ress or leng"}},
 	},
 	{
