@@ -1367,7 +1367,7 @@ var generatedDB = []Entry{
 		Category: "acpi",
 		Advice:   "A method that must return a value (such as _STA, _BIX or _CRS) ended without Return on some path. Return a value of the required type on every path.",
 		Source:   "drivers/acpi/acpica/psparse.c",
-		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_NO_RETURN_VALUE) (20220331/psparse-529)"},
+		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_NO_RETURN_VALUE) (20220331/psparse-529)", "ACPI Error: Method parse/execution failed [\\_SB_.PCI0.LPCB.EC0._Q66] (Node ffff8800b0a1c3e8), AE_AML_NO_RETURN_VALUE (20090903/psparse-1003)"},
 		code:     &entryCode{keyed: true, keys: []string{"E_AML_NO_RET"}},
 	},
 	{
@@ -1617,7 +1617,7 @@ var generatedDB = []Entry{
 		Category: "acpi",
 		Advice:   "A method timed out, usually waiting for the Embedded Controller or a mutex. Make the EC answer quickly and do not hold mutexes across long waits.",
 		Source:   "drivers/acpi/acpica/psparse.c",
-		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_TIME) (20220331/psparse-529)"},
+		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_TIME) (20220331/psparse-529)", "ACPI Error: Method parse/execution failed [\\_SB_.PCI0.LPCB.EC0._Q66] (Node ffff8800b0a1c3e8), AE_TIME (20090903/psparse-1003)"},
 		code:     &entryCode{keyed: true, keys: []string{"previous err", "tion failed "}},
 	},
 	{
@@ -7742,7 +7742,7 @@ var generatedDB = []Entry{
 		Advice:   "The kernel calls _PTS before sleep; a platform that needs no preparation step may leave it out, and the kernel's complaint is only noise. Defining an empty _PTS silences it.",
 		Cause:    "by-design",
 		Source:   "drivers/acpi/acpica/hwsleep.c",
-		Examples: []string{"ACPI Error 3 Method execution failed 3 _PTS 3 AE_NOT_EXIST"},
+		Examples: []string{"ACPI Error: Method execution failed [\\_SB.PCI0.LPCB.EC0._PTS 0x1C AE_NOT_EXIST"},
 		code:     &entryCode{keyed: true, keys: []string{"AE_NOT_EXIST"}},
 	},
 	{
@@ -7753,7 +7753,7 @@ var generatedDB = []Entry{
 		Advice:   "ACPICA, the kernel's ACPI interpreter, caught an inconsistency in its own bookkeeping (object caches, walk and result stacks, owner IDs, reference counts, its mutexes). This is a kernel or ACPICA bug, or the after-effect of an AML error reported just before it; nothing here names a firmware defect. Look at the ACPI error logged before it, and report the message to the kernel's ACPI maintainers if it stands alone.",
 		Cause:    "kernel",
 		Source:   "drivers/acpi/acpica/utalloc.c",
-		Examples: []string{"UtTrackAllocation: Allocation 3 already present in global list", "ACPI Error: Could not allocate size", "Attempt to delete a NULL address", "ACPI Error: Could not free memory", "Empty allocation list, nothing to free!", "Node is unresolved or uninitialized", "Circular region list in address handler object", "Could not allocate an object descriptor", "Oops, ACPI handle corrupt in", "Unsupported Throttling notifier event", "Failed to create genetlink family for ACPI event", "ACPI Error: Invalid package argument", "ACPI Error: Invalid format argument", "ACPI Error: Invalid buffer argument", "is not an ACPI Operand object", "Received a namespace node 3 where an operand object is required", "Null object descriptor pointer", "Cannot release Mutex 3 null thread info", "ACPI Error: Null parameter", "No pointer back to namespace node in buffer object", "No pointer back to namespace node in package", "No results on result stack", "No result state for result stack", "Result stack is full", "Failed to extend the result stack", "No free elements in result stack", "No result stack frame during push", "Null Object! State= 3 Num=", "Null Object! Obj= 3 State= 3 Num=", "Insufficient result stack size", "is not a valid walk state", "walk still has a scope list", "destination not a NS Node", "Resize of Root Table Array is not allowed", "Could not allocate new root table array", "Could not acquire AML Interpreter mutex", "Could not acquire AML Namespace mutex", "Null parameter: Node 3 Name 0x 3 ReturnNode", "Could not allocate the GpeRegisterInfo table", "Could not allocate the GpeEventInfo table", "Undefined opcode type Op=", "Unsupported initial type value 0x", "is not a namespace node", "Could not construct external pathname; index= 3 , size= 3 , Path=", "Invalid Namespace Node 3 while traversing namespace", "Unsupported object type, cannot convert to external object:", "Unsupported object type, cannot convert to internal object:", "Package allocation failure", "Null stack entry at", "Internal - Unknown ARGI (required operand) type 0x", "No init routine for region", "Null NamedObj handle", "Null object, but type not ACPI_TYPE_ANY", "Invalid handle 3 [ 3 ]", "Parse execute mode is not set", "Parse deferred mode is not set", "Internal - null pointer", "Owner ID 3 already exists", "Could not allocate new OwnerId (4095 max), AE_OWNER_ID_LIMIT", "Could not allocate new OwnerId (255 max), AE_OWNER_ID_LIMIT"},
+		Examples: []string{"UtTrackAllocation: Allocation [\\_SB.PCI0.LPCB.EC0] already present in global list", "ACPI Error: Could not allocate size", "Attempt to delete a NULL address", "ACPI Error: Could not free memory", "Empty allocation list, nothing to free!", "Node is unresolved or uninitialized", "Circular region list in address handler object", "Could not allocate an object descriptor", "Oops, ACPI handle corrupt in", "Unsupported Throttling notifier event", "Failed to create genetlink family for ACPI event", "ACPI Error: Invalid package argument", "ACPI Error: Invalid format argument", "ACPI Error: Invalid buffer argument", "is not an ACPI Operand object", "Received a namespace node [\\_SB.PCI0.LPCB.EC0] where an operand object is required", "Null object descriptor pointer", "Cannot release Mutex [\\_SB.PCI0.LPCB.EC0] null thread info", "ACPI Error: Null parameter", "No pointer back to namespace node in buffer object", "No pointer back to namespace node in package", "No results on result stack", "No result state for result stack", "Result stack is full", "Failed to extend the result stack", "No free elements in result stack", "No result stack frame during push", "Null Object! State=0x1C Num=", "Null Object! Obj=0x1C State=0x1C Num=", "Insufficient result stack size", "is not a valid walk state", "walk still has a scope list", "destination not a NS Node", "Resize of Root Table Array is not allowed", "Could not allocate new root table array", "Could not acquire AML Interpreter mutex", "Could not acquire AML Namespace mutex", "Null parameter: Node [\\_SB.PCI0.LPCB.EC0] Name 0x1C ReturnNode", "Could not allocate the GpeRegisterInfo table", "Could not allocate the GpeEventInfo table", "Undefined opcode type Op=", "Unsupported initial type value 0x", "is not a namespace node", "Could not construct external pathname; index=0x1C, size=0x1C, Path=", "Invalid Namespace Node [\\_SB.PCI0.LPCB.EC0] while traversing namespace", "Unsupported object type, cannot convert to external object:", "Unsupported object type, cannot convert to internal object:", "Package allocation failure", "Null stack entry at", "Internal - Unknown ARGI (required operand) type 0x", "No init routine for region", "Null NamedObj handle", "Null object, but type not ACPI_TYPE_ANY", "Invalid handle [\\_SB.PCI0.LPCB.EC0] [ 0x1C ]", "Parse execute mode is not set", "Parse deferred mode is not set", "Internal - null pointer", "Owner ID [\\_SB.PCI0.LPCB.EC0] already exists", "Could not allocate new OwnerId (4095 max), AE_OWNER_ID_LIMIT", "Could not allocate new OwnerId (255 max), AE_OWNER_ID_LIMIT"},
 		code:     &entryCode{keyed: true, keys: []string{"already pres", "allocate siz", "NULL address", "not free mem", "Empty alloca", "is unresolve", "handler obje", "object descr", "Oops, ACPI h", "nsupported T", "ily for ACPI", "Invalid pack", "Invalid form", "Invalid buff", "ACPI Operand", "bject is req", "Null object ", "Cannot relea", "Null paramet", "pointer back", "result stack", "state for re", "stack is ful", "Failed to ex", "free element", "frame during", "ull Object! ", "sufficient r", "a valid walk", "walk still h", "not a NS Nod", "Root Table A", "new root tab", "Interpreter ", "Namespace mu", "Null paramet", "ocate the Gp", "ode type Op=", "upported ini", "not a namesp", "name; index=", "aversing nam", "upported obj", "Package allo", "Null stack e", "Unknown ARGI", "tine for reg", "NamedObj han", "ACPI_TYPE_AN", "Invalid hand", "execute mode", "deferred mod", "Internal - n", "already exis", "ew OwnerId ("}},
 	},
 	{
@@ -7764,7 +7764,7 @@ var generatedDB = []Entry{
 		Advice:   "The in-kernel AML debugger (CONFIG_ACPI_DEBUGGER, driven through /sys/kernel/debug/acpi/acpidbg) reported a problem with its own thread, buffer or the command it was given. It is a debugging session's output, not a finding about the platform firmware.",
 		Cause:    "kernel",
 		Source:   "drivers/acpi/acpica/dbinput.c",
-		Examples: []string{"Failed to initialize debugger", "Failed to create AML debugger thread", "While parsing/handling command line", "Could not start debugger thread", "Possible overflow of internal debugger buffer", "while executing 3 from debugger", "While parsing method arguments", "While parsing command line", "Object must be a control method"},
+		Examples: []string{"Failed to initialize debugger", "Failed to create AML debugger thread", "While parsing/handling command line", "Could not start debugger thread", "Possible overflow of internal debugger buffer", "while executing [\\_SB.PCI0.LPCB.EC0] from debugger", "While parsing method arguments", "While parsing command line", "Object must be a control method"},
 		code:     &entryCode{keyed: true, keys: []string{"alize debugg", "AML debugger", "parsing/hand", "start debugg", "ebugger buff", "while execut", "While parsin", "Object must "}},
 	},
 	{
@@ -7774,7 +7774,7 @@ var generatedDB = []Entry{
 		Category: "acpi",
 		Advice:   "An AML operator got an operand or target of a type it cannot take (an Integer where a Package, Buffer, String or Reference is required, a Store to a target that is not a name, buffer field or package element, a reference of an unknown class), so the operation was aborted and the method failed. Fix the ASL so each operator gets the types ACPI's operator definitions require; compile with the latest iasl, which reports most of these, and check the method with acpiexec.",
 		Source:   "drivers/acpi/acpica/exresop.c",
-		Examples: []string{"Target must be [Buffer/Integer/String/Reference]", "Cannot assign type 3 to 3 source must be type Pkg", "Target is not of type 3 Package 3 BufferField", "Source must be type 3 Integer 3 Buffer 3 String 3 , found", "Object not a Package, type", "Object not a Buffer, type", "Object not a String, type", "Object not a Integer, type", "Unsupported Reference type 0x", "Node 3 Unknown object type 0x", "Cannot convert to external object - unsupported Reference Class 3 in object", "Cannot convert to external object - unsupported type 3 in object", "Target is not a Reference or Constant object", "Unknown Reference Class 0x", "Source must be Integer/Buffer/String type, not", "Target is not a Package or BufferField", "Bad destination type during conversion: 0x", "Unknown Target type ID 0x 3 AmlOpcode 0x 3 DestType", "Invalid descriptor type 0x", "ACPI Error: Invalid object type: 0x", "Invalid numeric logical opcode:", "Invalid object type for logical operator:", "Needed Region, found type 0x", "Needed [Integer/String/Buffer], found", "Needed [Buffer/String/Package/Reference], found", "Needed [Buffer/String/Package], found", "Needed [Region/Buffer], found", "Needed Integer/Buffer/String/Package/Ref/Ddb], found", "ACPI Error: Invalid descriptor 3 [ 3 ]", "Attempt to dereference an Index to NULL package element Idx=", "ACPI Error: Not a namespace node 3 [ 3 ]", "Unknown TargetType 3 in Index 3 Reference object", "Unknown Reference type 0x 3 in", "Cannot assign type 3 to 3 must be type Int/Str/Buf", "ACPI Error: Invalid object type:", "Operand must be Buffer/Integer/String/Package - found type", "Unknown Index TargetType 0x", "Unknown class in reference", "ACPI Error 3 Incorrect return type", "ACPI Error 3 Needed 3 [Buffer/String/Package], found [Integer]", "ACPI Error 3 Needed 3 [Reference], found [Device]", "Incorrect return type 3 requested", "Type returned from 3 was incorrect: 3 , expected Btypes: 0x", "No object attached to node", "Untyped entry 3 no attached object", "Wrong object type in field I/O", "Unknown UpdateRule value: 0x", "Unexpected notify object type"},
+		Examples: []string{"Target must be [Buffer/Integer/String/Reference]", "Cannot assign type [\\_SB.PCI0.LPCB.EC0] to 0x1C source must be type Pkg", "Target is not of type [\\_SB.PCI0.LPCB.EC0] Package 0x1C BufferField", "Source must be type [\\_SB.PCI0.LPCB.EC0] Integer 0x1C Buffer [\\_SB.PCI0.LPCB.EC0] String 0x1C , found", "Object not a Package, type", "Object not a Buffer, type", "Object not a String, type", "Object not a Integer, type", "Unsupported Reference type 0x", "Node [\\_SB.PCI0.LPCB.EC0] Unknown object type 0x", "Cannot convert to external object - unsupported Reference Class [\\_SB.PCI0.LPCB.EC0] in object", "Cannot convert to external object - unsupported type [\\_SB.PCI0.LPCB.EC0] in object", "Target is not a Reference or Constant object", "Unknown Reference Class 0x", "Source must be Integer/Buffer/String type, not", "Target is not a Package or BufferField", "Bad destination type during conversion: 0x", "Unknown Target type ID 0x1C AmlOpcode 0x1C DestType", "Invalid descriptor type 0x", "ACPI Error: Invalid object type: 0x", "Invalid numeric logical opcode:", "Invalid object type for logical operator:", "Needed Region, found type 0x", "Needed [Integer/String/Buffer], found", "Needed [Buffer/String/Package/Reference], found", "Needed [Buffer/String/Package], found", "Needed [Region/Buffer], found", "Needed Integer/Buffer/String/Package/Ref/Ddb], found", "ACPI Error: Invalid descriptor [\\_SB.PCI0.LPCB.EC0] [ 0x1C ]", "Attempt to dereference an Index to NULL package element Idx=", "ACPI Error: Not a namespace node [\\_SB.PCI0.LPCB.EC0] [ 0x1C ]", "Unknown TargetType [\\_SB.PCI0.LPCB.EC0] in Index 0x1C Reference object", "Unknown Reference type 0x1C in", "Cannot assign type [\\_SB.PCI0.LPCB.EC0] to 0x1C must be type Int/Str/Buf", "ACPI Error: Invalid object type:", "Operand must be Buffer/Integer/String/Package - found type", "Unknown Index TargetType 0x", "Unknown class in reference", "ACPI Error: Incorrect return type", "ACPI Error: Needed 0x1C [Buffer/String/Package], found [Integer]", "ACPI Error: Needed 0x1C [Reference], found [Device]", "Incorrect return type [\\_SB.PCI0.LPCB.EC0] requested", "Type returned from [\\_SB.PCI0.LPCB.EC0] was incorrect: 0x1C , expected Btypes: 0x", "No object attached to node", "Untyped entry [\\_SB.PCI0.LPCB.EC0] no attached object", "Wrong object type in field I/O", "Unknown UpdateRule value: 0x", "Unexpected notify object type"},
 		code:     &entryCode{keyed: true, keys: []string{"be [Buffer/I", " be type Pkg", "Target is no", "must be type", "Object not a", "upported Ref", "Unknown obje", "- unsupporte", "Constant obj", "Unknown Refe", "ger/Buffer/S", "or BufferFie", "tination typ", "Unknown Targ", "iptor type 0", "Invalid obje", "numeric logi", "bject type f", "Region, foun", "/String/Buff", "fer/String/P", "gion/Buffer]", "age/Ref/Ddb]", "Invalid desc", "NULL package", "Not a namesp", "Reference ob", "Reference ty", "pe Int/Str/B", "Invalid obje", "ger/String/P", "ex TargetTyp", "in reference", "Incorrect re", "[Buffer/Stri", "[Reference],", "Incorrect re", "pected Btype", "No object at", "attached obj", "in field I/O", "nown UpdateR", "notify objec"}},
 	},
 	{
@@ -7784,7 +7784,7 @@ var generatedDB = []Entry{
 		Category: "acpi",
 		Advice:   "An AML field access does not fit its operation region or buffer: the field lies past the region's end, its access width is wider than the region, a value does not fit the field, or the register width or address space is one the interpreter cannot use. The access fails and whatever the method meant to read or write does not happen. Size each OperationRegion to cover all its fields, choose AccessAs widths the region allows, and keep I/O regions below 64 KiB.",
 		Source:   "drivers/acpi/acpica/exfldio.c",
-		Examples: []string{"Unknown field access type 0x", "Field 3 access width 3 too large for region", "Field 3 Base 3 Offset 3 Width 3 is beyond end of region", "Region 3 ID= 3 not implemented", "Index value 0x 3 overflows field width 0x", "Field size 3 is too large for buffer", "Target of Create Field is not a Buffer object", "Unknown field creation opcode 0x", "SMBus/IPMI/GenericSerialBus write requires Buffer, found type", "SMBus/IPMI/GenericSerialBus write requires Buffer of length 3 , found length", "ACPI Error: Bad BitWidth parameter:", "Illegal I/O port address/length above 64K", "Bit offset within field too large 3 0xFFFFFFFF", "Field 3 bit offset too large 3 0xFFFFFFFF", "Unsupported address space: 0x", "Unsupported register bit width: 0x", "Requested bit width 0x 3 is smaller than register bit width 0x", "Unsupported register access width: 0x", "Unable to save memory mapping at 0x 3 , size", "Could not map memory at 0x 3 , size", "ACPI Error 3 Illegal I/O port address/length above 64K", "ACPI Error 3 SMBus or IPMI write requires Buffer of"},
+		Examples: []string{"Unknown field access type 0x", "Field [\\_SB.PCI0.LPCB.EC0] access width 0x1C too large for region", "Field [\\_SB.PCI0.LPCB.EC0] Base 0x1C Offset 0x1C Width 0x1C is beyond end of region", "Region [\\_SB.PCI0.LPCB.EC0] ID=0x1C not implemented", "Index value 0x1C overflows field width 0x", "Field size 0x1C is too large for buffer", "Target of Create Field is not a Buffer object", "Unknown field creation opcode 0x", "SMBus/IPMI/GenericSerialBus write requires Buffer, found type", "SMBus/IPMI/GenericSerialBus write requires Buffer of length 0x1C , found length", "ACPI Error: Bad BitWidth parameter:", "Illegal I/O port address/length above 64K", "Bit offset within field too large 0x1C 0xFFFFFFFF", "Field [\\_SB.PCI0.LPCB.EC0] bit offset too large 0x1C 0xFFFFFFFF", "Unsupported address space: 0x", "Unsupported register bit width: 0x", "Requested bit width 0x1C is smaller than register bit width 0x", "Unsupported register access width: 0x", "Unable to save memory mapping at 0x1C, size", "Could not map memory at 0x1C, size", "ACPI Error: Illegal I/O port address/length above 64K", "ACPI Error: SMBus or IPMI write requires Buffer of"},
 		code:     &entryCode{keyed: true, keys: []string{"Unknown fiel", "arge for reg", "end of regio", "not implemen", "overflows fi", "rge for buff", "Buffer objec", "Unknown fiel", "SMBus/IPMI/G", "Bad BitWidth", "Illegal I/O ", "Bit offset w", "bit offset t", "Unsupported ", "register bit", "upported reg", "memory mappi", "map memory a", "Illegal I/O ", "SMBus or IPM"}},
 	},
 	{
@@ -7794,18 +7794,18 @@ var generatedDB = []Entry{
 		Category: "acpi",
 		Advice:   "The AML byte stream holds an opcode or name the interpreter does not know or cannot use at that place (an unknown or obsolete opcode, a malformed name, a bad argument type): the table was built by a broken compiler, patched by hand or is corrupt. The interpreter skips or aborts the code, so the method does not do what it should. Rebuild the table with a current iasl from its ASL source and disassemble it (iasl -d) to find the bytes that do not decode.",
 		Source:   "drivers/acpi/acpica/psloop.c",
-		Examples: []string{"Missing child while evaluating opcode", "Control Method 3 has no attached object", "Invalid ArgType 3 0x", "No predicate ObjDesc= 3 State=", "Unimplemented opcode, class= 3 type= 3 Opcode= 3 Op=", "Unknown constant opcode 0x", "ACPI Error: Unknown Integer type 0x", "Unimplemented data type: 0x", "Unknown control opcode=0x 3 Op=", "ACPI Error: Malformed Name at 0x9 (20090903/psargs-289)", "Invalid AML Opcode: 0x", "Found unknown opcode 3 at AML address 3 offset", "BCD digit too large (not decimal): 0x", "Integer too large to convert to BCD", "obsolete and not implemented", "ACPI Error 3 Found unknown opcode", "ACPI Warning 3 Detected an unsupported executable opcode", "This object type [ 3 ] never contains data and cannot be evaluated", "Evaluation of object type 3 is not supported"},
+		Examples: []string{"Missing child while evaluating opcode", "Control Method [\\_SB.PCI0.LPCB.EC0] has no attached object", "Invalid ArgType [\\_SB.PCI0.LPCB.EC0] 0x", "No predicate ObjDesc=0x1C State=", "Unimplemented opcode, class=0x1Ctype=0x1COpcode=0x1COp=", "Unknown constant opcode 0x", "ACPI Error: Unknown Integer type 0x", "Unimplemented data type: 0x", "Unknown control opcode=0x1C Op=", "ACPI Error: Malformed Name at 0x9 (20090903/psargs-289)", "Invalid AML Opcode: 0x", "Found unknown opcode [\\_SB.PCI0.LPCB.EC0] at AML address 0x1C offset", "BCD digit too large (not decimal): 0x", "Integer too large to convert to BCD", "obsolete and not implemented", "ACPI Error: Found unknown opcode", "ACPI Warning: Detected an unsupported executable opcode", "This object type [ 0x1C ] never contains data and cannot be evaluated", "Evaluation of object type [\\_SB.PCI0.LPCB.EC0] is not supported"},
 		code:     &entryCode{keyed: true, keys: []string{"valuating op", "attached obj", "valid ArgTyp", "ate ObjDesc=", "mplemented o", "known consta", "Unknown Inte", "mplemented d", "trol opcode=", "Malformed Na", "valid AML Op", "Found unknow", "BCD digit to", "nvert to BCD", "d not implem", "Found unknow", "an unsupport", "] never cont", "f object typ"}},
 	},
 	{
 		Label:    "AMLArgumentOrReturnError",
-		Regex:    "(?:ACPI.*did not return any object)|(?:Insufficient arguments .* are required)|(?:Local index .* is invalid .*max)|(?:Arg index .* is invalid .*max)|(?:ACPI.*Type .* is invalid)|(?:Uninitialized Arg.* at node)|(?:Not a Arg/Local opcode: 0x)|(?:Could not get result from predicate evaluation)|(?:While creating Arg)|(?:Invoked method did not return a value)|(?:ACPI.*GetPredicate Failed)|(?:Method parse/execution failed.*AE_AML_NO_RETURN_VALUE)|(?:No object was returned from)|(?:Return object type is incorrect)|(?:While resolving operands for)|(?:During return object analysis)|(?:ACPI.*While executing method)",
+		Regex:    "(?:ACPI.*did not return any object)|(?:Insufficient arguments .* are required)|(?:Local index .* is invalid .*max)|(?:Arg index .* is invalid .*max)|(?:ACPI.*Type .* is invalid)|(?:Uninitialized Arg.* at node)|(?:Not a Arg/Local opcode: 0x)|(?:Could not get result from predicate evaluation)|(?:While creating Arg)|(?:Invoked method did not return a value)|(?:ACPI.*GetPredicate Failed)|(?:No object was returned from)|(?:Return object type is incorrect)|(?:While resolving operands for)|(?:During return object analysis)|(?:ACPI.*While executing method)",
 		Severity: Medium,
 		Category: "acpi",
 		Advice:   "A control method was called with too few arguments, used an argument or local it never set, or did not return the value its caller requires. The interpreter aborted the method or its caller got nothing, so the feature the method serves is broken. Declare methods with the argument counts ACPI defines for them, initialise every Local before use and return a value on every path of a method that must return one.",
 		Source:   "drivers/acpi/acpica/nsarguments.c",
-		Examples: []string{"ACPI Error: did not return any object", "Insufficient arguments 3 are required", "Local index 3 is invalid 3 max", "Arg index 3 is invalid 3 max", "ACPI Error: Type 3 is invalid", "Uninitialized Arg 3 at node", "Not a Arg/Local opcode: 0x", "Could not get result from predicate evaluation", "While creating Arg", "Invoked method did not return a value", "ACPI Error: GetPredicate Failed", "Method parse/execution failed 3 AE_AML_NO_RETURN_VALUE", "No object was returned from", "Return object type is incorrect", "While resolving operands for", "During return object analysis", "ACPI Error: While executing method"},
-		code:     &entryCode{keyed: true, keys: []string{"turn any obj", "fficient arg", "Local index ", " is invalid ", " is invalid", "Uninitialize", "Arg/Local op", "from predica", "creating Arg", "Invoked meth", "GetPredicate", "parse/execut", "No object wa", "Return objec", "resolving op", "object analy", "ecuting meth"}},
+		Examples: []string{"ACPI Error: did not return any object", "Insufficient arguments 0x1C are required", "Local index 0x1C is invalid 0x1C max", "Arg index 0x1C is invalid 0x1C max", "ACPI Error: Type [\\_SB.PCI0.LPCB.EC0] is invalid", "Uninitialized Arg 0x1C at node", "Not a Arg/Local opcode: 0x", "Could not get result from predicate evaluation", "While creating Arg", "Invoked method did not return a value", "ACPI Error: GetPredicate Failed", "No object was returned from", "Return object type is incorrect", "While resolving operands for", "During return object analysis", "ACPI Error: While executing method"},
+		code:     &entryCode{keyed: true, keys: []string{"turn any obj", "fficient arg", "Local index ", " is invalid ", " is invalid", "Uninitialize", "Arg/Local op", "from predica", "creating Arg", "Invoked meth", "GetPredicate", "No object wa", "Return objec", "resolving op", "object analy", "ecuting meth"}},
 	},
 	{
 		Label:    "AMLRecursionLimit",
@@ -7814,7 +7814,7 @@ var generatedDB = []Entry{
 		Category: "acpi",
 		Advice:   "A control method called itself (directly or through others) until the interpreter's limit of 255 nested calls, and was aborted. The firmware's AML recurses without end; find the call cycle (acpiexec's trace shows it) and break it.",
 		Source:   "drivers/acpi/acpica/dsmethod.c",
-		Examples: []string{"Method reached maximum reentrancy limit (255)", "*** Error 3 Method execution failed 3 AE_AML_METHOD_LIMIT", "*** Error 3 Method reached maximum reentrancy limit"},
+		Examples: []string{"Method reached maximum reentrancy limit (255)", "*** Error: Method execution failed [\\_SB.PCI0.LPCB.EC0._Q66] (Node ffff8800b0a1c3e8), AE_AML_METHOD_LIMIT", "*** Error: Method reached maximum reentrancy limit"},
 		code:     &entryCode{keyed: true, keys: []string{"ancy limit (", "Method execu", "ched maximum"}},
 	},
 	{
@@ -7824,7 +7824,7 @@ var generatedDB = []Entry{
 		Category: "acpi",
 		Advice:   "A package the firmware returns or defines does not have the shape its consumer needs: a sub-package missing or of the wrong length, an element of the wrong type, an index past its end, or a name that cannot be resolved. The consumer (the PCI routing table, a driver's extract call) rejects it. Make each package match the element count and types the ACPI specification lists for the object.",
 		Source:   "drivers/acpi/acpica/nsprepkg.c",
-		Examples: []string{"Invalid reference in package", "Invalid package element 3 got reference", "Invalid package element 3 got string 3 buffer", "Invalid package element 3 got number", "Format specifies more objects 3 than exist in package", "Need sub-package, found", "Need package of length 4, found length", "Address 3 Need Integer, found", "Pin 3 Need Integer, found", "Source 3 Need name, found Reference Class 0x", "Source 3 Need Ref/String/Integer, found", "SourceIndex 3 Need Integer, found", "Match operator out of range", "Index 3 beyond package end", "Expecting a [Package], found type", "[Package] has zero elements", "Expecting a [Reference] package element, found type", "Duplicate 3 performance record foundx", "****DS namepath not found"},
+		Examples: []string{"Invalid reference in package", "Invalid package element [\\_SB.PCI0.LPCB.EC0] got reference", "Invalid package element [\\_SB.PCI0.LPCB.EC0] got string 0x1C buffer", "Invalid package element [\\_SB.PCI0.LPCB.EC0] got number", "Format specifies more objects 0x1C than exist in package", "Need sub-package, found", "Need package of length 4, found length", "Address [\\_SB.PCI0.LPCB.EC0] Need Integer, found", "Pin [\\_SB.PCI0.LPCB.EC0] Need Integer, found", "Source [\\_SB.PCI0.LPCB.EC0] Need name, found Reference Class 0x", "Source [\\_SB.PCI0.LPCB.EC0] Need Ref/String/Integer, found", "SourceIndex 0x1C Need Integer, found", "Match operator out of range", "Index 0x1C beyond package end", "Expecting a [Package], found type", "[Package] has zero elements", "Expecting a [Reference] package element, found type", "Duplicate 0x1C performance record foundx", "****DS namepath not found"},
 		code:     &entryCode{keyed: true, keys: []string{"ce in packag", "package elem", "Format speci", "sub-package,", "package of l", "Need Integer", "Need Integer", "found Refere", "Ref/String/I", "Need Integer", "Match operat", "beyond packa", "[Package], f", "[Package] ha", " [Reference]", "erformance r", "****DS namep"}},
 	},
 	{
@@ -7834,17 +7834,17 @@ var generatedDB = []Entry{
 		Category: "acpi",
 		Advice:   "AML acquired a mutex at the wrong sync level, released a mutex it does not hold or failed to get one (Acquire timed out): the firmware's locking is unbalanced and can leave a resource unprotected or a later caller blocked. Pair every Acquire with a Release on all paths, check Acquire's result, and give each Mutex the sync level at which it is really taken.",
 		Source:   "drivers/acpi/acpica/exmutex.c",
-		Examples: []string{"Cannot acquire Mutex for method 3 , current SyncLevel is too large", "Mutex 3 is not acquired, cannot release", "Thread 3 could not acquire Mutex", "ACPI Error 3 Method execution failed 3 AE_AML_MUTEX_NOT_ACQUIRED", "Cannot release the ACPI Global Lock, it has not been acquired", "Could not signal Global Lock semaphore"},
+		Examples: []string{"Cannot acquire Mutex for method [\\_SB.PCI0.LPCB.EC0] , current SyncLevel is too large", "Mutex [\\_SB.PCI0.LPCB.EC0] is not acquired, cannot release", "Thread [\\_SB.PCI0.LPCB.EC0] could not acquire Mutex", "ACPI Error: Method execution failed [\\_SB.PCI0.LPCB.EC0._Q66] (Node ffff8800b0a1c3e8), AE_AML_MUTEX_NOT_ACQUIRED", "Cannot release the ACPI Global Lock, it has not been acquired", "Could not signal Global Lock semaphore"},
 		code:     &entryCode{keyed: true, keys: []string{"Mutex for me", "not acquired", "could not ac", "_AML_MUTEX_N", "he ACPI Glob", "Lock semapho"}},
 	},
 	{
 		Label:    "AMLMethodFailedStatus",
-		Regex:    "(?:During name lookup/catalog)|(?:Evaluating _STA)|(?:ACPI Error.*ACPI path has too many parent prefixes)|(?:ACPI Error.*Namespace lookup failure, AE_ALREADY_EXISTS)|(?:ACPI Error.*_SB_._OSC.*AE_AML_BUFFER_LIMIT)|(?:ACPI Error.*Denied AML access to port)|(?:Method parse/execution failed.*EC.*AE_TIME)|(?:Method parse/execution failed.*AE_TIME)|(?:ACPI Error.*Method (execution|parse/execution) failed.*AE_ALREADY_EXISTS)|(?:ACPI Error.*Method (execution|parse/execution) failed.*AE_INVALID_TABLE_LENGTH)|(?:ACPI Error.*Method (execution|parse/execution) failed.*_SRS.*AE_AML_BUFFER_LIMIT)|(?:ACPI Error.*Method (execution|parse/execution) failed.*AE_NOT_EXIST)|(?:ACPI Error.*Method (execution|parse/execution) failed.*AE_LIMIT)|(?:ACPI Error.*Method (execution|parse/execution) failed.*AE_AML_OPERAND_TYPE)|(?:ACPI Error.*Method (execution|parse/execution) failed.*AE_TIME)|(?:ACPI Error.*Method (execution|parse/execution) failed.*AE_OWNER_ID_LIMIT)|(?:ACPI (Warning|Error).*Evaluating .* failed)|(?:Could not resolve symbol.*, AE_NOT_FOUND)",
+		Regex:    "(?:During name lookup/catalog)|(?:Evaluating _STA)|(?:ACPI Error.*ACPI path has too many parent prefixes)|(?:ACPI Error.*Namespace lookup failure, AE_ALREADY_EXISTS)|(?:ACPI Error.*_SB_._OSC.*AE_AML_BUFFER_LIMIT)|(?:ACPI Error.*Denied AML access to port)|(?:Method parse/execution failed.*EC.*AE_TIME)|(?:ACPI Error.*Method (execution|parse/execution) failed.*AE_ALREADY_EXISTS)|(?:ACPI Error.*Method (execution|parse/execution) failed.*AE_INVALID_TABLE_LENGTH)|(?:ACPI Error.*Method (execution|parse/execution) failed.*_SRS.*AE_AML_BUFFER_LIMIT)|(?:ACPI Error.*Method (execution|parse/execution) failed.*AE_NOT_EXIST)|(?:ACPI Error.*Method (execution|parse/execution) failed.*AE_LIMIT)|(?:ACPI Error.*Method (execution|parse/execution) failed.*AE_AML_OPERAND_TYPE)|(?:ACPI Error.*Method (execution|parse/execution) failed.*AE_TIME)|(?:ACPI Error.*Method (execution|parse/execution) failed.*AE_OWNER_ID_LIMIT)|(?:ACPI (Warning|Error).*Evaluating .* failed)|(?:Could not resolve symbol.*, AE_NOT_FOUND)",
 		Severity: Medium,
 		Category: "acpi",
 		Advice:   "A control method aborted with the status shown (a missing object, an object created twice, a timeout, a buffer or package limit, an operand type): the firmware's AML fails at run time, so whatever the method does is not done. Run the method in acpiexec against the dumped tables to see the failing line, and fix the AML.",
 		Source:   "drivers/acpi/acpica/psparse.c",
-		Examples: []string{"During name lookup/catalog", "Evaluating _STA", "ACPI Error 3 ACPI path has too many parent prefixes", "ACPI Error 3 Namespace lookup failure, AE_ALREADY_EXISTS", "ACPI Error 3 _SB_x_OSC 3 AE_AML_BUFFER_LIMIT", "ACPI Error 3 Denied AML access to port", "Method parse/execution failed 3 EC 3 AE_TIME", "Method parse/execution failed 3 AE_TIME", "ACPI Error 3 Method execution failed 3 AE_ALREADY_EXISTS", "ACPI Error 3 Method execution failed 3 AE_INVALID_TABLE_LENGTH", "ACPI Error 3 Method execution failed 3 _SRS 3 AE_AML_BUFFER_LIMIT", "ACPI Error 3 Method execution failed 3 AE_NOT_EXIST", "ACPI Error 3 Method execution failed 3 AE_LIMIT", "ACPI Error 3 Method execution failed 3 AE_AML_OPERAND_TYPE", "ACPI Error 3 Method execution failed 3 AE_TIME", "ACPI Error 3 Method execution failed 3 AE_OWNER_ID_LIMIT", "ACPI Warning 3 Evaluating 3 failed", "Could not resolve symbol 3 , AE_NOT_FOUND"},
+		Examples: []string{"During name lookup/catalog", "Evaluating _STA", "ACPI Error: ACPI path has too many parent prefixes", "ACPI Error: Namespace lookup failure, AE_ALREADY_EXISTS", "ACPI Error: [\\_SB.PCI0.LPCB] _SB_x_OSC 0x1C AE_AML_BUFFER_LIMIT", "ACPI Error: Denied AML access to port", "Method parse/execution failed 0x1C EC 0x1C AE_TIME", "ACPI Error: Method execution failed [\\_SB.PCI0.LPCB.EC0._Q66] (Node ffff8800b0a1c3e8), AE_ALREADY_EXISTS", "ACPI Error: Method execution failed [\\_SB.PCI0.LPCB.EC0._Q66] (Node ffff8800b0a1c3e8), AE_INVALID_TABLE_LENGTH", "ACPI Error: Method execution failed [\\_SB.PCI0.LPCB.EC0._SRS 0x1C AE_AML_BUFFER_LIMIT", "ACPI Error: Method execution failed [\\_SB.PCI0.LPCB.EC0._Q66] (Node ffff8800b0a1c3e8), AE_NOT_EXIST", "ACPI Error: Method execution failed [\\_SB.PCI0.LPCB.EC0._Q66] (Node ffff8800b0a1c3e8), AE_LIMIT", "ACPI Error: Method execution failed [\\_SB.PCI0.LPCB.EC0._Q66] (Node ffff8800b0a1c3e8), AE_AML_OPERAND_TYPE", "ACPI Error: Method execution failed [\\_SB.PCI0.LPCB.EC0._Q66] (Node ffff8800b0a1c3e8), AE_TIME", "ACPI Error: Method execution failed [\\_SB.PCI0.LPCB.EC0._Q66] (Node ffff8800b0a1c3e8), AE_OWNER_ID_LIMIT", "ACPI Warning: Evaluating 0x1C failed", "Could not resolve symbol 0x1C , AE_NOT_FOUND"},
 		code:     &entryCode{keyed: true, keys: []string{"okup/catalog", "luating _STA", "ACPI path ha", " AE_ALREADY_", "ML_BUFFER_LI", "Denied AML a", "parse/execut", "AE_ALREADY_E", "AE_INVALID_T", "ML_BUFFER_LI", "AE_NOT_EXIST", "execution", "parse/execut", "ML_OPERAND_T", "execution", "parse/execut", "AE_OWNER_ID_", "Evaluating ", "resolve symb"}},
 	},
 	{
@@ -7854,7 +7854,7 @@ var generatedDB = []Entry{
 		Category: "acpi",
 		Advice:   "AML accessed a SystemCMOS operation region for which the kernel has no handler (Linux installs one only under an RTC device, PNP0B00/PNP0B01/PNP0B02): the access fails. Declare the CMOS OperationRegion inside the RTC device's scope, or avoid CMOS access from AML.",
 		Source:   "drivers/acpi/acpica/evregion.c",
-		Examples: []string{"ACPI Error 3 No handler for Region 3 SystemCMOS", "ACPI Error 3 Region SystemCMOS 3 has no handler"},
+		Examples: []string{"ACPI Error: No handler for Region [\\_SB.PCI0.LPCB.EC0] SystemCMOS", "ACPI Error: Region SystemCMOS 0x1C has no handler"},
 		code:     &entryCode{keyed: true, keys: []string{"dler for Reg", "n SystemCMOS"}},
 	},
 	{
@@ -7864,7 +7864,7 @@ var generatedDB = []Entry{
 		Category: "acpi",
 		Advice:   "An AML name path uses more parent prefixes (^) than its scope has levels, so it points above the namespace root and cannot be resolved. Correct the path (use the absolute \\_SB... form) in the ASL.",
 		Source:   "drivers/acpi/acpica/nsaccess.c",
-		Examples: []string{"Path has too many parent prefixes 3 reached beyond root node", "ACPI path has too many parent prefixes (^) - reached beyond root node"},
+		Examples: []string{"Path has too many parent prefixes 0x1C reached beyond root node", "ACPI path has too many parent prefixes (^) - reached beyond root node"},
 		code:     &entryCode{keyed: true, keys: []string{"Path has too", "efixes (^) -"}},
 	},
 	{
@@ -7875,7 +7875,7 @@ var generatedDB = []Entry{
 		Advice:   "The kernel could not allocate, map or update its own page tables and memory-map copies for EFI runtime services (kernel text mappings, the runtime stack, the boot-services memory map). These are kernel allocation or mapping failures; they point at memory pressure or a kernel bug rather than at the firmware.",
 		Cause:    "kernel",
 		Source:   "arch/x86/platform/efi/efi_64.c",
-		Examples: []string{"Error while updating 1:1 mapping PA", "Error while updating VA mapping PA", "Failed to map kernel text 1:1", "Failed to map kernel rodata 1:1", "Unable to allocate EFI runtime stack < 4GB", "Failed to create 1:1 mapping for the first page", "Failed to create 1:1 mapping for the GHCBs", "Error ident-mapping new memmap", "Could not map Configuration table", "Could not install new EFI memmap", "Failed to map new EFI memmap", "Failed to allocate new EFI memmap", "Failed to map new boot services memmap", "Could not allocate boot services memmap", "Failed to remap late EFI memory map", "Error reallocating memory, EFI runtime non-functional", "Failed to allocate EFI page tables", "Failed to unmap kernel text 1:1 mapping", "Failed to map mixed mode return trampoline", "ioremap of 3 failed!"},
+		Examples: []string{"Error while updating 1:1 mapping PA", "Error while updating VA mapping PA", "Failed to map kernel text 1:1", "Failed to map kernel rodata 1:1", "Unable to allocate EFI runtime stack < 4GB", "Failed to create 1:1 mapping for the first page", "Failed to create 1:1 mapping for the GHCBs", "Error ident-mapping new memmap", "Could not map Configuration table", "Could not install new EFI memmap", "Failed to map new EFI memmap", "Failed to allocate new EFI memmap", "Failed to map new boot services memmap", "Could not allocate boot services memmap", "Failed to remap late EFI memory map", "Error reallocating memory, EFI runtime non-functional", "Failed to allocate EFI page tables", "Failed to unmap kernel text 1:1 mapping", "Failed to map mixed mode return trampoline", "ioremap of 0x1C failed!"},
 		code:     &entryCode{keyed: true, keys: []string{"while updati", "to map kerne", "allocate EFI", "1 mapping fo", "dent-mapping", "map Configur", "w EFI memmap", "w EFI memmap", "w EFI memmap", "vices memmap", "vices memmap", "map late EFI", " memory, EFI", "EFI page tab", "unmap kernel", "map mixed mo", "ioremap of "}},
 	},
 	{
@@ -7885,7 +7885,7 @@ var generatedDB = []Entry{
 		Category: "efi",
 		Advice:   "The EFI system table or its runtime services table could not be mapped or has an implausible version, or EFI data lies where a 32-bit kernel cannot reach it. The kernel then runs without EFI runtime services (no variables, no capsule updates). Publish a system table with a valid header and revision, and keep runtime data below 4 GiB for 32-bit operating systems.",
 		Source:   "arch/x86/platform/efi/efi.c",
-		Examples: []string{"Could not map the firmware vendor", "Could not map the runtime service table", "Warning: System table version 3 , expected 1x00 or greater", "EFI data located above 4GB, disabling EFI", "Couldn't map the system table"},
+		Examples: []string{"Could not map the firmware vendor", "Could not map the runtime service table", "Warning: System table version 0x1C , expected 1x00 or greater", "EFI data located above 4GB, disabling EFI", "Couldn't map the system table"},
 		code:     &entryCode{keyed: true, keys: []string{"ld not map t", " System tabl", "EFI data loc", "Couldn't map"}},
 	},
 	{
@@ -7907,7 +7907,7 @@ var generatedDB = []Entry{
 		Advice:   "The kernel command line passed an EFI-related option without a value, or the kernel asked the EFI RTC for an impossible time. This concerns how the kernel was started or used, not the firmware.",
 		Cause:    "kernel",
 		Source:   "arch/x86/platform/efi/quirks.c",
-		Examples: []string{"need at least one option", "Invalid EFI RTC value: write of 3 to EFI RTC failed"},
+		Examples: []string{"need at least one option", "Invalid EFI RTC value: write of 0x1C to EFI RTC failed"},
 		code:     &entryCode{keyed: true, keys: []string{"least one op", "EFI RTC valu"}},
 	},
 	{
@@ -7917,7 +7917,7 @@ var generatedDB = []Entry{
 		Category: "apei",
 		Advice:   "An APEI table (ERST, EINJ, BERT or HEST) could not be used: it is malformed, its instructions name registers that cannot be reserved or mapped, or its trigger table is broken. Error records, error injection or boot error reporting are then unavailable. Check the table's lengths and entry counts against the ACPI specification's APEI chapter, and that every GAR in it names memory or I/O the platform really reserves.",
 		Source:   "drivers/acpi/apei/erst.c",
-		Examples: []string{"BERT: get table failed", "Can't request iomem region", "ERST: Failed to get table", "Can not request 3 for Trigger table", "Can not request 3 for Trigger Table Entry", "Failed to map trigger table", "Failed to get EINJ table", "Error collecting EINJ resources", "Error requesting memory/port resources", "Error pre-mapping GARs", "HEST: Failed to get table", "[Firmware Bug]: ERST 3 ERST table is invalid"},
+		Examples: []string{"BERT: get table failed", "Can't request iomem region", "ERST: Failed to get table", "Can not request 0x1C for Trigger table", "Can not request 0x1C for Trigger Table Entry", "Failed to map trigger table", "Failed to get EINJ table", "Error collecting EINJ resources", "Error requesting memory/port resources", "Error pre-mapping GARs", "HEST: Failed to get table", "[Firmware Bug]: ERST 0x1C ERST table is invalid"},
 		code:     &entryCode{keyed: true, keys: []string{"get table fa", "Can't reques", "to get table", "Can not requ", "map trigger ", "get EINJ tab", "lecting EINJ", "ing memory/p", "-mapping GAR", "HEST: Failed", "ERST table i"}},
 	},
 	{
@@ -7928,7 +7928,7 @@ var generatedDB = []Entry{
 		Advice:   "The kernel's APEI driver hit a limit of its own (an unsupported ERST storage kind, an allocation, a debugfs node, an interrupt it could not set up) or found no EINJ table, which is optional. Nothing here names a firmware defect.",
 		Cause:    "kernel",
 		Source:   "drivers/acpi/apei/erst.c",
-		Examples: []string{"MOVE_DATA can not be used in interrupt context", "NVRAM ERST Log Address Range not implemented yet", "Failed to allocate 3 bytes for persistent store error logx", "Failed to map GSI to IRQ for generic hardware error source", "Failed to register IRQ for generic hardware error source", "Error creating param extension debugfs nodes", "EINJ table not found"},
+		Examples: []string{"MOVE_DATA can not be used in interrupt context", "NVRAM ERST Log Address Range not implemented yet", "Failed to allocate 0x1C bytes for persistent store error logx", "Failed to map GSI to IRQ for generic hardware error source", "Failed to register IRQ for generic hardware error source", "Error creating param extension debugfs nodes", "EINJ table not found"},
 		code:     &entryCode{keyed: true, keys: []string{"MOVE_DATA ca", "NVRAM ERST L", "bytes for pe", "p GSI to IRQ", "register IRQ", "eating param", "INJ table no"}},
 	},
 	{
@@ -7938,7 +7938,7 @@ var generatedDB = []Entry{
 		Category: "acpi",
 		Advice:   "An Arm platform table (IORT, GTDT or SPCR, or the CXL window in CEDT) describes something impossible: an out-of-range ITS index, a node pointer beyond the table, an invalid interrupt type, too many platform timers, a misaligned window or an unsupported table version. The kernel ignores the entry or applies a workaround. Correct the table against the Arm IORT, GTDT and SPCR specifications.",
 		Source:   "drivers/acpi/arm64/iort.c",
-		Examples: []string{"Failed to map timer interrupt: invalid type", "Failed to get c3stop info: invalid type", "iort node pointer overflows, bad table", "requested ITS ID index 3 is greater than available", "requested ITS ID index 3 overruns ITS entries", "ACPI: SPCR: wrong table version", "[Firmware Bug]: applying workaroundx", "[Firmware Bug]: limiting Platform Timer count to", "CFMWS: [BIOS BUG] base/size alignment violates spec", "ACPI NUMA: Too many proximity domains while processing CFMWS"},
+		Examples: []string{"Failed to map timer interrupt: invalid type", "Failed to get c3stop info: invalid type", "iort node pointer overflows, bad table", "requested ITS ID index 0x1C is greater than available", "requested ITS ID index 0x1C overruns ITS entries", "ACPI: SPCR: wrong table version", "[Firmware Bug]: applying workaroundx", "[Firmware Bug]: limiting Platform Timer count to", "CFMWS: [BIOS BUG] base/size alignment violates spec", "ACPI NUMA: Too many proximity domains while processing CFMWS"},
 		code:     &entryCode{keyed: true, keys: []string{"invalid type", "invalid type", "overflows, b", "ested ITS ID", "SPCR: wrong ", "mware Bug]: ", "CFMWS: [BIOS", "ACPI NUMA: T"}},
 	},
 	{
@@ -7959,7 +7959,7 @@ var generatedDB = []Entry{
 		Category: "acpi",
 		Advice:   "The NVDIMM Firmware Interface Table (NFIT) or its _FIT update is inconsistent: a zero-length or unknown structure, an address range without its control region, duplicate control regions, a region with too many mappings, a device with no _ADR, or an invalid firmware-activation state. Persistent memory described this way is not used. Make every SPA range, memory-device mapping and control region of the NFIT refer to each other consistently, and have _FIT return a buffer in NFIT format.",
 		Source:   "drivers/acpi/nfit/core.c",
-		Examples: []string{"found a zero length table 3 parsing nfit", "SPA 3 missing DCR", "Invalid _FIT", "failed to merge updated NFIT", "failed to evaluate _FIT", "failed to find NFIT", "spa 3 exceeds max mappings", "spa 3 dimm: 3 not found", "failed to find DCR", "duplicate DCR detected:", "failed to retrieve_STA, disabling...", "no ACPIxNFIT device with _ADR 3 , disablingxxx", "unknown table 3 parsing nfit", "invalid firmware activate state", "Error found in NVDIMM 3 flags:"},
+		Examples: []string{"found a zero length table [\\_SB.PCI0.LPCB.EC0] parsing nfit", "SPA 0x1C missing DCR", "Invalid _FIT", "failed to merge updated NFIT", "failed to evaluate _FIT", "failed to find NFIT", "spa 0x1C exceeds max mappings", "spa 0x1C dimm: 0x1C not found", "failed to find DCR", "duplicate DCR detected:", "failed to retrieve_STA, disabling...", "no ACPIxNFIT device with _ADR 0x1C , disablingxxx", "unknown table [\\_SB.PCI0.LPCB.EC0] parsing nfit", "invalid firmware activate state", "Error found in NVDIMM 0x1C flags:"},
 		code:     &entryCode{keyed: true, keys: []string{"length table", " missing DCR", "Invalid _FIT", "failed to ", "max mappings", " not found", " to find DCR", "uplicate DCR", "retrieve_STA", "ce with _ADR", "unknown tabl", "nvalid firmw", "nd in NVDIMM"}},
 	},
 	{
@@ -7970,7 +7970,7 @@ var generatedDB = []Entry{
 		Advice:   "The NVDIMM driver reported a problem of the devices or of its own (sysfs nodes, an address-range scrub that failed, a notification it could not register, a security query the DIMM rejected, a short command reply). These concern the DIMMs and the driver, not the NFIT the firmware built.",
 		Cause:    "hardware",
 		Source:   "drivers/acpi/nfit/core.c",
-		Examples: []string{"sysfs_get_dirent 'nfit' failed", "sysfs_get_dirent 'scrub' failed", "failed to register spa range", "Failed to process ARS records", "ARS: range 3 ARS failed", ": notification registration failed", "security state retrieval failed", "error while performing ARS to find poison:", "error initializing acpi_desc:", "new nfit deletes entries", "underrun cmd: 3 buf_len: 3 out_len:"},
+		Examples: []string{"sysfs_get_dirent 'nfit' failed", "sysfs_get_dirent 'scrub' failed", "failed to register spa range", "Failed to process ARS records", "ARS: range 0x1C ARS failed", ": notification registration failed", "security state retrieval failed", "error while performing ARS to find poison:", "error initializing acpi_desc:", "new nfit deletes entries", "underrun cmd: 0x1C buf_len: 0x1C out_len:"},
 		code:     &entryCode{keyed: true, keys: []string{"sysfs_get_di", "register spa", " process ARS", "ARS: range ", "fication reg", "retrieval fa", "rforming ARS", "lizing acpi_", "new nfit del", "underrun cmd"}},
 	},
 	{
@@ -7980,7 +7980,7 @@ var generatedDB = []Entry{
 		Category: "acpi",
 		Advice:   "The kernel could not parse the MADT's interrupt-controller entries (no Local APIC entries, a bad I/O APIC, override, NMI or LAPIC address entry, or no MADT at all), so it falls back to a single CPU or legacy interrupt routing. Fix the MADT: one entry per processor, correctly sized entries, and valid I/O APIC and interrupt source override records.",
 		Source:   "arch/x86/kernel/acpi/boot.c",
-		Examples: []string{"WARNING: 3 Bogus 3 APIC address found in table", "ACPI 3 Can't find MADT", "ACPI 3 Error parsing MADT - no LAPIC entries", "ACPI 3 Error parsing LAPIC address override entry", "ACPI 3 Error parsing LAPIC NMI entry", "ACPI 3 Error parsing MADT 3 no IOSAPIC entries", "ACPI 3 Error parsing platform interrupt source entry", "Error parsing IOAPIC entry", "No IOAPIC entries present", "Error parsing NMI SRC entry", "Error parsing LAPIC address override entry", "Error parsing LAPIC/X2APIC entries", "No LAPIC entries present", "Error parsing LAPIC entry", "Error parsing LAPIC NMI entry", "Invalid reference to IOAPIC pin", "ACPI 3 Can't find FADT"},
+		Examples: []string{"WARNING: 0x1C Bogus 0x1C APIC address found in table", "ACPI 0x1C Can't find MADT", "ACPI 0x1C Error parsing MADT - no LAPIC entries", "ACPI 0x1C Error parsing LAPIC address override entry", "ACPI 0x1C Error parsing LAPIC NMI entry", "ACPI 0x1C Error parsing MADT 0x1C no IOSAPIC entries", "ACPI 0x1C Error parsing platform interrupt source entry", "Error parsing IOAPIC entry", "No IOAPIC entries present", "Error parsing NMI SRC entry", "Error parsing LAPIC address override entry", "Error parsing LAPIC/X2APIC entries", "No LAPIC entries present", "Error parsing LAPIC entry", "Error parsing LAPIC NMI entry", "Invalid reference to IOAPIC pin", "ACPI 0x1C Can't find FADT"},
 		code:     &entryCode{keyed: true, keys: []string{"found in tab", "'t find MADT", "MADT - no LA", "arsing LAPIC", "ng LAPIC NMI", "parsing MADT", "ing platform", "rsing IOAPIC", "No IOAPIC en", "Error parsin", "No LAPIC ent", "arsing LAPIC", "to IOAPIC pi", "'t find FADT"}},
 	},
 	{
@@ -8012,7 +8012,7 @@ var generatedDB = []Entry{
 		Advice:   "An ACPI table supplied through the initrd or the kernel's table-override mechanism replaced, or failed to replace, the firmware's table (too short, unknown signature, bad checksum or length). This is the user's own table, not the firmware's; fix the override file.",
 		Cause:    "kernel",
 		Source:   "drivers/acpi/tables.c",
-		Examples: []string{"Override [ 3 ], this is unsafe: tainting kernel", "ACPI OVERRIDE: Table smaller than ACPI header", "ACPI OVERRIDE: Unknown signature", "ACPI OVERRIDE: File length does not match table length", "ACPI OVERRIDE: Bad table checksum", "Attempted physical table override failed"},
+		Examples: []string{"Override [ 0x1C ], this is unsafe: tainting kernel", "ACPI OVERRIDE: Table smaller than ACPI header", "ACPI OVERRIDE: Unknown signature", "ACPI OVERRIDE: File length does not match table length", "ACPI OVERRIDE: Bad table checksum", "Attempted physical table override failed"},
 		code:     &entryCode{keyed: true, keys: []string{"tainting ker", "CPI OVERRIDE", "ttempted phy"}},
 	},
 	{
@@ -8032,7 +8032,7 @@ var generatedDB = []Entry{
 		Category: "acpi",
 		Advice:   "A _CRS, _PRS or other resource template the firmware returns is malformed: an extended IRQ descriptor with no interrupts, a zero-length or unknown descriptor, a resource of a type the consumer cannot use, or a misaligned resource list. The kernel ignores the device's resources or the PCI interrupt link. Build resource templates with ASL's ResourceTemplate macros so that every descriptor is well-formed and of the kind the device needs.",
 		Source:   "drivers/acpi/acpica/rsxface.c",
-		Examples: []string{"Misaligned resource pointer", "Blank _PRS EXT IRQ resource", "Blank _CRS EXT IRQ resource", "Invalid _PRS IRQ", "Zero-length resource returned from RsConvertAmlToResource", "unknown tag 3 length", "no end tag in resource structure", "_PRS resource type 3 isn't an IRQ", "_CRS resource type 0x%x isn't an IRQ", "ACPI Error: _CRS returned 0", "ACPI Error: Invalid Resource_type", "acpi resource window 3 ignored, not CPU addressable", "pnp 3 can't evaluate _CRS: 12311", "pnp 3 can't evaluate _CRS:", "Evaluating _CRS", "Evaluating _SRS"},
+		Examples: []string{"Misaligned resource pointer", "Blank _PRS EXT IRQ resource", "Blank _CRS EXT IRQ resource", "Invalid _PRS IRQ", "Zero-length resource returned from RsConvertAmlToResource", "unknown tag 0x1C length", "no end tag in resource structure", "_PRS resource type [\\_SB.PCI0.LPCB.EC0] isn't an IRQ", "_CRS resource type 0x%x isn't an IRQ", "ACPI Error: _CRS returned 0", "ACPI Error: Invalid Resource_type", "acpi resource window 0x1C ignored, not CPU addressable", "pnp 0x1C can't evaluate _CRS: 12311", "pnp 0x1C can't evaluate _CRS:", "Evaluating _CRS", "Evaluating _SRS"},
 		code:     &entryCode{keyed: true, keys: []string{"Misaligned r", "PRS EXT IRQ ", "CRS EXT IRQ ", "lid _PRS IRQ", "RsConvertAml", "unknown tag ", "tag in resou", "PRS resource", "CRS resource", "_CRS returne", "Resource_typ", " ignored, no", "valuate _CRS", "valuate _CRS", "Evaluating _"}},
 	},
 	{
@@ -8042,7 +8042,7 @@ var generatedDB = []Entry{
 		Category: "suspend",
 		Advice:   "A method the OS runs around a sleep transition (_TTS, _PTS, _Sx, _PSW, _DSW, the wake power resources) failed or returned values out of range, so the transition or the device's wake set-up may not happen as the firmware intends. Check each of these methods in acpiexec; _Sx must return a package of SLP_TYP values between 0 and 7.",
 		Source:   "drivers/acpi/acpica/hwesleep.c",
-		Examples: []string{"Failure in evaluating _TTS object", "Failure in evaluating _PTS object", "During invocation of sleep state", "While evaluating SleepState 3 bad Sleep object 3 type", "Sleep values out of range: A= 3 B=", "_DSW execution failed", "_PSW execution failed", "ACPI Error: Transition power state", "error in _DSW or _PSW evaluation", "Unable to extract wakeup power resources", "Cannot turn wakeup power resources on", "Cannot turn wakeup power resources off", "Evaluating _PRW", "Extracting _PRW package", "_PRW evaluation error:"},
+		Examples: []string{"Failure in evaluating _TTS object", "Failure in evaluating _PTS object", "During invocation of sleep state", "While evaluating SleepState 0x1C bad Sleep object [\\_SB.PCI0.LPCB.EC0] type", "Sleep values out of range: A=0x1C B=", "_DSW execution failed", "_PSW execution failed", "ACPI Error: Transition power state", "error in _DSW or _PSW evaluation", "Unable to extract wakeup power resources", "Cannot turn wakeup power resources on", "Cannot turn wakeup power resources off", "Evaluating _PRW", "Extracting _PRW package", "_PRW evaluation error:"},
 		code:     &entryCode{keyed: true, keys: []string{"evaluating _", "During invoc", "ating SleepS", "Sleep values", "DSW executio", "PSW executio", "Transition p", "_DSW or _PSW", "t wakeup pow", "n wakeup pow", "luating _PRW", "_PRW package", "_PRW evaluat"}},
 	},
 	{
@@ -8085,7 +8085,7 @@ var generatedDB = []Entry{
 		Category: "cpu",
 		Advice:   "The C-state description is unusable or needs the kernel's repair: _CST returns too few or a miscounted set of states, latencies out of order, the local APIC timer stops in C2, the SMI that hands _CST control to the OS fails, or the machine is on the kernel's list of those whose deep C-states hang. Return a _CST package whose count matches its entries, with increasing latencies, and map ACPI C2 to a hardware state that keeps the APIC timer running.",
 		Source:   "drivers/acpi/processor_idle.c",
-		Examples: []string{"FW issue: working around C-state latencies out of order", "Notifying BIOS of _CST ability failed", "ACPI: Failed to claim processor _CST control", "not enough elements in _CST", "count given by _CST is not valid", "ACPI 3 apic on CPU 3 stops in C2", "detected - limiting to C 3 max_cstate"},
+		Examples: []string{"FW issue: working around C-state latencies out of order", "Notifying BIOS of _CST ability failed", "ACPI: Failed to claim processor _CST control", "not enough elements in _CST", "count given by _CST is not valid", "ACPI 0x1C apic on CPU 0x1C stops in C2", "detected - limiting to C 0x1C max_cstate"},
 		code:     &entryCode{keyed: true, keys: []string{"ng around C-", "BIOS of _CST", "ACPI: Failed", "ents in _CST", "iven by _CST", " stops in C2", "d - limiting"}},
 	},
 	{
@@ -8127,7 +8127,7 @@ var generatedDB = []Entry{
 		Category: "cpu",
 		Advice:   "The P-state objects are unusable: _PCT, _PSS or _PPC failed, _PSD has the wrong entry count or revision, the P-state SMI write failed, or powernow-k8 found no usable _PSS. Frequency scaling falls back or is off. Provide _PCT, _PSS and _PSD as ACPI defines them for every processor, with frequencies the CPU supports.",
 		Source:   "drivers/acpi/processor_perflib.c",
-		Examples: []string{"Error while parsing _PSD domain information", "Evaluating _PPC", "Evaluating _PCT", "Evaluating _PSS", "Failed to write pstate_control 3 to smi_command", "Unknown _PSD:num_entries", "Unknown _PSD:revision", "[Firmware Bug]: powernow-k8 3 No PSB or ACPI _PSS objects", "[Firmware Bug]: powernow-k8 3 Try again with latest"},
+		Examples: []string{"Error while parsing _PSD domain information", "Evaluating _PPC", "Evaluating _PCT", "Evaluating _PSS", "Failed to write pstate_control 0x1C to smi_command", "Unknown _PSD:num_entries", "Unknown _PSD:revision", "[Firmware Bug]: powernow-k8 0x1C No PSB or ACPI _PSS objects", "[Firmware Bug]: powernow-k8 0x1C Try again with latest"},
 		code:     &entryCode{keyed: true, keys: []string{"parsing _PSD", "valuating _P", "pstate_contr", "Unknown _PSD", "]: powernow-"}},
 	},
 	{
@@ -8137,7 +8137,7 @@ var generatedDB = []Entry{
 		Category: "cpu",
 		Advice:   "The T-state (clock throttling) objects are unusable: _TPC, _PTC, _TSS or _TSD failed or has the wrong shape, a throttling state is out of range, or the FADT duty-cycle field is too wide. The kernel does not throttle through them. Correct _PTC's register GARs, _TSS's entries and _TSD's five-element package, or leave throttling objects out.",
 		Source:   "drivers/acpi/processor_throttling.c",
-		Examples: []string{"Exceed the limit of T-state", "duty_cycle spans bit 4", "Evaluating _TPC", "Evaluating _PTC", "Evaluating _TSS", "Evaluating _TSD", "Unknown _TSD:num_entries", "Unknown _TSD:revision", "HARDWARE addr space,NOT supported yet", "ACPI Error: Unknown addr space", "ACPI Warning 3 Invalid throttling state"},
+		Examples: []string{"Exceed the limit of T-state", "duty_cycle spans bit 4", "Evaluating _TPC", "Evaluating _PTC", "Evaluating _TSS", "Evaluating _TSD", "Unknown _TSD:num_entries", "Unknown _TSD:revision", "HARDWARE addr space,NOT supported yet", "ACPI Error: Unknown addr space", "ACPI Warning: Invalid throttling state"},
 		code:     &entryCode{keyed: true, keys: []string{"limit of T-s", "uty_cycle sp", "Evaluating _", "Unknown _TSD", "HARDWARE add", "Unknown addr", "Invalid thro"}},
 	},
 	{
@@ -8148,7 +8148,7 @@ var generatedDB = []Entry{
 		Advice:   "The kernel could not add or update its own frequency limit derived from _PPC; a kernel QoS bookkeeping failure.",
 		Cause:    "kernel",
 		Source:   "drivers/acpi/processor_perflib.c",
-		Examples: []string{"Failed to update perflib freq constraint", "Failed to add freq constraint for CPU", "Failed to update freq constraint for CPU 3 3"},
+		Examples: []string{"Failed to update perflib freq constraint", "Failed to add freq constraint for CPU", "Failed to update freq constraint for CPU 0x1C 0x1C"},
 		code:     &entryCode{keyed: true, keys: []string{"perflib freq", "aint for CPU", "aint for CPU"}},
 	},
 	{
@@ -8158,7 +8158,7 @@ var generatedDB = []Entry{
 		Category: "acpi",
 		Advice:   "A Platform Communications Channel cannot be used: the PCCT has no subspace for the request, the channel stays busy, has no interrupt where one is needed, or the CPPC data that points to it is invalid. CPPC frequency control or other PCC clients stop working. Declare every PCC subspace the _CPC and other objects refer to in the PCCT, and make the platform complete commands within the subspace's latency.",
 		Source:   "drivers/mailbox/pcc.c",
-		Examples: []string{"CPPC data invalid or not present", "PCC check channel failed. Status=", "Failed to find PCC communication channel", "No PCC subspace found for CPPC", "This channel- 3 does not support interrupt"},
+		Examples: []string{"CPPC data invalid or not present", "PCC check channel failed. Status=", "Failed to find PCC communication channel", "No PCC subspace found for CPPC", "This channel- 0x1C does not support interrupt"},
 		code:     &entryCode{keyed: true, keys: []string{"CPPC data in", "led. Status=", "PCC communic", "No PCC subsp", "support inte"}},
 	},
 	{
@@ -8200,7 +8200,7 @@ var generatedDB = []Entry{
 		Category: "pci",
 		Advice:   "The firmware's PCI interrupt routing is unusable for a device: _PRT or the link device's _PRS/_CRS/_SRS/_STA failed or is garbled, a pin maps to no GSI or I/O APIC, a device's interrupt line is invalid, or the legacy PCI BIOS routing table could not be fetched. The device gets no interrupt or a wrong one. Give every PCI device's pins a _PRT entry naming a working link device or a GSI, and make link devices' _PRS, _CRS and _SRS agree.",
 		Source:   "drivers/acpi/pci_irq.c",
-		Examples: []string{"ACPI Error: No IRQ available for", "firmware reports 3 : 3 : 3 PCI INT 3 connected to 3 ; changing to", "PCI INT 3 : no GSI - using ISA IRQ", "PCI INT 3 : no GSI", "PCI INT 3 : failed to register GSI", "No IOAPIC for GSI", "device 3 has invalid IRQ 3 check vendor BIOS", "ACPI Error: Unable to read status", "ACPI Error: Unable to set IRQ for", "ACPI Error: Invalid link device", "ACPI Error: Invalid link context", "ACPI 3 Invalid index", "ACPI Error: Link isn't initialized", "PCI: Error 3 when fetching IRQ routing table", "ACPI 3 Handling Garbled _PRT entry", "Evaluating _PRT", "Evaluating _PIC", "can't evaluate _SEG", "Bus 3 : 3 not present in PCI namespace", "SCI 3 allocation failed"},
+		Examples: []string{"ACPI Error: No IRQ available for", "firmware reports 0x1C : 0x1C : 0x1C PCI INT 0x1C connected to 0x1C ; changing to", "PCI INT 0x1C : no GSI - using ISA IRQ", "PCI INT 0x1C : no GSI", "PCI INT 0x1C : failed to register GSI", "No IOAPIC for GSI", "device [\\_SB.PCI0.LPCB.EC0] has invalid IRQ 0x1C check vendor BIOS", "ACPI Error: Unable to read status", "ACPI Error: Unable to set IRQ for", "ACPI Error: Invalid link device", "ACPI Error: Invalid link context", "ACPI 0x1C Invalid index", "ACPI Error: Link isn't initialized", "PCI: Error 0x1C when fetching IRQ routing table", "ACPI 0x1C Handling Garbled _PRT entry", "Evaluating _PRT", "Evaluating _PIC", "can't evaluate _SEG", "Bus 0x1C : 0x1C not present in PCI namespace", "SCI 0x1C allocation failed"},
 		code:     &entryCode{keyed: true, keys: []string{"IRQ availabl", "firmware rep", "PCI INT ", "No IOAPIC fo", " vendor BIOS", "ble to read ", "to set IRQ f", "Invalid link", "Invalid link", "Invalid inde", "Link isn't i", "fetching IRQ", "Garbled _PRT", "valuating _P", "valuate _SEG", "PCI namespac", "cation faile"}},
 	},
 	{
@@ -8233,7 +8233,7 @@ var generatedDB = []Entry{
 		Advice:   "The kernel has no legacy-interrupt reroute mapping for this chipset; a kernel quirk table limitation.",
 		Cause:    "kernel",
 		Source:   "drivers/pci/quirks.c",
-		Examples: []string{"Cannot reroute IRQ 3 to legacy IRQ: unknown mapping"},
+		Examples: []string{"Cannot reroute IRQ 0x1C to legacy IRQ: unknown mapping"},
 		code:     &entryCode{keyed: true, keys: []string{"o legacy IRQ"}},
 	},
 	{
@@ -8243,7 +8243,7 @@ var generatedDB = []Entry{
 		Category: "acpi",
 		Advice:   "A GpioInt resource names a pin the GPIO controller could not set up as an interrupt, so the device using it (a touchpad, a touchscreen) gets no interrupts. Check that the pin, controller path and trigger in the device's GpioInt match the hardware.",
 		Source:   "drivers/gpio/gpiolib-acpi.c",
-		Examples: []string{"Failed to request resources for 3 on irqchip"},
+		Examples: []string{"Failed to request resources for 0x1C on irqchip"},
 		code:     &entryCode{keyed: true, keys: []string{"request reso"}},
 	},
 	{
@@ -8274,7 +8274,7 @@ var generatedDB = []Entry{
 		Category: "acpi",
 		Advice:   "The ACPI video objects are unusable: _DOD, _DDC, _BCL, _BCM or _BQC failed, returned the wrong type, an unordered or duplicated level list, or a current level that is not in _BCL. Backlight control through ACPI misbehaves. Return _BCL as a package of integers (AC level, battery level, then the levels in increasing order), and make _BQC return one of them.",
 		Source:   "drivers/acpi/acpi_video.c",
-		Examples: []string{"Evaluating _DOD", "Invalid _DOD data", "Evaluating _BCM failed", "Current brightness invalid", "Too many duplicates in _BCL package", "Found unordered _BCL package", "Failed to switch the brightness", "Invalid _DOD data in element", "Invalid _DDC data", "Invalid _BCL data", "No _BQC method", "[Firmware Bug]: ACPI 3 brightness control misses _BQC function", "ACPI: Invalid data"},
+		Examples: []string{"Evaluating _DOD", "Invalid _DOD data", "Evaluating _BCM failed", "Current brightness invalid", "Too many duplicates in _BCL package", "Found unordered _BCL package", "Failed to switch the brightness", "Invalid _DOD data in element", "Invalid _DDC data", "Invalid _BCL data", "No _BQC method", "[Firmware Bug]: ACPI 0x1C brightness control misses _BQC function", "ACPI: Invalid data"},
 		code:     &entryCode{keyed: true, keys: []string{"luating _DOD", "Invalid _DOD", "luating _BCM", "Current brig", "_BCL package", "_BCL package", "the brightne", "Invalid _", "No _BQC meth", "_BQC functio", "ACPI: Invali"}},
 	},
 	{
@@ -8326,7 +8326,7 @@ var generatedDB = []Entry{
 		Category: "thermal",
 		Advice:   "A thermal zone's trip points or device lists changed when the kernel re-evaluated them; a zone whose values change must send Notify(0x81), and must not hand back invalid trip points. Check that _PSV/_ACx/_CRT and _PSL/_ALx/_TZD keep valid values.",
 		Source:   "drivers/acpi/thermal.c",
-		Examples: []string{"ACPI thermal trip point 3 changed"},
+		Examples: []string{"ACPI thermal trip point 0x1C changed"},
 		code:     &entryCode{keyed: true, keys: []string{"ACPI thermal"}},
 	},
 	{
@@ -8379,7 +8379,7 @@ var generatedDB = []Entry{
 		Category: "acpi",
 		Advice:   "A device could not be moved between D-states: the state is not declared (_PSx/_PRx missing), the parent is in a lower-power state, or the transition from D3 was not to D0. Declare the power states a device supports, and order parents and children so a child never needs more power than its parent has.",
 		Source:   "drivers/acpi/device_pm.c",
-		Examples: []string{"Failed to change power state to", "Cannot transition from 3 to", "Cannot transition to power state 3 for parent", "Power state 3 not supported", "Cannot transition to non-D0 state from D3", "Cannot set device to a higher-powered state than parent", "Device [ 3 ] failed to transition to"},
+		Examples: []string{"Failed to change power state to", "Cannot transition from [\\_SB.PCI0.LPCB.EC0] to", "Cannot transition to power state 0x1C for parent", "Power state 0x1C not supported", "Cannot transition to non-D0 state from D3", "Cannot set device to a higher-powered state than parent", "Device [ 0x1C ] failed to transition to"},
 		code:     &entryCode{keyed: true, keys: []string{"change power", "Cannot trans", "not supporte", "non-D0 state", "higher-power", "] failed to "}},
 	},
 	{
@@ -8421,7 +8421,7 @@ var generatedDB = []Entry{
 		Category: "bios",
 		Advice:   "A legacy BIOS interface (the BIOS32 service directory, PnP BIOS ESCD, APM battery reporting) is out of specification: an unsupported revision, an entry point above 1 MiB, an oversize ESCD, out-of-sequence device nodes, or byte-swapped battery minutes. Only old kernels and 32-bit boots use them; fix the structure or drop the interface.",
 		Source:   "arch/x86/pci/pcbios.c",
-		Examples: []string{"PCI: unsupported BIOS32 revision", "PCI: BIOS32 entry 3 in high memory, cannot use", "BIOS strings suggest APM reports battery life in minutes and wrong byte order", "PnPBIOS 3 ESCD size reported by BIOS escd_info call is too great", "PnPBIOS 3 ESCD size reported by BIOS read_escd call is too great", "Node number 3 is out of sequence following node 3 Abortingx"},
+		Examples: []string{"PCI: unsupported BIOS32 revision", "PCI: BIOS32 entry [\\_SB.PCI0.LPCB.EC0] in high memory, cannot use", "BIOS strings suggest APM reports battery life in minutes and wrong byte order", "PnPBIOS 0x1C ESCD size reported by BIOS escd_info call is too great", "PnPBIOS 0x1C ESCD size reported by BIOS read_escd call is too great", "Node number 0x1C is out of sequence following node [\\_SB.PCI0.LPCB.EC0] Abortingx"},
 		code:     &entryCode{keyed: true, keys: []string{"pported BIOS", " high memory", "uggest APM r", "y BIOS escd_", "y BIOS read_", "ce following"}},
 	},
 	{
@@ -8432,7 +8432,7 @@ var generatedDB = []Entry{
 		Advice:   "The kernel's APM driver reported a problem with its own device, thread or event queue; a kernel driver message on an old 32-bit boot.",
 		Cause:    "kernel",
 		Source:   "arch/x86/kernel/apm_32.c",
-		Examples: []string{"apm: Could not register misc device", "apm 3 an event queue overflowed", "apm 3 passed bad filp", "apm 3 filp not in user list", "apm 3 cannot allocate struct of size 3 bytes", "apm 3 disabled - Unable to start kernel thread"},
+		Examples: []string{"apm: Could not register misc device", "apm 0x1C an event queue overflowed", "apm 0x1C passed bad filp", "apm 0x1C filp not in user list", "apm 0x1C cannot allocate struct of size 0x1C bytes", "apm 0x1C disabled - Unable to start kernel thread"},
 		code:     &entryCode{keyed: true, keys: []string{"register mis", "queue overfl", "passed bad f", "filp not in ", "truct of siz", "abled - Unab"}},
 	},
 	{
@@ -8443,7 +8443,7 @@ var generatedDB = []Entry{
 		Advice:   "The PnP BIOS driver stood down because ACPI provides the same device information, as it should.",
 		Cause:    "by-design",
 		Source:   "drivers/pnp/pnpbios/core.c",
-		Examples: []string{"PnPBIOS 3 Disabled by ACPI PNP"},
+		Examples: []string{"PnPBIOS 0x1C Disabled by ACPI PNP"},
 		code:     &entryCode{keyed: true, keys: []string{" by ACPI PNP"}},
 	},
 	{
@@ -8453,7 +8453,7 @@ var generatedDB = []Entry{
 		Category: "pci",
 		Advice:   "An old SHPC/PCIe hotplug ACPI method (_HPP, OSHP, _BBN) failed for a hotplug bridge, so the kernel's hotplug driver cannot take the slot over or program it. Provide _OSC (or OSHP) granting hotplug control and a working _HPP/_HPX.",
 		Source:   "drivers/pci/hotplug/acpi_pcihp.c",
-		Examples: []string{"acpi_shpchprm 3 _HPP fail", "shpchp 3 acpi_pciehprm 3 OSHP fail", "shpchp 3 acpi_shpchprm 3 evaluate _BBN fail"},
+		Examples: []string{"acpi_shpchprm 0x1C _HPP fail", "shpchp 0x1C acpi_pciehprm 0x1C OSHP fail", "shpchp 0x1C acpi_shpchprm 0x1C evaluate _BBN fail"},
 		code:     &entryCode{keyed: true, keys: []string{"cpi_shpchprm", "cpi_pciehprm", "luate _BBN f"}},
 	},
 	{
@@ -8464,7 +8464,7 @@ var generatedDB = []Entry{
 		Advice:   "An IA-64 kernel interrupt-vector request was out of range; a kernel message from an old Itanium boot.",
 		Cause:    "kernel",
 		Source:   "arch/ia64/kernel/iosapic.c",
-		Examples: []string{"acpi_request_vector 3 invalid interrupt type"},
+		Examples: []string{"acpi_request_vector 0x1C invalid interrupt type"},
 		code:     &entryCode{keyed: true, keys: []string{"nterrupt typ"}},
 	},
 	{
@@ -8474,7 +8474,7 @@ var generatedDB = []Entry{
 		Category: "iommu",
 		Advice:   "The AMD IOMMU's IVRS table is unusable or incomplete: a bad checksum, an invalid ACPI HID in an IVHD entry, no entry for the southbridge I/O APIC, or an MMIO region that cannot be reserved. The IOMMU or its interrupt remapping is then off. Fix the IVRS: correct checksum, IVHD device entries for every I/O APIC and HPET, and MMIO addresses that are not claimed elsewhere.",
 		Source:   "drivers/iommu/amd/init.c",
-		Examples: []string{"Can not reserve memory region 3 for mmio", "[Firmware Bug]: IVRS invalid checksum", "[Firmware Bug]: Invalid HIDx", "No southbridge IOAPIC found"},
+		Examples: []string{"Can not reserve memory region 0x1C for mmio", "[Firmware Bug]: IVRS invalid checksum", "[Firmware Bug]: Invalid HIDx", "No southbridge IOAPIC found"},
 		code:     &entryCode{keyed: true, keys: []string{"serve memory", "ware Bug]: I", "ridge IOAPIC"}},
 	},
 	{
@@ -8485,7 +8485,7 @@ var generatedDB = []Entry{
 		Advice:   "The AMD IOMMU hardware failed to initialise, or its performance counters are inaccessible. This concerns the IOMMU as fitted; check for a firmware update only if the IVRS is also reported wrong.",
 		Cause:    "hardware",
 		Source:   "drivers/iommu/amd/init.c",
-		Examples: []string{"IOMMU 3 Failed to initialize IOMMU Hardware", "Unable to read/write to IOMMU perf counter"},
+		Examples: []string{"IOMMU 0x1C Failed to initialize IOMMU Hardware", "Unable to read/write to IOMMU perf counter"},
 		code:     &entryCode{keyed: true, keys: []string{"IOMMU Hardwa", "o IOMMU perf"}},
 	},
 	{
@@ -8496,7 +8496,7 @@ var generatedDB = []Entry{
 		Advice:   "The kernel could not take over the IOMMU state left by a previous kernel (kdump/kexec): an old device table above 4 GiB, an unexpected size, a failed copy or domain reservation. These concern the kexec hand-over, not the firmware.",
 		Cause:    "kernel",
 		Source:   "drivers/iommu/amd/init.c",
-		Examples: []string{"The device table size of IOMMU: 3 is not expected!", "The address of old device table is above 4G, not trustworthy!", "Failed to allocate memory for copying old device table!", "Failed to copy DEV table from previous kernel.", "Failed to reserve domain ID", "Wrong old irq remapping flag:"},
+		Examples: []string{"The device table size of IOMMU: 0x1C is not expected!", "The address of old device table is above 4G, not trustworthy!", "Failed to allocate memory for copying old device table!", "Failed to copy DEV table from previous kernel.", "Failed to reserve domain ID", "Wrong old irq remapping flag:"},
 		code:     &entryCode{keyed: true, keys: []string{"ize of IOMMU", "trustworthy!", "evice table!", "copy DEV tab", "ve domain ID", "mapping flag"}},
 	},
 	{
@@ -8571,7 +8571,7 @@ var generatedDB = []Entry{
 		Advice:   "A vendor platform driver (WMI hotkeys, Dell, HP, ASUS, MSI, IdeaPad, PMIC, DPTF, the watchdog) reported an event, key or reply it does not know, or could not register its input, backlight or hwmon device. The driver lags behind the firmware's interface or failed to set itself up; update the kernel before blaming the firmware.",
 		Cause:    "driver",
 		Source:   "drivers/platform/x86/wmi.c",
-		Examples: []string{"dell_wmi: 3 Received unknown WMI event", "dell_wmi: 3 bad event status 0x", "asus_wmi: 3 Unknown key 3 pressed", "hp_wmi: 3 bad event status 0x", "hp_wmi: 3 Unknown response received", "hp_wmi: 3 Unknown buffer length", "hp_wmi: 3 Unknown key code - 0x", "hp_wmi: 3 Unknown event_id", "msi_wmi: 3 Unknown key pressed", "Setting old previous keyboard state failed", "Unable to setup input device keymap", "Unable to register notify handler -", "Failed to enable WMI events", "Failed to setup camera shutter input device", "Failed to set platform profile 3 :", "Failed to set GPU profile 3 :", "Could not register hp hwmon device", "Could not set up input device keymap:", "Could not register input device:", "Could not register backlight device:", "ACPI: watchdog: Device creation failed: -12", "Unsupported event [0x 3 ]", "Unexpected i2c-addr: 0x 3 (reg-addr 0x 3 value 0x 3 mask 0x 3 )", "wmi_bus wmi_bus-PNP0C14:00: failed to register"},
+		Examples: []string{"dell_wmi: 0x1C Received unknown WMI event", "dell_wmi: 0x1C bad event status 0x", "asus_wmi: 0x1C Unknown key 0x1C pressed", "hp_wmi: 0x1C bad event status 0x", "hp_wmi: 0x1C Unknown response received", "hp_wmi: 0x1C Unknown buffer length", "hp_wmi: 0x1C Unknown key code - 0x", "hp_wmi: 0x1C Unknown event_id", "msi_wmi: 0x1C Unknown key pressed", "Setting old previous keyboard state failed", "Unable to setup input device keymap", "Unable to register notify handler -", "Failed to enable WMI events", "Failed to setup camera shutter input device", "Failed to set platform profile 0x1C :", "Failed to set GPU profile 0x1C :", "Could not register hp hwmon device", "Could not set up input device keymap:", "Could not register input device:", "Could not register backlight device:", "ACPI: watchdog: Device creation failed: -12", "Unsupported event [0x1C]", "Unexpected i2c-addr: 0x1C (reg-addr 0x1C value 0x1C mask 0x1C)", "wmi_bus wmi_bus-PNP0C14:00: failed to register"},
 		code:     &entryCode{keyed: true, keys: []string{"known WMI ev", "bad event st", "Unknown key", "bad event st", "Unknown resp", "Unknown buff", "Unknown key ", "known event_", "Unknown key ", "previous key", "evice keymap", "fy handler -", "nable WMI ev", "input device", "platform pro", "GPU profile ", "hp hwmon dev", "evice keymap", "input device", "backlight de", "Device creat", "supported ev", "pected i2c-a", "ailed to reg"}},
 	},
 	{
@@ -8592,7 +8592,7 @@ var generatedDB = []Entry{
 		Advice:   "The firmware left IA32_ENERGY_PERF_BIAS at 'performance' and the kernel set it to 'normal', as its policy is. Firmware may choose either; this is information.",
 		Cause:    "by-design",
 		Source:   "arch/x86/kernel/cpu/intel_epb.c",
-		Examples: []string{"ENERGY_PERF_BIAS 3 Set to 'normal' 3 was 'performance'"},
+		Examples: []string{"ENERGY_PERF_BIAS 0x1C Set to 'normal' 0x1C was 'performance'"},
 		code:     &entryCode{keyed: true, keys: []string{"was 'perform"}},
 	},
 	{
@@ -8602,7 +8602,7 @@ var generatedDB = []Entry{
 		Category: "cpu",
 		Advice:   "A secondary CPU could not be started: its APIC ID is invalid or missing, the wake-up IPI was never delivered or raised an APIC error, or the firmware's MADT multiprocessor wakeup hand-over failed. Check that every processor's MADT entry carries the APIC ID the hardware uses, and that the firmware leaves APs in the state the wakeup method expects.",
 		Source:   "arch/x86/kernel/smpboot.c",
-		Examples: []string{"APIC never delivered???", "APIC delivery error ( 3 )", "CPU 3 has invalid APIC ID 3 Aborting bringup", "CPU 3 APIC ID 3 is not presentx Aborting bringup"},
+		Examples: []string{"APIC never delivered???", "APIC delivery error ( 0x1C )", "CPU 0x1C has invalid APIC ID [\\_SB.PCI0.LPCB.EC0] Aborting bringup", "CPU 0x1C APIC ID [\\_SB.PCI0.LPCB.EC0] is not presentx Aborting bringup"},
 		code:     &entryCode{keyed: true, keys: []string{"delivered???", "very error (", "alid APIC ID", "Aborting bri"}},
 	},
 	{
@@ -8613,7 +8613,7 @@ var generatedDB = []Entry{
 		Advice:   "The kernel reported a CPU matter of its own: an unknown vendor string, a failed IBT self-test, an FPU option it was not built for, a CPU stuck in its offline loop, or a failed MTRR write it ignores. These concern the processor model, the hypervisor or the kernel build.",
 		Cause:    "kernel",
 		Source:   "arch/x86/kernel/cpu/common.c",
-		Examples: []string{"IBT selftest: Failed!", "CPU: vendor_id ' 3 ' unknown, using generic init.", "Option 'no387' required CONFIG_MATH_EMULATION enabled.", "CPU 3 is stuck in mwait_play_dead()", "MTRR 3 CPU 3 Writing MSR 3 to 3 failed", "Failed to register kobject"},
+		Examples: []string{"IBT selftest: Failed!", "CPU: vendor_id ' 0x1C ' unknown, using generic init.", "Option 'no387' required CONFIG_MATH_EMULATION enabled.", "CPU 0x1C is stuck in mwait_play_dead()", "MTRR 0x1C CPU 0x1C Writing MSR 0x1C to 0x1C failed", "Failed to register kobject"},
 		code:     &entryCode{keyed: true, keys: []string{"IBT selftest", "' unknown, u", "CONFIG_MATH_", "_play_dead()", "Writing MSR ", "egister kobj"}},
 	},
 	{
@@ -8623,7 +8623,7 @@ var generatedDB = []Entry{
 		Category: "mtrr",
 		Advice:   "A writable MTRR covers 0x70000000-0x7003FFFF, which hangs Pentium Pro processors of stepping below 8 (an erratum). Firmware for such processors must keep MTRRs clear of that range.",
 		Source:   "arch/x86/kernel/cpu/mtrr/generic.c",
-		Examples: []string{"mtrr: 3 writable mtrr between 0x70000000 and 0x7003FFFF may hang the CPU"},
+		Examples: []string{"mtrr: 0x1C writable mtrr between 0x70000000 and 0x7003FFFF may hang the CPU"},
 		code:     &entryCode{keyed: true, keys: []string{"FFFF may han"}},
 	},
 	{
@@ -8634,7 +8634,7 @@ var generatedDB = []Entry{
 		Advice:   "A kernel helper that reads ACPI objects got an argument it cannot use, or could not create a sysfs link, register a device, read device information or create its /proc entries. These are kernel-side failures; an AML defect, if any, is reported by its own message.",
 		Cause:    "kernel",
 		Source:   "drivers/acpi/utils.c",
-		Examples: []string{"cannot allocate memory for new IOAPIC", "kset create error", "Could not register bus type", "ACPI: Failed to create link", "Error creating sysfs interface for device", "ACPI: Error registering device", "ACPI: Error reading device info", "failed to create clocks", "platform device creation failed:", "cannot add bridge to acpi list", "ACPI 3 Cannot create", "ACPI 3 Create sysfs link", "ACPI: container: device is NULL", "host controller is not configured", "while handling a GPE", "Can't use platform_notify"},
+		Examples: []string{"cannot allocate memory for new IOAPIC", "kset create error", "Could not register bus type", "ACPI: Failed to create link", "Error creating sysfs interface for device", "ACPI: Error registering device", "ACPI: Error reading device info", "failed to create clocks", "platform device creation failed:", "cannot add bridge to acpi list", "ACPI 0x1C Cannot create", "ACPI 0x1C Create sysfs link", "ACPI: container: device is NULL", "host controller is not configured", "while handling a GPE", "Can't use platform_notify"},
 		code:     &entryCode{keyed: true, keys: []string{"y for new IO", "kset create ", "register bus", " create link", "reating sysf", "Error regist", "reading devi", "create clock", "form device ", "ot add bridg", "Cannot creat", "Create sysfs", "vice is NULL", "not configur", "ndling a GPE", "tform_notify"}},
 	},
 	{
@@ -8655,7 +8655,7 @@ var generatedDB = []Entry{
 		Category: "acpi",
 		Advice:   "An ACPI table has more subtables of a kind than the kernel takes, and the rest were ignored. If the table really describes that many objects this is a kernel limit; otherwise the table's subtable count or length is wrong.",
 		Source:   "drivers/acpi/tables.c",
-		Examples: []string{"ignored 3 entries of 3 found"},
+		Examples: []string{"ignored 0x1C entries of 0x1C found"},
 		code:     &entryCode{keyed: true, keys: []string{" entries of "}},
 	},
 	{
@@ -8676,7 +8676,7 @@ var generatedDB = []Entry{
 		Advice:   "An ACPI operation region overlaps I/O ports or memory a native driver claims (lpc_ich, a sensor driver). Linux lets only one of them own it by default; both touching the same registers can confuse the hardware. If the AML really uses those registers, prefer the ACPI driver for the device; otherwise the overlap is harmless.",
 		Cause:    "driver",
 		Source:   "drivers/acpi/osl.c",
-		Examples: []string{"0x 3 -0x 3 SystemIO conflicts with", "ACPI Warning: SystemMemory range 0x 3 -0x 3 conflicts with"},
+		Examples: []string{"0x1C-0x1C SystemIO conflicts with", "ACPI Warning: SystemMemory range 0x1C-0x1C conflicts with"},
 		code:     &entryCode{keyed: true, keys: []string{"SystemIO con", "CPI Warning:"}},
 	},
 	{
@@ -8686,7 +8686,7 @@ var generatedDB = []Entry{
 		Category: "acpi",
 		Advice:   "A table the firmware points to cannot be used: its signature is not one that may be loaded there, its physical address is null, it cannot be mapped, or the DSDT changed after it was loaded. Make every RSDT/XSDT entry and Load/LoadTable operand point to a valid, correctly signed table in reserved memory.",
 		Source:   "drivers/acpi/acpica/tbinstal.c",
-		Examples: []string{"Table has invalid signature 3 must be SSDT or OEMx", "The ACPI DSDT has been corrupted or replaced - old, new headers below", "Null physical address for ACPI table", "Could not map memory for table 3 at"},
+		Examples: []string{"Table has invalid signature 0x1C must be SSDT or OEMx", "The ACPI DSDT has been corrupted or replaced - old, new headers below", "Null physical address for ACPI table", "Could not map memory for table [\\_SB.PCI0.LPCB.EC0] at"},
 		code:     &entryCode{keyed: true, keys: []string{"invalid sign", "he ACPI DSDT", "ess for ACPI", "map memory f"}},
 	},
 	{
@@ -8696,7 +8696,7 @@ var generatedDB = []Entry{
 		Category: "acpi",
 		Advice:   "An I2C device the ACPI namespace describes could not be created (its I2cSerialBus resource names a bad address or controller). Check the device's _CRS I2cSerialBusV2 against the hardware.",
 		Source:   "drivers/i2c/i2c-core-acpi.c",
-		Examples: []string{"failed to add I2C device 3 from ACPI"},
+		Examples: []string{"failed to add I2C device [\\_SB.PCI0.LPCB.EC0] from ACPI"},
 		code:     &entryCode{keyed: true, keys: []string{"add I2C devi"}},
 	},
 	{
@@ -8716,7 +8716,7 @@ var generatedDB = []Entry{
 		Category: "acpi",
 		Advice:   "The Embedded Controller's input buffer stayed full, so the kernel aborted the transaction. The EC firmware is not taking commands in time; update the EC firmware, and check the ECDT/_CRS ports.",
 		Source:   "drivers/acpi/ec.c",
-		Examples: []string{"EC 3 input buffer is not empty, aborting transaction"},
+		Examples: []string{"EC 0x1C input buffer is not empty, aborting transaction"},
 		code:     &entryCode{keyed: true, keys: []string{"input buffer"}},
 	},
 	{
@@ -8726,7 +8726,7 @@ var generatedDB = []Entry{
 		Category: "acpi",
 		Advice:   "A fixed ACPI event (power button, sleep button, RTC alarm, PM timer) could not be enabled: its enable bit in PM1x_EN does not stick or the FADT's PM1 event block is wrong. Check PM1a/PM1b_EVT_BLK and the FADT fixed-feature flags.",
 		Source:   "drivers/acpi/acpica/evevent.c",
-		Examples: []string{"ACPI Warning 3 Could not enable fixed event"},
+		Examples: []string{"ACPI Warning: Could not enable fixed event"},
 		code:     &entryCode{keyed: true, keys: []string{"enable fixed"}},
 	},
 	{
@@ -8736,7 +8736,7 @@ var generatedDB = []Entry{
 		Category: "acpi",
 		Advice:   "The FADT's length or a register's length field does not fit its revision, and the kernel truncated the table or used a default length. Set the FADT length to that of its revision and give each register block its specified length.",
 		Source:   "drivers/acpi/acpica/tbfadt.c",
-		Examples: []string{"ACPI Warning 3 Invalid length for 3 fadt", "ACPI Warning 3 FADT 3 revision 5 3 is longer than ACPI 2 3 0 version"},
+		Examples: []string{"ACPI Warning: Invalid length for 0x1C fadt", "ACPI Warning: FADT 0x1C revision 5 0x1C is longer than ACPI 2 0x1C 0 version"},
 		code:     &entryCode{keyed: true, keys: []string{"ACPI Warning"}},
 	},
 	{
@@ -8746,7 +8746,7 @@ var generatedDB = []Entry{
 		Category: "acpi",
 		Advice:   "A Generic Address Structure the firmware gives has an invalid address, bit width or address space, so the register it names cannot be used. Fill in GAS fields as ACPI's GAS definition requires (address space ID, widths 8/16/32/64, non-zero address).",
 		Source:   "drivers/acpi/processor_pdc.c",
-		Examples: []string{"[Firmware Bug]: ACPI 3 Invalid physical address in GAR", "[Firmware Bug]: ACPI 3 Invalid bit width in GAR", "[Firmware Bug]: ACPI 3 Invalid address space type in GAR", "[Firmware Bug]: ACPI 3 no secondary bus range in _CRS"},
+		Examples: []string{"[Firmware Bug]: ACPI 0x1C Invalid physical address in GAR", "[Firmware Bug]: ACPI 0x1C Invalid bit width in GAR", "[Firmware Bug]: ACPI 0x1C Invalid address space type in GAR", "[Firmware Bug]: ACPI 0x1C no secondary bus range in _CRS"},
 		code:     &entryCode{keyed: true, keys: []string{"e Bug]: ACPI"}},
 	},
 	{
@@ -8756,7 +8756,7 @@ var generatedDB = []Entry{
 		Category: "pci",
 		Advice:   "The MCFG window is not reserved in the ACPI motherboard resources (PNP0C01/PNP0C02 _CRS), so the kernel may not trust it. Reserve the whole ECAM range in a motherboard resource device.",
 		Source:   "arch/x86/pci/mmconfig-shared.c",
-		Examples: []string{"[Firmware Bug]: PCI 3 not reserved in ACPI motherboard resources"},
+		Examples: []string{"[Firmware Bug]: PCI 0x1C not reserved in ACPI motherboard resources"},
 		code:     &entryCode{keyed: true, keys: []string{"ACPI motherb"}},
 	},
 	{
@@ -8777,7 +8777,7 @@ var generatedDB = []Entry{
 		Advice:   "The kernel could not map a memory range the interpreter asked for (above what it can address, or while scanning for the RSDP); a kernel mapping limit unless the range itself is bogus, which its own message would say.",
 		Cause:    "kernel",
 		Source:   "drivers/acpi/osl.c",
-		Examples: []string{"Could not map memory at 0x 3 for length"},
+		Examples: []string{"Could not map memory at 0x1C for length"},
 		code:     &entryCode{keyed: true, keys: []string{"map memory a"}},
 	},
 	{
@@ -8788,7 +8788,7 @@ var generatedDB = []Entry{
 		Advice:   "A suspend or hibernation step failed in the kernel: a device did not prepare or power down, there is no swap or memory for the image, the image does not match the kernel, or the test RTC is missing. A driver named in the lines before it, or the system's configuration, is the cause; the firmware is involved only if its own messages say so.",
 		Cause:    "kernel",
 		Source:   "kernel/power/suspend.c",
-		Examples: []string{"PM: Failed to prepare device", "PM: Some devices failed to power down", "PM: Some system devices failed to power down", "PM: Error", "PM: Restore failed, recovering", "PM: Resume from disk failed", "PM: Not enough free memory", "PM: Memory allocation failed", "PM: Image mismatch", "PM: can't read", "PM: can't set", "PM: suspend test failed, error", "PM: can't test", "PM: no wakealarm-capable RTC driver is ready", "PM: Adding page to bio failed at", "PM: Swap header not found", "PM: Cannot find swap device", "PM: Not enough free swap", "PM: Image device not init", "PM: Please power down manually", "BUG: soft lockup 3 stuck for 0s"},
+		Examples: []string{"PM: Failed to prepare device", "PM: Some devices failed to power down", "PM: Some system devices failed to power down", "PM: Error", "PM: Restore failed, recovering", "PM: Resume from disk failed", "PM: Not enough free memory", "PM: Memory allocation failed", "PM: Image mismatch", "PM: can't read", "PM: can't set", "PM: suspend test failed, error", "PM: can't test", "PM: no wakealarm-capable RTC driver is ready", "PM: Adding page to bio failed at", "PM: Swap header not found", "PM: Cannot find swap device", "PM: Not enough free swap", "PM: Image device not init", "PM: Please power down manually", "BUG: soft lockup 0x1C stuck for 0s"},
 		code:     &entryCode{keyed: true, keys: []string{"prepare devi", "to power dow", "system devic", "Error", "tore failed,", "me from disk", "ugh free mem", "Memory alloc", "Image mismat", "can't ", "suspend test", "can't test", "-capable RTC", "Adding page ", "Swap header ", "ot find swap", "gh free swap", "Image device", "Please power", "BUG: soft lo"}},
 	},
 	{
@@ -8809,7 +8809,7 @@ var generatedDB = []Entry{
 		Advice:   "A warning in hpet_next_event points at the chipset erratum where a read straight after an HPET comparator write returns a stale value; the kernel works around it on known chipsets. Not a firmware defect.",
 		Cause:    "silicon",
 		Source:   "arch/x86/kernel/hpet.c",
-		Examples: []string{"WARNING: at 3 hpet_next_event"},
+		Examples: []string{"WARNING: at 0x1C hpet_next_event"},
 		code:     &entryCode{keyed: true, keys: []string{"hpet_next_ev"}},
 	},
 	{
@@ -8820,7 +8820,7 @@ var generatedDB = []Entry{
 		Advice:   "The kernel matched this machine in its DMI quirk list and forced the _REV value the audio (HDA/I2S) selection expects. Firmware that selects hardware by _REV depends on an object Windows fixed at 2; select by _OSI or a setup option instead.",
 		Cause:    "by-design",
 		Source:   "drivers/acpi/blacklist.c",
-		Examples: []string{"DMI detected: 3 force ACPI _REV to 5"},
+		Examples: []string{"DMI detected: 0x1C force ACPI _REV to 5"},
 		code:     &entryCode{keyed: true, keys: []string{"ce ACPI _REV"}},
 	},
 	{
@@ -8882,7 +8882,7 @@ var generatedDB = []Entry{
 		Advice:   "ACPICA, the kernel's ACPI interpreter, caught an inconsistency in its own bookkeeping (object caches, walk and result stacks, owner IDs, reference counts, its mutexes). This is a kernel or ACPICA bug, or the after-effect of an AML error reported just before it; nothing here names a firmware defect. Look at the ACPI error logged before it, and report the message to the kernel's ACPI maintainers if it stands alone.",
 		Cause:    "kernel",
 		Source:   "drivers/acpi/acpica/utalloc.c",
-		Examples: []string{"Invalid OwnerId: 0x", "Attempted release of non-allocated OwnerId: 0x", "Release of non-allocated OwnerId: 0x", "Invalid zero thread count in method", "Control method has no attached sub-object", ", Invalid action", "Invalid GPE Action,", "Invalid BitRegister ID: 0x", "Unknown Register ID: 0x", "Could not update object reference count", "Could not create predefined name", "During OSL initialization", "During initialization of globals", "During Global Mutex creation", "During Namespace initialization", "During OSI interfaces initialization", "During WalkNamespace", "Opcode is not deferred", "Unknown exception code: 0x", "Unknown Reference Count action (0x", "Could not release AML Namespace mutex", "Could not release AML Interpreter mutex", "Invalid zero ID from AcpiOsGetThreadId", "ACPI Error: Unknown action (0x", "ACPI Error: Null Op", "Unknown parent opcode Op=", "ACPI Subsystem is already terminated", "Null scope parameter", "Found a grandchild 3 P= 3 C=", "Store into an unresolved Alias object", "Oops, 'acpi_handle' corrupt", "Call to queue_work() failed.", "acpi_os_get_timer() TBD", "Cannot map memory that high", "ACPI Error: Kernel thread creation failed", "Unsupported os_execute type", "ACPI Error: Unable to queue work", "Object stack overflow 3 Obj= 3 State=", "Object stack underflow 3 Count= 3 State= 3 Ops=", "Result stack overflow: State= 3 Num=", "Result stack is empty! State=", "No result objects on result stack, State=", "Null RegionNode", "Null Index Object during field prep", "Can not change Invalid GPE/Fixed Event status", "ACPI Error: No return value", "ACPI Error: No return object", "No memory for fan", "ACPI Error: Memory allocation error", "ACPI Error: Not enough memory", "No memory for resources", "Could not remove Global Lock handler", "Could not disable GPEs in GPE block", "Could not delete GPE handlers", "Method has no attached sub-object", "Could not release Global Lock", "Invalid conversion sub-opcode", "Invalid conversion opcode"},
+		Examples: []string{"Invalid OwnerId: 0x", "Attempted release of non-allocated OwnerId: 0x", "Release of non-allocated OwnerId: 0x", "Invalid zero thread count in method", "Control method has no attached sub-object", ", Invalid action", "Invalid GPE Action,", "Invalid BitRegister ID: 0x", "Unknown Register ID: 0x", "Could not update object reference count", "Could not create predefined name", "During OSL initialization", "During initialization of globals", "During Global Mutex creation", "During Namespace initialization", "During OSI interfaces initialization", "During WalkNamespace", "Opcode is not deferred", "Unknown exception code: 0x", "Unknown Reference Count action (0x", "Could not release AML Namespace mutex", "Could not release AML Interpreter mutex", "Invalid zero ID from AcpiOsGetThreadId", "ACPI Error: Unknown action (0x", "ACPI Error: Null Op", "Unknown parent opcode Op=", "ACPI Subsystem is already terminated", "Null scope parameter", "Found a grandchild 0x1C P=0x1CC=", "Store into an unresolved Alias object", "Oops, 'acpi_handle' corrupt", "Call to queue_work() failed.", "acpi_os_get_timer() TBD", "Cannot map memory that high", "ACPI Error: Kernel thread creation failed", "Unsupported os_execute type", "ACPI Error: Unable to queue work", "Object stack overflow 0x1C Obj=0x1CState=", "Object stack underflow 0x1C Count=0x1CState=0x1COps=", "Result stack overflow: State=0x1C Num=", "Result stack is empty! State=", "No result objects on result stack, State=", "Null RegionNode", "Null Index Object during field prep", "Can not change Invalid GPE/Fixed Event status", "ACPI Error: No return value", "ACPI Error: No return object", "No memory for fan", "ACPI Error: Memory allocation error", "ACPI Error: Not enough memory", "No memory for resources", "Could not remove Global Lock handler", "Could not disable GPEs in GPE block", "Could not delete GPE handlers", "Method has no attached sub-object", "Could not release Global Lock", "Invalid conversion sub-opcode", "Invalid conversion opcode"},
 		code:     &entryCode{keyed: true, keys: []string{"Invalid Owne", "cated OwnerI", "cated OwnerI", "alid zero th", "ched sub-obj", " Invalid act", "GPE Action,", "tRegister ID", "Unknown Regi", "update objec", "reate predef", "OSL initiali", "alization of", "Global Mutex", "Namespace in", "OSI interfac", "WalkNamespac", "Opcode is no", "ception code", "Reference Co", " release AML", "m AcpiOsGetT", "Unknown acti", "Null Op", "Unknown pare", "ACPI Subsyst", "scope parame", "Found a gran", "Alias object", "Oops, 'acpi_", "queue_work()", "_timer() TBD", "map memory t", "Kernel threa", "upported os_", "o queue work", "Object stack", "Result stack", "tack, State=", "RegionNode", "Index Object", "GPE/Fixed Ev", "No return va", "No return ob", "No memory fo", "allocation e", "nough memory", "No memory fo", "remove Globa", " GPEs in GPE", "GPE handlers", "ched sub-obj", "ase Global L", "Invalid conv"}},
 	},
 	{
