@@ -43,6 +43,12 @@ var fwtsTests = map[string][]string{
 	"tpm2-table":      {"tpm2", "tcpa"},
 	"uefi-boot":       {"uefibootpath"},
 	"wsmt":            {"wsmt"},
+	"hest":            {"hest"},
+	"erst":            {"erst"},
+	"einj":            {"einj"},
+	"srat":            {"srat"},
+	"slit":            {"slit"},
+	"msct":            {"msct"},
 }
 
 // FWTS returns the fwts tests that correspond to check id, nil when fwts
