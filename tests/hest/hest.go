@@ -174,7 +174,7 @@ func check(r *tablecheck.T, t *acpi.Table) {
 
 // checkSource checks one error source and reports whether it is enabled.
 func checkSource(r *tablecheck.T, s acpi.HESTSource, ids map[uint16]int) bool {
-	name := func() string { return fmt.Sprintf("%s source %d", acpi.HESTTypeName(s.Type), s.SourceID) }
+	name := func() string { return fmt.Sprintf("%s %d", acpi.HESTTypeName(s.Type), s.SourceID) }
 	var allowed uint8
 	switch s.Type {
 	case acpi.HESTIA32MCE, acpi.HESTIA32CMC, acpi.HESTIA32DeferredMC:
