@@ -25,3 +25,12 @@ func TestListJSONNamesFWTSTests(t *testing.T) {
 	assert.Equal(t, []string{"fadt"}, got["fadt"])
 	assert.Nil(t, got["reset"], "a check without an fwts counterpart has no fwts key")
 }
+
+// The text listing ends each line with the check's fwts tests, when it has any.
+func TestListTextNamesFWTSTests(t *testing.T) {
+	code, out, _ := fwcheck(t, "", "list")
+	require.Equal(t, exitOK, code)
+	assert.Regexp(t, `(?m)^acpitables .*  fwts: acpitables,rsdp,rsdt,xsdt$`, out)
+	assert.Regexp(t, `(?m)^hest .*  fwts: hest$`, out)
+	assert.NotRegexp(t, `(?m)^reset .*fwts:`, out, "a check without an fwts counterpart has no fwts column")
+}
