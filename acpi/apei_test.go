@@ -2,10 +2,14 @@ package acpi
 
 import (
 	"encoding/binary"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fwcheck/fwcheck/internal/corpus"
 )
 
 // TestParseAPEIAndNUMACorpus: every corpus HEST, ERST, EINJ, SRAT, SLIT,
@@ -195,10 +199,15 @@ func FuzzParseWHEA(f *testing.F) {
 	})
 }
 
-// FuzzParseNUMA: the SRAT, SLIT, CDIT, MSCT and CRAT parsers never panic,
+// FuzzParseNUMA: the SRAT, SLIT, CDIT, MSCT, CRAT and HMAT parsers never panic,
 // keep their structures inside the table, and a matrix is N×N.
 func FuzzParseNUMA(f *testing.F) {
 	seedTables(f, SigSRAT, SigSLIT, SigMSCT, SigCRAT, SigCDIT)
+	if r := corpus.Root(); r != "" {
+		if raw, err := os.ReadFile(filepath.Join(r, "acpi", "qemu", "pc", "HMAT.acpihmat")); err == nil {
+			f.Add(raw)
+		}
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tb := table(b)
 		if s, _ := ParseSRAT(tb); s != nil {
@@ -215,6 +224,12 @@ func FuzzParseNUMA(f *testing.F) {
 		if m, _ := ParseMSCT(tb); m != nil {
 			for _, d := range m.Domains {
 				require.LessOrEqual(t, d.Offset+MSCTDomainSize, int(m.Header.Length))
+			}
+		}
+		if h, _ := ParseHMAT(tb); h != nil {
+			for _, e := range h.Entries {
+				require.LessOrEqual(t, e.Offset+e.Length, int(h.Header.Length))
+				require.LessOrEqual(t, uint64(len(e.InitiatorDomains)+len(e.TargetDomains))*4, uint64(e.Length))
 			}
 		}
 		if c, _ := ParseCRAT(tb); c != nil {

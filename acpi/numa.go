@@ -353,3 +353,106 @@ func ParseCRAT(t *Table) (*CRAT, error) {
 	}
 	return c, err
 }
+
+// SigHMAT is the Heterogeneous Memory Attribute Table's signature (ACPI
+// 6.5 §5.2.28).
+const SigHMAT = "HMAT"
+
+// HMAT structure types.
+const (
+	HMATProximity     = 0 // memory proximity domain attributes
+	HMATLocality      = 1 // system locality latency and bandwidth information
+	HMATCache         = 2 // memory side cache information
+	HMATHeaderSize    = 40
+	HMATProximitySize = 40
+	// HMATLocalityFixed and HMATCacheFixed are the fixed parts before the
+	// lists of a locality structure and a cache structure.
+	HMATLocalityFixed = 32
+	HMATCacheFixed    = 32
+	// HMATInitiatorValid is the proximity structure's flag saying its
+	// initiator proximity domain field is valid.
+	HMATInitiatorValid = 1 << 0
+)
+
+// HMATEntry is one HMAT structure. The fields of each type are decoded
+// when the structure holds its fixed part (Short is set otherwise).
+type HMATEntry struct {
+	Subtable
+	Short bool
+	Flags uint16
+	// Proximity: the initiator and memory proximity domains.
+	Initiator, Memory uint32
+	// Locality: the memory hierarchy and data type, the domain lists.
+	DataType            uint8
+	Initiators, Targets uint32
+	InitiatorDomains    []uint32
+	TargetDomains       []uint32
+	EntryBaseUnit       uint64
+	// Cache: the cache size and attributes, the SMBIOS handle count.
+	CacheSize       uint64
+	CacheAttributes uint32
+	Handles         uint16
+	// WantLength is the length the structure's counts call for (0 when
+	// the type is reserved).
+	WantLength uint64
+	Reserved   uint64
+}
+
+// HMAT is the Heterogeneous Memory Attribute Table.
+type HMAT struct {
+	Header   Header
+	Reserved uint32
+	Entries  []HMATEntry
+	NotRead  int
+}
+
+// ParseHMAT decodes an HMAT. When the structure list is malformed it
+// returns the structures before the fault with a *WalkError.
+func ParseHMAT(t *Table) (*HMAT, error) {
+	body, err := sdtBody(t, SigHMAT, HMATHeaderSize)
+	if err != nil {
+		return nil, err
+	}
+	h := &HMAT{Header: t.Header, Reserved: le(body).u32(36)}
+	subs, notRead, err := walkSubtables("HMAT structure", body, HMATHeaderSize, subtableLayout{typeSize: 2, lenOff: 4, lenSize: 4})
+	h.NotRead = notRead
+	for _, s := range subs {
+		e := HMATEntry{Subtable: s}
+		b := le(s.Raw)
+		e.Reserved = uint64(b.u16(2))
+		switch s.Type {
+		case HMATProximity:
+			e.WantLength = HMATProximitySize
+			if e.Short = s.Length < HMATProximitySize; !e.Short {
+				e.Flags, e.Initiator, e.Memory = b.u16(8), b.u32(12), b.u32(16)
+				e.Reserved |= uint64(b.u16(10)) | uint64(b.u32(20)) | b.u64(24) | b.u64(32)
+			}
+		case HMATLocality:
+			e.WantLength = HMATLocalityFixed
+			if e.Short = s.Length < HMATLocalityFixed; !e.Short {
+				e.Flags, e.DataType = uint16(b.u8(8)), b.u8(9)
+				e.Initiators, e.Targets, e.EntryBaseUnit = b.u32(12), b.u32(16), b.u64(24)
+				e.Reserved |= uint64(b.u8(11)) | uint64(b.u32(20))
+				i, tg := uint64(e.Initiators), uint64(e.Targets)
+				e.WantLength = HMATLocalityFixed + 4*i + 4*tg + 2*i*tg
+				if e.WantLength <= uint64(s.Length) {
+					for k := range i {
+						e.InitiatorDomains = append(e.InitiatorDomains, b.u32(HMATLocalityFixed+4*int(k)))
+					}
+					for k := range tg {
+						e.TargetDomains = append(e.TargetDomains, b.u32(HMATLocalityFixed+4*int(i)+4*int(k)))
+					}
+				}
+			}
+		case HMATCache:
+			e.WantLength = HMATCacheFixed
+			if e.Short = s.Length < HMATCacheFixed; !e.Short {
+				e.Memory, e.CacheSize, e.CacheAttributes, e.Handles = b.u32(8), b.u64(16), b.u32(24), b.u16(30)
+				e.Reserved |= uint64(b.u32(12)) | uint64(b.u16(28))
+				e.WantLength = HMATCacheFixed + 2*uint64(e.Handles)
+			}
+		}
+		h.Entries = append(h.Entries, e)
+	}
+	return h, err
+}

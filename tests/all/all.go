@@ -122,6 +122,7 @@ var checks = sync.OnceValue(func() []*tests.Check {
 		srat.Check,
 		srat.SLIT,
 		srat.MSCT,
+		srat.HMAT,
 		crat.Check,
 		crat.CDIT,
 	}

@@ -49,6 +49,7 @@ var fwtsTests = map[string][]string{
 	"srat":            {"srat"},
 	"slit":            {"slit"},
 	"msct":            {"msct"},
+	"hmat":            {"hmat"},
 }
 
 // FWTS returns the fwts tests that correspond to check id, nil when fwts

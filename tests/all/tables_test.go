@@ -25,12 +25,12 @@ import (
 // 25), golden-tested apart from the core ACPI suite so that each has its
 // own files: testdata/acpi/tables/NAME.txt.
 var tableCheckIDs = []string{"fpdt", "bgrt", "wsmt", "dmar", "lpit", "ivrs", "dbg2", "dbgp", "spcr", "ecdt", "bert",
-	"hest", "erst", "einj", "srat", "slit", "msct", "crat", "cdit"}
+	"hest", "erst", "einj", "srat", "slit", "msct", "hmat", "crat", "cdit"}
 
 // tableSigs are the signatures those checks read, with the tables they
 // consult across (FADT, MADT, HPET, DSDT).
 var tableSigs = []string{"FPDT", "BGRT", "WSMT", "DMAR", "LPIT", "IVRS", "DBG2", "DBGP", "SPCR", "ECDT", "BERT",
-	"HEST", "ERST", "EINJ", "SRAT", "SLIT", "MSCT", "CRAT", "CDIT"}
+	"HEST", "ERST", "EINJ", "SRAT", "SLIT", "MSCT", "HMAT", "CRAT", "CDIT"}
 
 func tableChecks(t testing.TB) []*tests.Check {
 	t.Helper()
@@ -117,7 +117,7 @@ func TestTableLabelMachines(t *testing.T) {
 
 // checkPackage names the package of the checks that share one with
 // another check (its doc holds both label tables).
-var checkPackage = map[string]string{"dbgp": "dbg2", "einj": "erst", "slit": "srat", "msct": "srat", "cdit": "crat"}
+var checkPackage = map[string]string{"dbgp": "dbg2", "einj": "erst", "slit": "srat", "msct": "srat", "hmat": "srat", "cdit": "crat"}
 
 func machines(ms []string) string {
 	if len(ms) == 0 {

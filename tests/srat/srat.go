@@ -1,9 +1,10 @@
 // Package srat checks the tables that describe a machine's NUMA topology:
 // the System Resource Affinity Table (ACPI 6.5 §5.2.16, check srat), the
-// System Locality Information Table (§5.2.17, check slit) and the Maximum
-// System Characteristics Table (§5.2.19, check msct). The OS builds its
-// NUMA nodes from the SRAT, their distances from the SLIT, and sizes its
-// node tables from the MSCT; a wrong value puts memory or processors on
+// System Locality Information Table (§5.2.17, check slit), the Maximum
+// System Characteristics Table (§5.2.19, check msct) and the
+// Heterogeneous Memory Attribute Table (§5.2.28, check hmat). The OS
+// builds its NUMA nodes from the SRAT, their distances from the SLIT,
+// sizes its node tables from the MSCT and ranks memory tiers by the HMAT; a wrong value puts memory or processors on
 // the wrong node, or makes Linux drop the table and treat the machine as
 // one node.
 //
@@ -16,7 +17,10 @@
 // SRAT proximity domain inside the matrix. msct: revision, the offset to
 // the domain structures, each structure's revision and length, domain
 // ranges ordered and within the maximum, and every SRAT domain within the
-// maximum.
+// maximum. hmat: revision 2, every structure walked by its own length with
+// the length its type and counts give, reserved fields and flags, data
+// types and memory hierarchies, cache levels, and every proximity domain
+// it names among the SRAT's enabled domains.
 //
 // Left out on purpose: asymmetric SLIT distances (the specification stores
 // each distance twice so the directions may differ; reported as
@@ -59,6 +63,14 @@
 //	MSCTDomainStructure    none
 //	MSCTDomainRange        none
 //	MSCTSRATDomainOutside  none
+//	HMATMalformed          none
+//	HMATRevision           none
+//	HMATReservedBits       none
+//	HMATStructureLength    none
+//	HMATStructureSize      none
+//	HMATDataType           none
+//	HMATDomainNotInSRAT    none
+//	HMATCacheAttributes    none
 package srat
 
 import (
@@ -147,7 +159,40 @@ var (
 			"that sizes its node tables from the MSCT has no room for it. Report the real maximum.")
 )
 
+const specHMAT = "ACPI 6.5 §5.2.28"
+
 var (
+	labelHMATMalformed = tests.NewLabel("HMATMalformed", tests.Medium, specHMAT,
+		"The HMAT is shorter than its 40-byte header or its Length disagrees with its bytes. Publish the "+
+			"whole table with a correct Length.")
+	labelHMATRevision = tests.NewLabel("HMATRevision", tests.Low, specHMAT,
+		"The HMAT revision is not 2, the layout ACPI 6.3 and later give (revision 1 had other structures). "+
+			"Publish the revision-2 layout.")
+	labelHMATReserved = tests.NewLabel("HMATReservedBits", tests.Low, specHMAT+".1-§5.2.28.4",
+		"The HMAT's reserved header word, or a structure's reserved fields or reserved flag bits, are not "+
+			"zero. Clear them.")
+	labelHMATStructLength = tests.NewLabel("HMATStructureLength", tests.Medium, specHMAT,
+		"An HMAT structure has a length shorter than its Type, Reserved and Length fields or runs past "+
+			"the end of the table, so the OS stops reading it there. Give each structure its real length.")
+	labelHMATStructSize = tests.NewLabel("HMATStructureSize", tests.Medium, specHMAT+".2-§5.2.28.4",
+		"An HMAT structure's length is not the one its type and counts give (40 for proximity attributes; "+
+			"32 + 4 × initiators + 4 × targets + 2 × initiators × targets for latency and bandwidth; 32 + 2 × "+
+			"SMBIOS handles for a memory side cache), so its lists are read from the wrong place. Make the "+
+			"length and the counts agree.")
+	labelHMATDataType = tests.NewLabel("HMATDataType", tests.Medium, specHMAT+".3",
+		"A latency and bandwidth structure gives a reserved data type (0-5 are defined) or memory "+
+			"hierarchy (0-3 are defined), so the OS cannot tell what its numbers measure. Use a defined value.")
+	labelHMATDomain = tests.NewLabel("HMATDomainNotInSRAT", tests.Medium, specHMAT+"; §5.2.16",
+		"An HMAT structure names a proximity domain that no enabled SRAT structure has, so its attributes "+
+			"describe no node the OS knows. Use the SRAT's proximity domains.")
+	labelHMATCache = tests.NewLabel("HMATCacheAttributes", tests.Low, specHMAT+".4",
+		"A memory side cache structure's attributes give more than 3 cache levels, or a cache level of 0 "+
+			"or above the total. Give the cache's real level and the number of levels.")
+)
+
+var (
+	hmatLabels = []*tests.Label{labelHMATMalformed, labelHMATRevision, labelHMATReserved, labelHMATStructLength,
+		labelHMATStructSize, labelHMATDataType, labelHMATDomain, labelHMATCache}
 	sratLabels = []*tests.Label{labelMalformed, labelRevision, labelReserved, labelStructLength, labelStructSize,
 		labelMemRange, labelMemOverlap, labelDupAPIC, labelEmpty}
 	slitAll = []*tests.Label{labelSLITMalformed, labelSLITRevision, slitLabels.Length, slitLabels.Self,
@@ -193,6 +238,101 @@ var MSCT = &tests.Check{
 	Spec:     specMSCT,
 	Labels:   msctLabels,
 	Run:      runMSCT,
+}
+
+// HMAT is the hmat check.
+var HMAT = &tests.Check{
+	ID:       "hmat",
+	Title:    "HMAT memory attributes, latencies, bandwidths and memory side caches",
+	Category: tests.ACPI,
+	Inputs:   []input.Decl{input.ACPITables},
+	Spec:     specHMAT,
+	Labels:   hmatLabels,
+	Run:      runHMAT,
+}
+
+func runHMAT(p *tests.Pass) error {
+	unconfirmed := tablecheck.Unconfirmed(hmatLabels, confirmed)
+	for _, t := range tablecheck.Tables(p, acpi.SigHMAT, "no HMAT table (the machine describes no memory attributes; it is optional)") {
+		r := tablecheck.New(p, t, unconfirmed)
+		h, err := acpi.ParseHMAT(t)
+		if h == nil {
+			r.Fail(labelHMATMalformed, "%v", err)
+			continue
+		}
+		r.Revision(labelHMATRevision, t, 2)
+		if h.Reserved != 0 {
+			r.Fail(labelHMATReserved, "reserved header word 0x%08x", h.Reserved)
+		}
+		r.Walk(labelHMATStructLength, err)
+		r.NotRead(h.NotRead)
+		domains := sratDomains(p)
+		if domains == nil {
+			p.NotChecked(r.Name+": proximity domains against the SRAT's", "the machine has no SRAT", "")
+		}
+		unknown := map[uint32]int{} // domain → offset of the first structure naming it
+		name := func(d uint32, off int) {
+			if domains != nil && !domains[d] {
+				if _, ok := unknown[d]; !ok {
+					unknown[d] = off
+				}
+			}
+		}
+		for _, e := range h.Entries {
+			if e.WantLength == 0 {
+				r.Info("structure type %d at offset %d (length %d) is reserved: not interpreted", e.Type, e.Offset, e.Length)
+				continue
+			}
+			if uint64(e.Length) != e.WantLength {
+				r.Fail(labelHMATStructSize, "structure type %d at offset %d has length %d, its counts give %d", e.Type, e.Offset, e.Length, e.WantLength)
+			}
+			if e.Short {
+				continue
+			}
+			var flags uint16
+			switch e.Type {
+			case acpi.HMATProximity:
+				// Bits 1 and 2 were defined in ACPI 6.3 (memory domain
+				// valid, reservation hint) and are reserved since 6.4: a
+				// revision-2 table may still set them.
+				flags = 0x7
+				if e.Flags&acpi.HMATInitiatorValid != 0 {
+					name(e.Initiator, e.Offset)
+				}
+				name(e.Memory, e.Offset)
+			case acpi.HMATLocality:
+				flags = 0x3F // memory hierarchy 3:0, access attributes 5:4
+				if e.DataType > 5 || e.Flags&0xF > 3 {
+					r.Fail(labelHMATDataType, "structure at offset %d: data type %d, memory hierarchy %d", e.Offset, e.DataType, e.Flags&0xF)
+				}
+				for _, d := range e.InitiatorDomains {
+					name(d, e.Offset)
+				}
+				for _, d := range e.TargetDomains {
+					name(d, e.Offset)
+				}
+			case acpi.HMATCache:
+				name(e.Memory, e.Offset)
+				total, level := e.CacheAttributes&0xF, (e.CacheAttributes>>4)&0xF
+				if total > 3 || level == 0 || level > total {
+					r.Fail(labelHMATCache, "structure at offset %d: attributes 0x%08x (%d levels, level %d)", e.Offset, e.CacheAttributes, total, level)
+				}
+			}
+			if e.Reserved != 0 || e.Flags&^flags != 0 {
+				r.Fail(labelHMATReserved, "structure type %d at offset %d: flags 0x%04x, reserved fields %s", e.Type, e.Offset, e.Flags, tablecheck.Nonzero(e.Reserved))
+			}
+		}
+		if len(unknown) > 0 {
+			ds := make([]int, 0, len(unknown))
+			for d := range unknown {
+				ds = append(ds, int(d))
+			}
+			sort.Ints(ds)
+			r.Fail(labelHMATDomain, "proximity domains %v (first at offset %d) are in no enabled SRAT structure", ds[:min(len(ds), 8)], unknown[uint32(ds[0])])
+		}
+		r.Done("revision %d, %d structures", t.Header.Revision, len(h.Entries))
+	}
+	return nil
 }
 
 func runSRAT(p *tests.Pass) error {

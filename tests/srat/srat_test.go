@@ -155,3 +155,72 @@ func TestMSCT(t *testing.T) {
 	binary.LittleEndian.PutUint32(bad[36:], 200)
 	assert.Equal(t, []string{"MSCTOffset"}, tablecheck.Labels(checktest.RunTables(t, MSCT, checktest.SDT("MSCT", 1, bad[36:]))))
 }
+
+func hmatStruct(typ uint16, body []byte) []byte {
+	b := binary.LittleEndian.AppendUint16(nil, typ)
+	b = append(b, 0, 0)
+	b = binary.LittleEndian.AppendUint32(b, uint32(8+len(body)))
+	return append(b, body...)
+}
+
+func proximity(initiator, memory uint32) []byte {
+	b := []byte{1, 0, 0, 0}
+	b = binary.LittleEndian.AppendUint32(b, initiator)
+	b = binary.LittleEndian.AppendUint32(b, memory)
+	return hmatStruct(0, append(b, make([]byte, 20)...))
+}
+
+// locality builds a latency structure from initiator 0 to targets 0 and 1.
+func locality(dataType byte) []byte {
+	b := []byte{0, dataType, 0, 0}
+	b = binary.LittleEndian.AppendUint32(b, 1)
+	b = binary.LittleEndian.AppendUint32(b, 2)
+	b = append(b, 0, 0, 0, 0)
+	b = binary.LittleEndian.AppendUint64(b, 1000)
+	b = append(b, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0xFE, 0xFF)
+	return hmatStruct(1, b)
+}
+
+func cache(memory, attrs uint32) []byte {
+	b := binary.LittleEndian.AppendUint32(nil, memory)
+	b = append(b, 0, 0, 0, 0)
+	b = binary.LittleEndian.AppendUint64(b, 10240)
+	b = binary.LittleEndian.AppendUint32(b, attrs)
+	return hmatStruct(2, append(b, 0, 0, 0, 0))
+}
+
+func hmat(rev byte, structs ...[]byte) []byte {
+	body := []byte{0, 0, 0, 0}
+	for _, s := range structs {
+		body = append(body, s...)
+	}
+	return checktest.SDT("HMAT", rev, body)
+}
+
+func TestHMAT(t *testing.T) {
+	two := srat(3, lapic(0, 0), memory(0, 0, 1<<30, 1), memory(1, 1<<32, 1<<30, 1))
+	cases := []struct {
+		name string
+		raw  [][]byte
+		want []string
+	}{
+		{"clean, like QEMU's", [][]byte{two, hmat(2, proximity(0, 0), proximity(0, 1), locality(0), locality(3), cache(0, 0x00081111))}, nil},
+		{"revision 1", [][]byte{two, hmat(1, proximity(0, 0))}, []string{"HMATRevision"}},
+		{"reserved header", [][]byte{two, checktest.SDT("HMAT", 2, []byte{1, 0, 0, 0})}, []string{"HMATReservedBits"}},
+		{"domain not in SRAT", [][]byte{two, hmat(2, proximity(0, 5))}, []string{"HMATDomainNotInSRAT"}},
+		{"no SRAT", [][]byte{hmat(2, proximity(0, 5))}, nil},
+		{"data type 6", [][]byte{two, hmat(2, locality(6))}, []string{"HMATDataType"}},
+		{"locality counts disagree", [][]byte{two, hmat(2, func() []byte { b := locality(0); b[16] = 3; return b }())}, []string{"HMATStructureSize"}},
+		{"cache level 0", [][]byte{two, hmat(2, cache(0, 0x00081101))}, []string{"HMATCacheAttributes"}},
+		{"proximity short", [][]byte{two, hmat(2, hmatStruct(0, make([]byte, 8)))}, []string{"HMATStructureSize"}},
+		{"zero length", [][]byte{two, hmat(2, proximity(0, 0), make([]byte, 8))}, []string{"HMATStructureLength"}},
+		{"reserved type is info", [][]byte{two, hmat(2, hmatStruct(7, nil))}, nil},
+		{"truncated", [][]byte{checktest.SDT("HMAT", 2, nil)}, []string{"HMATMalformed"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := checktest.RunTables(t, HMAT, c.raw...)
+			assert.Equal(t, c.want, tablecheck.Labels(r), "%+v", r.Findings)
+		})
+	}
+}
