@@ -239,3 +239,24 @@ func FuzzParseNUMA(f *testing.F) {
 		}
 	})
 }
+
+// FuzzWalkStructures: the generic walker never panics and tiles the
+// bytes it walks, whatever the layout.
+func FuzzWalkStructures(f *testing.F) {
+	f.Add(sdt("ASF!", 32, []byte{0, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x84, 0, 4, 0}), uint8(36), uint8(0), uint8(0), uint8(2), uint8(1))
+	f.Add(sdt("NHLT", 0, []byte{1, 8, 0, 0, 0, 2, 0, 0, 0}), uint8(37), uint8(4), uint8(0), uint8(0), uint8(2))
+	f.Fuzz(func(t *testing.T, b []byte, start, typeOff, typeSize, lenOff, lenSize uint8) {
+		sizes := []int{1, 2, 4}
+		l := StructureLayout{Start: int(start), TypeOff: int(typeOff % 8), TypeSize: sizes[typeSize%3], LenOff: int(lenOff % 8), LenSize: sizes[lenSize%3]}
+		subs, _, err := WalkStructures("x", table(b), l)
+		if subs == nil && err != nil {
+			return
+		}
+		off := l.Start
+		for _, s := range subs {
+			require.Equal(t, off, s.Offset)
+			require.Len(t, s.Raw, s.Length)
+			off += s.Length
+		}
+	})
+}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/fwcheck/fwcheck/tests"
+	"github.com/fwcheck/fwcheck/tests/acpistruct"
 	"github.com/fwcheck/fwcheck/tests/acpitables"
 	"github.com/fwcheck/fwcheck/tests/amlparse"
 	"github.com/fwcheck/fwcheck/tests/apicedge"
@@ -125,6 +126,7 @@ var checks = sync.OnceValue(func() []*tests.Check {
 		srat.HMAT,
 		crat.Check,
 		crat.CDIT,
+		acpistruct.Check,
 	}
 	if err := tests.Validate(cs); err != nil {
 		panic(err)

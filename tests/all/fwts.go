@@ -6,6 +6,7 @@ package all
 // check missing here has no fwts counterpart; the mapping is of the
 // ground covered, not of rule-for-rule equivalence.
 var fwtsTests = map[string][]string{
+	"acpi-structure":  {"phat", "wdat", "spmi", "sbst", "csrt", "sdev", "pcct", "pmtt", "nfit", "pptt", "mchi", "uefi", "wpbt", "waet", "slic", "msdm", "asf", "cedt", "xenv", "stao", "mpst", "drtm"},
 	"acpitables":      {"acpitables", "rsdp", "rsdt", "xsdt"},
 	"aml-parse":       {"syntaxcheck"},
 	"bert":            {"bert"},

@@ -18,6 +18,7 @@ import (
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/internal/corpus"
 	"github.com/fwcheck/fwcheck/tests"
+	"github.com/fwcheck/fwcheck/tests/acpistruct"
 	"github.com/fwcheck/fwcheck/tests/checktest"
 )
 
@@ -25,12 +26,12 @@ import (
 // 25), golden-tested apart from the core ACPI suite so that each has its
 // own files: testdata/acpi/tables/NAME.txt.
 var tableCheckIDs = []string{"fpdt", "bgrt", "wsmt", "dmar", "lpit", "ivrs", "dbg2", "dbgp", "spcr", "ecdt", "bert",
-	"hest", "erst", "einj", "srat", "slit", "msct", "hmat", "crat", "cdit"}
+	"hest", "erst", "einj", "srat", "slit", "msct", "hmat", "crat", "cdit", "acpi-structure"}
 
 // tableSigs are the signatures those checks read, with the tables they
 // consult across (FADT, MADT, HPET, DSDT).
-var tableSigs = []string{"FPDT", "BGRT", "WSMT", "DMAR", "LPIT", "IVRS", "DBG2", "DBGP", "SPCR", "ECDT", "BERT",
-	"HEST", "ERST", "EINJ", "SRAT", "SLIT", "MSCT", "HMAT", "CRAT", "CDIT"}
+var tableSigs = append([]string{"FPDT", "BGRT", "WSMT", "DMAR", "LPIT", "IVRS", "DBG2", "DBGP", "SPCR", "ECDT", "BERT",
+	"HEST", "ERST", "EINJ", "SRAT", "SLIT", "MSCT", "HMAT", "CRAT", "CDIT"}, acpistruct.Signatures()...)
 
 func tableChecks(t testing.TB) []*tests.Check {
 	t.Helper()
@@ -117,7 +118,7 @@ func TestTableLabelMachines(t *testing.T) {
 
 // checkPackage names the package of the checks that share one with
 // another check (its doc holds both label tables).
-var checkPackage = map[string]string{"dbgp": "dbg2", "einj": "erst", "slit": "srat", "msct": "srat", "hmat": "srat", "cdit": "crat"}
+var checkPackage = map[string]string{"dbgp": "dbg2", "einj": "erst", "slit": "srat", "msct": "srat", "hmat": "srat", "cdit": "crat", "acpi-structure": "acpistruct"}
 
 func machines(ms []string) string {
 	if len(ms) == 0 {
