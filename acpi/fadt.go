@@ -358,7 +358,15 @@ type FACS struct {
 	Version               uint8
 	Reserved33            [3]byte
 	OSPMFlags             uint32
+	// Reserved40 is the OR of the 24 reserved bytes at offset 40.
+	Reserved40 uint64
 }
+
+// FACS flags (ACPI 6.5 §5.2.10, Table 5.15).
+const (
+	FACSS4BIOS         = 1 << 0 // the platform supports S4BIOS_REQ
+	FACS64BitWakeAvail = 1 << 1 // the platform can wake in 64-bit mode
+)
 
 // FACSMinSize is the size of the FACS structure (it may be longer).
 const FACSMinSize = 64
@@ -387,6 +395,7 @@ func ParseFACS(b []byte) (*FACS, error) {
 	f.Version = r.u8(32)
 	copy(f.Reserved33[:], b[33:36])
 	f.OSPMFlags = r.u32(36)
+	f.Reserved40 = r.u64(40) | r.u64(48) | r.u64(56)
 	return f, nil
 }
 

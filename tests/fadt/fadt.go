@@ -2,6 +2,24 @@
 // revision, the FACS and DSDT pointers, the PM register blocks, the fields
 // OSes rely on, and the reset register, whose chipset-specific hazards
 // (the single 0xCF9 write) it names.
+//
+// fwts' facs test, rule by rule (fwts names → fwcheck labels):
+// FACSInvalidLength → FACSInvalid; FACSInvalidAlignment →
+// FADTFACSAlignment; FACSNotReserved → FACSNotReserved (a warning: no
+// corpus dump carries a memory map, so no occurrence has been read); the
+// reserved bytes at 33-35, the reserved flag bits 31:2 and
+// FACSInvalidReserved1 (bytes 40-63) → FACSReservedNonZero. Added beside
+// fwts: FACSS4BIOSWithoutRequest (S4BIOS_F set with no S4BIOS_REQ value or
+// SMI_CMD port to use it). Corpus occurrences read against ACPI 6.5
+// §5.2.10: FACSReservedNonZero on 4C483D36D3E6 and 728634434C6F (version-1
+// FACSs whose bytes from 33 on hold what look like stale memory, 0xff
+// runs among them), FACSS4BIOSWithoutRequest on 83A64B35F7D8 (S4BIOS_F set,
+// S4BIOS_REQ 0). Left out: the reserved bits of OSPM Flags,
+// which the OS writes, not the firmware (a finding would blame firmware
+// for what the running OS stored there), and the FACS version (0, 1 and 2
+// are all in the corpus, each right for the ACPI version of its
+// firmware). The FADT rules of fwts' fadt test have not yet been gone
+// through one by one.
 package fadt
 
 import (
@@ -10,6 +28,7 @@ import (
 	"github.com/fwcheck/fwcheck/acpi"
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/tests"
+	"github.com/fwcheck/fwcheck/tests/internal/tablecheck"
 )
 
 const fadtSpec = "ACPI 6.5 §5.2.9"
@@ -39,6 +58,17 @@ var (
 	labelFACSInvalid = tests.NewLabel("FACSInvalid", tests.Medium, "ACPI 6.5 §5.2.10",
 		"The FACS is shorter than its 64-byte layout or lacks its signature, so the OS reads the "+
 			"waking vector and global lock from the wrong bytes. Publish a complete FACS.")
+	labelFACSReserved = tests.NewLabel("FACSReservedNonZero", tests.Low, "ACPI 6.5 §5.2.10",
+		"The FACS's reserved bytes (offsets 33-35 and 40-63) or reserved flag bits (31:2) are not zero. "+
+			"Firmware owns these bytes only to clear them; a later revision may give them a meaning. Clear "+
+			"them when the FACS is built.")
+	labelFACSS4BIOS = tests.NewLabel("FACSS4BIOSWithoutRequest", tests.Low, "ACPI 6.5 §5.2.10, §5.2.9",
+		"The FACS sets S4BIOS_F, saying the firmware can save and restore memory for S4 itself, but the "+
+			"FADT gives no S4BIOS_REQ value (or no SMI_CMD port) to ask for it, so the OS cannot use it. "+
+			"Give the SMI command value that enters S4BIOS, or clear S4BIOS_F.")
+	labelFACSNotReserved = tests.NewLabel("FACSNotReserved", tests.Medium, "ACPI 6.5 §5.2.10, §15.3",
+		"The FACS is not in memory the firmware memory map reserves (ACPI NVS), so the OS may reuse it "+
+			"and the waking vector and global lock are lost. Report the FACS's range as ACPI NVS.")
 	labelSleepPair = tests.NewLabel("FADTSleepRegisterPair", tests.Medium, "ACPI 6.5 §4.8.3.7, §5.2.9",
 		"Only one of SLEEP_CONTROL_REG and SLEEP_STATUS_REG is set. A hardware-reduced OS needs both "+
 			"to enter and leave sleep states; give both registers or neither.")
@@ -120,8 +150,9 @@ var Check = &tests.Check{
 	Title:    "FADT fields, pointers, register blocks and the RESET register",
 	Category: tests.ACPI,
 	Inputs:   []input.Decl{input.ACPITables},
+	Optional: []input.Decl{input.MemoryMap},
 	Spec:     fadtSpec,
-	Labels:   []*tests.Label{labelFADTMissing, labelFADTMalformed, labelFADTLength, labelFACSMismatch, labelFACSNone, labelFACSAlign, labelFACSInvalid, labelSleepPair, labelDSDTMismatch, labelDSDTNone, labelPMBlockMissing, labelPMBlockLen, labelXBlockMismatch, labelXBlockWidth, labelReserved, labelPMProfile, labelHWReducedRev, labelSCIInt, labelSMICmd, labelResetNoAddr, labelResetUnflagged, labelResetSpace, labelResetWidth, labelResetOffset, labelResetAccess, labelResetValueZero, labelResetCF9, labelResetSMI, labelResetKBC},
+	Labels:   []*tests.Label{labelFADTMissing, labelFADTMalformed, labelFADTLength, labelFACSMismatch, labelFACSNone, labelFACSAlign, labelFACSInvalid, labelFACSReserved, labelFACSS4BIOS, labelFACSNotReserved, labelSleepPair, labelDSDTMismatch, labelDSDTNone, labelPMBlockMissing, labelPMBlockLen, labelXBlockMismatch, labelXBlockWidth, labelReserved, labelPMProfile, labelHWReducedRev, labelSCIInt, labelSMICmd, labelResetNoAddr, labelResetUnflagged, labelResetSpace, labelResetWidth, labelResetOffset, labelResetAccess, labelResetValueZero, labelResetCF9, labelResetSMI, labelResetKBC},
 	Run:      run,
 }
 
@@ -155,13 +186,49 @@ func checkFACS(p *tests.Pass, ts *acpi.Tables, f *acpi.FADT) {
 	if a := f.FACSAddress(); a != 0 && a%64 != 0 {
 		p.Fail(labelFACSAlign, "FACS address 0x%x is not 64-byte aligned", a)
 	}
-	for _, t := range ts.Get(acpi.SigFACS) {
-		if fc, err := acpi.ParseFACS(t.Raw); err != nil {
+	facs := ts.Get(acpi.SigFACS)
+	for _, t := range facs {
+		fc, err := acpi.ParseFACS(t.Raw)
+		if err != nil {
 			p.Fail(labelFACSInvalid, "%s: %v", t.Name(), err)
-		} else {
+			continue
+		}
+		before := p.Failures()
+		if fc.Flags&^(acpi.FACSS4BIOS|acpi.FACS64BitWakeAvail) != 0 || fc.Reserved33 != [3]byte{} || fc.Reserved40 != 0 {
+			p.Fail(labelFACSReserved, "%s: flags 0x%08x, reserved bytes 33-35 %x, reserved bytes 40-63 %s",
+				t.Name(), fc.Flags, fc.Reserved33[:], nonzero(fc.Reserved40))
+		}
+		if fc.Flags&acpi.FACSS4BIOS != 0 && (f.S4BIOSReq == 0 || f.SMICmd == 0) {
+			p.Fail(labelFACSS4BIOS, "%s: S4BIOS_F set; FADT S4BIOS_REQ 0x%02x, SMI_CMD 0x%x", t.Name(), f.S4BIOSReq, f.SMICmd)
+		}
+		if p.Failures() == before {
 			p.Passed("%s: %d bytes, version %d", t.Name(), fc.Length, fc.Version)
 		}
 	}
+	a := f.FACSAddress()
+	if a == 0 || len(facs) == 0 {
+		return
+	}
+	mm := tablecheck.MemoryMap(p, "FACS range against the firmware memory map")
+	if mm == nil {
+		return
+	}
+	n := uint64(acpi.FACSMinSize)
+	if fc, err := acpi.ParseFACS(facs[0].Raw); err == nil {
+		n = uint64(fc.Length)
+	}
+	if ok, what := tablecheck.Reserved(mm, a, a+n-1); !ok {
+		// No corpus dump carries a memory map: the label is a warning
+		// until a real occurrence is read.
+		p.Warn(labelFACSNotReserved, "FACS 0x%x-0x%x: %s", a, a+n-1, what)
+	}
+}
+
+func nonzero(v uint64) string {
+	if v == 0 {
+		return "zero"
+	}
+	return fmt.Sprintf("nonzero (0x%x)", v)
 }
 
 func checkFADTLength(p *tests.Pass, f *acpi.FADT) {
