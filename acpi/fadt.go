@@ -7,6 +7,7 @@ import (
 // FADT lengths of the revisions the spec defined (ACPI 6.5 §5.2.9).
 const (
 	FADTLenRev1 = 116 // ACPI 1.0
+	FADTLenRev2 = 129 // ACPI 1.0b: RESET_REG and RESET_VALUE added
 	FADTLenRev3 = 244 // ACPI 2.0 (revision 3), 3.0, 4.0
 	FADTLenRev5 = 268 // ACPI 5.0 adds SLEEP_CONTROL/STATUS_REG
 	FADTLenRev6 = 276 // ACPI 6.0+ adds the hypervisor vendor identity

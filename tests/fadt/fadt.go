@@ -18,8 +18,30 @@
 // which the OS writes, not the firmware (a finding would blame firmware
 // for what the running OS stored there), and the FACS version (0, 1 and 2
 // are all in the corpus, each right for the ACPI version of its
-// firmware). The FADT rules of fwts' fadt test have not yet been gone
-// through one by one.
+// firmware).
+//
+// fwts' fadt test, rule by rule: FADTFACSZero and FADT32BitFACSNull →
+// FADTFACSMissing; FwCtrl32and64Differ → FADTFACSAddressMismatch;
+// FADTDSDTNull and FADTXDSDTNull with both pointers zero →
+// FADTDSDTMissing; FADT32And64Mismatch → FADTDSDTAddressMismatch;
+// FADTSCIIRQZero → FADTSCIInterruptZero; FADTSMICMDZero →
+// FADTSMICommandMissing (a warning until a corpus machine shows it);
+// FADTBadPMTMRLEN, FADTBadGPEBLKLEN and FADTBadGPE1BLKLEN →
+// FADTPMBlockLength; FADTBadRESETREG → FADTResetRegSpace; its zero
+// RESET_VALUE warning → FADTResetValueZero; FADTPM1CNTAddrMismatch and
+// FADTPM1CNTSizeMismatch → FADTXBlockAddressMismatch and
+// FADTXBlockWidthMismatch; FADTPM1AInvalidWidth → FADTPMBlockLength
+// (PM1_CNT_LEN of at least 2); FadtResetRegWidth and FadtResetRegBitOffset →
+// FADTResetRegWidth and FADTResetRegOffset. The revision-to-length matrix:
+// 116 bytes for revision 1, 129 for 2 (through RESET_VALUE, which revision
+// 2 added; the corpus' revision-2 FADTs are 132), 244 for 3 and 4, 268 for
+// 5, 276 for 6 and later (FADTLengthRevision). Left out: FADTXDSDTNull
+// with the 32-bit DSDT set (ACPI 6.5 allows either pointer alone, and a
+// DSDT below 4 GiB needs no X_DSDT); fwts' warnings that a hardware-reduced
+// FADT has nonzero SMI_CMD, PM_TMR_LEN or GPE block lengths (the
+// specification says OSPM ignores those fields then); SCI_ENNotEnabled,
+// which reads the PM1a control port (checks read no I/O ports, and the
+// running OS, not the firmware, owns SCI_EN by then).
 package fadt
 
 import (
@@ -41,7 +63,7 @@ var (
 		"The FADT is too short or its header length does not match its bytes, so its fields cannot "+
 			"be read. Publish a FADT of the size its revision defines.")
 	labelFADTLength = tests.NewLabel("FADTLengthRevision", tests.Medium, fadtSpec,
-		"The FADT is shorter than its revision requires (116 bytes for revision 1, 244 for 3 and 4, "+
+		"The FADT is shorter than its revision requires (116 bytes for revision 1, 129 for 2, 244 for 3 and 4, "+
 			"268 for 5, 276 for 6), so fields the revision promises are missing and read as zero. "+
 			"Either lower the revision or publish the full table.")
 	labelFACSMismatch = tests.NewLabel("FADTFACSAddressMismatch", tests.Medium, fadtSpec,
@@ -107,6 +129,10 @@ var (
 	labelSMICmd = tests.NewLabel("FADTSMICommandValues", tests.Medium, fadtSpec,
 		"SMI_CMD is set but ACPI_ENABLE and ACPI_DISABLE are the same non-zero value, so the OS cannot tell firmware to "+
 			"hand over or take back the hardware. Give the two distinct command values the SMI handler implements.")
+	labelSMICmdMissing = tests.NewLabel("FADTSMICommandMissing", tests.Low, fadtSpec,
+		"SMI_CMD is 0, which says the platform has no SMI command port, yet ACPI_ENABLE, ACPI_DISABLE, "+
+			"S4BIOS_REQ, PSTATE_CNT or CST_CNT give commands to write to it; these fields must be 0 without "+
+			"the port, and the commands cannot be sent. Give the SMI command port, or clear the commands.")
 	labelResetNoAddr = tests.NewLabel("FADTResetSupportedNoAddress", tests.High, fadtSpec,
 		"RESET_REG_SUP (flag bit 10) says the reset register works, but RESET_REG's address is zero. "+
 			"An OS that trusts the flag writes to address 0 and the machine does not reboot. Fill in "+
@@ -152,7 +178,7 @@ var Check = &tests.Check{
 	Inputs:   []input.Decl{input.ACPITables},
 	Optional: []input.Decl{input.MemoryMap},
 	Spec:     fadtSpec,
-	Labels:   []*tests.Label{labelFADTMissing, labelFADTMalformed, labelFADTLength, labelFACSMismatch, labelFACSNone, labelFACSAlign, labelFACSInvalid, labelFACSReserved, labelFACSS4BIOS, labelFACSNotReserved, labelSleepPair, labelDSDTMismatch, labelDSDTNone, labelPMBlockMissing, labelPMBlockLen, labelXBlockMismatch, labelXBlockWidth, labelReserved, labelPMProfile, labelHWReducedRev, labelSCIInt, labelSMICmd, labelResetNoAddr, labelResetUnflagged, labelResetSpace, labelResetWidth, labelResetOffset, labelResetAccess, labelResetValueZero, labelResetCF9, labelResetSMI, labelResetKBC},
+	Labels:   []*tests.Label{labelFADTMissing, labelFADTMalformed, labelFADTLength, labelFACSMismatch, labelFACSNone, labelFACSAlign, labelFACSInvalid, labelFACSReserved, labelFACSS4BIOS, labelFACSNotReserved, labelSleepPair, labelDSDTMismatch, labelDSDTNone, labelPMBlockMissing, labelPMBlockLen, labelXBlockMismatch, labelXBlockWidth, labelReserved, labelPMProfile, labelHWReducedRev, labelSCIInt, labelSMICmd, labelSMICmdMissing, labelResetNoAddr, labelResetUnflagged, labelResetSpace, labelResetWidth, labelResetOffset, labelResetAccess, labelResetValueZero, labelResetCF9, labelResetSMI, labelResetKBC},
 	Run:      run,
 }
 
@@ -240,6 +266,8 @@ func checkFADTLength(p *tests.Pass, f *acpi.FADT) {
 		want = acpi.FADTLenRev5
 	case r >= 3:
 		want = acpi.FADTLenRev3
+	case r == 2:
+		want = acpi.FADTLenRev2
 	default:
 		want = acpi.FADTLenRev1
 	}
@@ -358,6 +386,10 @@ func checkFADTFields(p *tests.Pass, f *acpi.FADT) {
 			p.Info(nil, "SMI_CMD is 0x%x but ACPI_ENABLE and ACPI_DISABLE are 0: the platform stays in ACPI mode", f.SMICmd)
 		case f.SMICmd != 0 && f.ACPIEnable == f.ACPIDisable:
 			p.Fail(labelSMICmd, "SMI_CMD 0x%x with ACPI_ENABLE = ACPI_DISABLE = 0x%02x", f.SMICmd, f.ACPIEnable)
+		case f.SMICmd == 0 && f.ACPIEnable|f.ACPIDisable|f.S4BIOSReq|f.PStateCnt|f.CSTCnt != 0:
+			// No corpus machine lacks SMI_CMD: a warning until one is read.
+			p.Warn(labelSMICmdMissing, "SMI_CMD is 0 with ACPI_ENABLE 0x%02x, ACPI_DISABLE 0x%02x, S4BIOS_REQ 0x%02x, PSTATE_CNT 0x%02x, CST_CNT 0x%02x",
+				f.ACPIEnable, f.ACPIDisable, f.S4BIOSReq, f.PStateCnt, f.CSTCnt)
 		}
 	}
 }

@@ -166,3 +166,22 @@ func TestFACSInReservedMemory(t *testing.T) {
 	r = checktest.Run(t, Check, checktest.Machine(t, mm, checktest.Table{Raw: checktest.FADT(nil)}, checktest.Table{Raw: facs}))
 	assert.Equal(t, []string{"FACSNotReserved"}, tablecheck.Labels(r))
 }
+
+func TestFADTSMICommandMissingAndRevision2(t *testing.T) {
+	r := checktest.RunTables(t, Check, checktest.FADT(func(b []byte) { binary.LittleEndian.PutUint32(b[48:], 0) }))
+	assert.Equal(t, []string{"FADTSMICommandMissing"}, tablecheck.Labels(r))
+	r = checktest.RunTables(t, Check, checktest.FADT(func(b []byte) {
+		binary.LittleEndian.PutUint32(b[48:], 0)
+		b[52], b[53] = 0, 0
+	}))
+	assert.Empty(t, tablecheck.Labels(r))
+
+	rev2 := func(n int) []byte {
+		b := checktest.FADT(func(b []byte) { b[8] = 2 })[:n]
+		binary.LittleEndian.PutUint32(b[4:], uint32(n))
+		checktest.FixSum(b)
+		return b
+	}
+	assert.NotContains(t, checktest.FailLabels(checktest.RunTables(t, Check, rev2(132))), "FADTLengthRevision")
+	assert.Contains(t, checktest.FailLabels(checktest.RunTables(t, Check, rev2(116))), "FADTLengthRevision")
+}
