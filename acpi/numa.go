@@ -16,7 +16,7 @@ const (
 	SigCDIT = "CDIT"
 )
 
-// SRAT structure types (ACPI 6.5 Table 5.xx) and their lengths.
+// SRAT structure types (ACPI 6.5 §5.2.16.1-§5.2.16.7).
 const (
 	SRATProcessorAPIC    = 0
 	SRATMemory           = 1
@@ -278,15 +278,15 @@ func ParseMSCT(t *Table) (*MSCT, error) {
 
 // CRAT structure types (Linux kfd_crat.h) and their sizes.
 const (
-	CRATCompute       = 0
-	CRATMemory        = 1
-	CRATCache         = 2
-	CRATTLB           = 3
-	CRATCCompute      = 4
-	CRATIOLink        = 5
-	CRATHeaderSize    = 48
-	CRATEnabled       = 1 << 0
-	crateLastKnownTyp = CRATIOLink
+	CRATCompute    = 0
+	CRATMemory     = 1
+	CRATCache      = 2
+	CRATTLB        = 3
+	CRATCCompute   = 4
+	CRATIOLink     = 5
+	CRATHeaderSize = 48
+	CRATEnabled    = 1 << 0
+	cratLastType   = CRATIOLink
 )
 
 // CRATStructSize returns the size of CRAT structure type t, 0 for a type
@@ -304,7 +304,7 @@ func CRATStructSize(t uint32) int {
 // CRATTypeName names a CRAT structure type.
 func CRATTypeName(t uint32) string {
 	names := []string{"compute unit affinity", "memory affinity", "cache affinity", "TLB affinity", "compute affinity", "I/O link affinity"}
-	if t <= crateLastKnownTyp {
+	if t <= cratLastType {
 		return names[t]
 	}
 	return "reserved type"

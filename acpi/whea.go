@@ -71,23 +71,23 @@ const (
 
 // EINJ actions (ACPI 6.5 Table 18.25).
 const (
-	EINJBeginInjection         = 0x00
-	EINJGetTriggerTable        = 0x01
-	EINJSetErrorType           = 0x02
-	EINJGetErrorType           = 0x03
-	EINJEnd                    = 0x04
-	EINJExecute                = 0x05
-	EINJCheckBusy              = 0x06
-	EINJGetCommandStatus       = 0x07
-	EINJSetErrorTypeWithAddr   = 0x08
-	EINJGetExecuteTimings      = 0x09
-	EINJTriggerError           = 0xFF
-	einjLastAction             = EINJGetExecuteTimings
-	erstLastAction             = ERSTGetExecuteTimings
-	erstLastInstruction        = ERSTMoveData
-	einjLastInstruction        = WHEANoop
-	erstReservedAction         = 0x0C
-	whealastKnownEntryFlagMask = WHEAPreserveRegister
+	EINJBeginInjection       = 0x00
+	EINJGetTriggerTable      = 0x01
+	EINJSetErrorType         = 0x02
+	EINJGetErrorType         = 0x03
+	EINJEnd                  = 0x04
+	EINJExecute              = 0x05
+	EINJCheckBusy            = 0x06
+	EINJGetCommandStatus     = 0x07
+	EINJSetErrorTypeWithAddr = 0x08
+	EINJGetExecuteTimings    = 0x09
+	EINJTriggerError         = 0xFF
+	einjLastAction           = EINJGetExecuteTimings
+	erstLastAction           = ERSTGetExecuteTimings
+	erstLastInstruction      = ERSTMoveData
+	einjLastInstruction      = WHEANoop
+	erstReservedAction       = 0x0C
+	wheaKnownEntryFlags      = WHEAPreserveRegister
 )
 
 // WHEAEntry is one serialization or injection instruction entry.
@@ -202,7 +202,7 @@ func WHEAInstructionReadsRegister(i uint8) bool {
 }
 
 // WHEAEntryFlagsReserved returns the reserved bits set in an entry's flags.
-func WHEAEntryFlagsReserved(f uint8) uint8 { return f &^ whealastKnownEntryFlagMask }
+func WHEAEntryFlagsReserved(f uint8) uint8 { return f &^ wheaKnownEntryFlags }
 
 // APEIRegisterProblem says what makes g unusable as an APEI register (an
 // ERST or EINJ register region, a generic error source's error status
