@@ -22,7 +22,7 @@ func TestListJSONNamesFWTSTests(t *testing.T) {
 		got[c.ID] = c.FWTS
 	}
 	assert.Equal(t, []string{"dmar"}, got["dmar"])
-	assert.Equal(t, []string{"fadt"}, got["fadt"])
+	assert.Equal(t, []string{"fadt", "facs"}, got["fadt"])
 	assert.Nil(t, got["reset"], "a check without an fwts counterpart has no fwts key")
 }
 

@@ -19,7 +19,7 @@ var fwtsTests = map[string][]string{
 	"dmar":            {"dmar"},
 	"ecdt":            {"ecdt"},
 	"esrt":            {"esrt"},
-	"fadt":            {"fadt"},
+	"fadt":            {"fadt", "facs"},
 	"fpdt":            {"fpdt"},
 	"hpet":            {"hpet"},
 	"hpet-crs":        {"hpet"},
