@@ -315,6 +315,9 @@ func runCommands(add func(*command)) {
 			if checks[i].Flags.RunsOnlyWhenNamed() {
 				fmt.Fprint(e.stdout, " (runs only when named)")
 			}
+			if len(en.FWTS) > 0 {
+				fmt.Fprintf(e.stdout, "  fwts: %s", strings.Join(en.FWTS, ","))
+			}
 			fmt.Fprintln(e.stdout)
 		}
 		return exitOK

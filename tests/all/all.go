@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/fwcheck/fwcheck/tests"
+	"github.com/fwcheck/fwcheck/tests/acpistruct"
 	"github.com/fwcheck/fwcheck/tests/acpitables"
 	"github.com/fwcheck/fwcheck/tests/amlparse"
 	"github.com/fwcheck/fwcheck/tests/apicedge"
@@ -16,15 +17,18 @@ import (
 	"github.com/fwcheck/fwcheck/tests/checksum"
 	"github.com/fwcheck/fwcheck/tests/cpufeatures"
 	"github.com/fwcheck/fwcheck/tests/cpufreq"
+	"github.com/fwcheck/fwcheck/tests/crat"
 	"github.com/fwcheck/fwcheck/tests/dbg2"
 	"github.com/fwcheck/fwcheck/tests/deviceids"
 	"github.com/fwcheck/fwcheck/tests/dmar"
 	"github.com/fwcheck/fwcheck/tests/e820"
 	"github.com/fwcheck/fwcheck/tests/ecdt"
+	"github.com/fwcheck/fwcheck/tests/erst"
 	"github.com/fwcheck/fwcheck/tests/esrt"
 	"github.com/fwcheck/fwcheck/tests/fadt"
 	"github.com/fwcheck/fwcheck/tests/fan"
 	"github.com/fwcheck/fwcheck/tests/fpdt"
+	"github.com/fwcheck/fwcheck/tests/hest"
 	"github.com/fwcheck/fwcheck/tests/hpet"
 	"github.com/fwcheck/fwcheck/tests/hpetcrs"
 	"github.com/fwcheck/fwcheck/tests/ivrs"
@@ -48,6 +52,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/sleepstates"
 	"github.com/fwcheck/fwcheck/tests/smbios"
 	"github.com/fwcheck/fwcheck/tests/spcr"
+	"github.com/fwcheck/fwcheck/tests/srat"
 	"github.com/fwcheck/fwcheck/tests/thermal"
 	"github.com/fwcheck/fwcheck/tests/tpm2table"
 	"github.com/fwcheck/fwcheck/tests/tpmeventlog"
@@ -112,6 +117,16 @@ var checks = sync.OnceValue(func() []*tests.Check {
 		spcr.Check,
 		thermal.Check,
 		wsmt.Check,
+		hest.Check,
+		erst.Check,
+		erst.EINJ,
+		srat.Check,
+		srat.SLIT,
+		srat.MSCT,
+		srat.HMAT,
+		crat.Check,
+		crat.CDIT,
+		acpistruct.Check,
 	}
 	if err := tests.Validate(cs); err != nil {
 		panic(err)
