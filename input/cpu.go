@@ -17,10 +17,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fwcheck/fwcheck/cpuinfo"
+	"github.com/fwcheck/fwcheck/cpu/cpuinfo"
+	"github.com/fwcheck/fwcheck/cpu/msr"
+	"github.com/fwcheck/fwcheck/cpu/mtrr"
 	"github.com/fwcheck/fwcheck/memmap"
-	"github.com/fwcheck/fwcheck/msr"
-	"github.com/fwcheck/fwcheck/mtrr"
 )
 
 // The CPU and memory inputs: model-specific registers of every CPU,

@@ -23,11 +23,11 @@ import (
 	"sync"
 
 	"github.com/fwcheck/fwcheck/acpi"
-	"github.com/fwcheck/fwcheck/cpuinfo"
+	"github.com/fwcheck/fwcheck/cpu/cpuinfo"
+	"github.com/fwcheck/fwcheck/cpu/msr"
+	lib "github.com/fwcheck/fwcheck/cpu/mtrr"
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/memmap"
-	"github.com/fwcheck/fwcheck/msr"
-	lib "github.com/fwcheck/fwcheck/mtrr"
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/internal/vm"
 )

@@ -26,7 +26,7 @@ import (
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/internal/journal"
 	"github.com/fwcheck/fwcheck/internal/stats"
-	"github.com/fwcheck/fwcheck/klog"
+	"github.com/fwcheck/fwcheck/klog/pm"
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/internal/vm"
 	klogcheck "github.com/fwcheck/fwcheck/tests/klog"
@@ -345,9 +345,9 @@ func cycle(p *tests.Pass, ctl input.Control, adv *klogcheck.Advisor, j *journal.
 		o.Problems = append(o.Problems, l.Name+": "+msg)
 		p.Fail(l, "cycle %d: %s", n, msg)
 	}
-	markErr := ctl.Mark(klog.Marker(n, klog.MarkerBegin))
+	markErr := ctl.Mark(pm.Marker(n, pm.MarkerBegin))
 	res, serr := ctl.Suspend(req)
-	_ = ctl.Mark(klog.Marker(n, klog.MarkerEnd, fmt.Sprintf("slept=%.3fs", res.Asleep.Seconds())))
+	_ = ctl.Mark(pm.Marker(n, pm.MarkerEnd, fmt.Sprintf("slept=%.3fs", res.Asleep.Seconds())))
 	o.AsleepMS = ms(res.Asleep)
 
 	// The machine as it is after the resume (Control started a new phase).
@@ -355,7 +355,7 @@ func cycle(p *tests.Pass, ctl input.Control, adv *klogcheck.Advisor, j *journal.
 	// timer ticks) are shown but do not fail the cycle: Failures does not
 	// count them.
 	recs, _ := tests.KernelRecords(p)
-	c := findCycle(klog.Suspends(recs), n, markErr == nil)
+	c := findCycle(pm.Suspends(recs), n, markErr == nil)
 	states, _ := tests.Load(p, input.PowerStates)
 
 	wakeAfter, _ := tests.Load(p, input.WakeupSources)
@@ -399,7 +399,7 @@ func cycle(p *tests.Pass, ctl input.Control, adv *klogcheck.Advisor, j *journal.
 	}
 	if c != nil {
 		o.KernelResumeMS = ms(c.KernelResume)
-		if s := c.Slowest(1, klog.PhaseResume); len(s) > 0 {
+		if s := c.Slowest(1, pm.PhaseResume); len(s) > 0 {
 			o.SlowestDevice, o.SlowestMS = s[0].Device, ms(s[0].Duration)
 		}
 		for _, f := range c.Failures {
@@ -407,7 +407,7 @@ func cycle(p *tests.Pass, ctl input.Control, adv *klogcheck.Advisor, j *journal.
 		}
 		if c.KernelResume > MaxResume.Get(p) {
 			var slow []string
-			for _, d := range c.Slowest(5, klog.PhaseResume) {
+			for _, d := range c.Slowest(5, pm.PhaseResume) {
 				slow = append(slow, fmt.Sprintf("%s %v", d.Device, round(d.Duration)))
 			}
 			fail(labelSlowResume, "the kernel resumed in %v (limit %v); slowest: %s", round(c.KernelResume), MaxResume.Get(p), strings.Join(slow, ", "))
@@ -456,7 +456,7 @@ func cycle(p *tests.Pass, ctl input.Control, adv *klogcheck.Advisor, j *journal.
 
 // findCycle returns cycle n of the log: by its marker, or, when the markers
 // could not be written, the last cycle the kernel logged.
-func findCycle(sl *klog.SuspendLog, n int, marked bool) *klog.Cycle {
+func findCycle(sl *pm.SuspendLog, n int, marked bool) *pm.Cycle {
 	for i := len(sl.Cycles) - 1; i >= 0; i-- {
 		c := &sl.Cycles[i]
 		if c.Number == n && c.Marker != "" {

@@ -33,7 +33,7 @@ import (
 
 	usmbios "github.com/u-root/u-root/pkg/smbios"
 
-	"github.com/fwcheck/fwcheck/cpuinfo"
+	"github.com/fwcheck/fwcheck/cpu/cpuinfo"
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/klog"
 	lib "github.com/fwcheck/fwcheck/smbios"
