@@ -203,30 +203,9 @@ var msrRegs = append(append([]uint32{mtrr.MSRCap, mtrr.MSRDefType}, mtrr.FixedMS
 
 var cpuDir = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]+$`) })
 
-// recordMSRs reads the registers of every CPU under root, loading the msr
-// module first when /dev/cpu/N/msr is missing on the real root.
+// recordMSRs reads the registers of every CPU under root.
 func recordMSRs(root string) ([]byte, error) {
-	dir := filepath.Join(root, "dev/cpu")
-	modErr := ""
-	if filepath.Clean(root) == "/" {
-		if _, err := os.Stat(filepath.Join(dir, "0", "msr")); errors.Is(err, fs.ErrNotExist) {
-			modErr = loadModule("msr")
-		}
-	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
 	d := msr.NewDump()
-	var errs []string
-	var cpus []int
-	for _, e := range ents {
-		if cpuDir().MatchString(e.Name()) {
-			n, _ := strconv.Atoi(e.Name())
-			cpus = append(cpus, n)
-		}
-	}
-	sort.Ints(cpus)
 	more := func(cpu int, d *msr.Dump) []uint32 {
 		c, ok := d.Get(cpu, mtrr.MSRCap)
 		if !ok {
@@ -238,31 +217,59 @@ func recordMSRs(root string) ([]byte, error) {
 		}
 		return out
 	}
-	for _, c := range cpus {
-		if err := msr.ReadCPU(d, c, filepath.Join(dir, strconv.Itoa(c), "msr"), msrRegs, more); err != nil {
-			errs = append(errs, err.Error())
-			d.SetError(c, mtrr.MSRCap, err.Error()) // the CPU is known, its registers unread
+	err := eachCPU(root, "msr", func(cpu int, dev string) error {
+		if err := msr.ReadCPU(d, cpu, dev, msrRegs, more); err != nil {
+			d.SetError(cpu, mtrr.MSRCap, err.Error()) // the CPU is known, its registers unread
+			return err
 		}
-	}
-	if len(d.Values) == 0 {
-		if len(errs) == 0 {
-			errs = append(errs, "no /dev/cpu/N/msr device (is the msr module available?)")
-		}
-		if modErr != "" {
-			errs = append(errs, modErr)
-		}
-		return nil, errors.New(strings.Join(uniqStrings(errs), "; "))
+		return nil
+	}, func() bool { return len(d.Values) > 0 })
+	if err != nil {
+		return nil, err
 	}
 	var b bytes.Buffer
 	err = d.Format(&b)
 	return b.Bytes(), err
 }
 
-// cpuNumbers lists the numbered entries of dir (/dev/cpu), in order.
-func cpuNumbers(dir string) ([]int, error) {
-	ents, err := os.ReadDir(dir)
+// recordCPUID reads cpuinfo.Leaves on every CPU under root. A leaf past
+// the CPU's maximum reads as whatever the CPU returns for it; a read error
+// ends that CPU's leaves.
+func recordCPUID(root string) ([]byte, error) {
+	c := cpuinfo.CPUID{}
+	err := eachCPU(root, "cpuid", func(cpu int, dev string) error {
+		r, err := cpuinfo.ReadCPUIDDevice(dev, cpuinfo.Leaves)
+		if len(r) > 0 {
+			c[cpu] = r
+		}
+		return err
+	}, func() bool { return len(c) > 0 })
 	if err != nil {
 		return nil, err
+	}
+	var b bytes.Buffer
+	err = c.Format(&b)
+	return b.Bytes(), err
+}
+
+// eachCPU is the one per-CPU reading loop: it calls read with every CPU
+// number under root's /dev/cpu, in order, and that CPU's device file
+// (/dev/cpu/N/<dev>), loading the kernel module named dev first when CPU
+// 0's device is missing on the real root. A read error is kept and the
+// loop goes on to the next CPU. When got reports that nothing at all was
+// read, the error returned names every distinct reason (or the missing
+// device) and the module load's failure.
+func eachCPU(root, dev string, read func(cpu int, dev string) error, got func() bool) error {
+	dir := filepath.Join(root, "dev/cpu")
+	modErr := ""
+	if filepath.Clean(root) == "/" {
+		if _, err := os.Stat(filepath.Join(dir, "0", dev)); errors.Is(err, fs.ErrNotExist) {
+			modErr = loadModule(dev)
+		}
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
 	}
 	var cpus []int
 	for _, e := range ents {
@@ -272,48 +279,22 @@ func cpuNumbers(dir string) ([]int, error) {
 		}
 	}
 	sort.Ints(cpus)
-	return cpus, nil
-}
-
-// recordCPUID reads cpuinfo.Leaves on every CPU under root, loading the
-// cpuid module first when /dev/cpu/N/cpuid is missing on the real root.
-// A leaf past the CPU's maximum reads as whatever the CPU returns for it;
-// a read error ends that CPU's leaves.
-func recordCPUID(root string) ([]byte, error) {
-	dir := filepath.Join(root, "dev/cpu")
-	modErr := ""
-	if filepath.Clean(root) == "/" {
-		if _, err := os.Stat(filepath.Join(dir, "0", "cpuid")); errors.Is(err, fs.ErrNotExist) {
-			modErr = loadModule("cpuid")
-		}
-	}
-	cpus, err := cpuNumbers(dir)
-	if err != nil {
-		return nil, err
-	}
-	c := cpuinfo.CPUID{}
 	var errs []string
 	for _, n := range cpus {
-		r, err := cpuinfo.ReadCPUIDDevice(filepath.Join(dir, strconv.Itoa(n), "cpuid"), cpuinfo.Leaves)
-		if len(r) > 0 {
-			c[n] = r
-		}
-		if err != nil {
+		if err := read(n, filepath.Join(dir, strconv.Itoa(n), dev)); err != nil {
 			errs = append(errs, err.Error())
 		}
 	}
-	if len(c) == 0 {
-		if len(errs) == 0 {
-			errs = append(errs, "no /dev/cpu/N/cpuid device (is the cpuid module available?)")
-		}
-		if modErr != "" {
-			errs = append(errs, modErr)
-		}
-		return nil, errors.New(strings.Join(uniqStrings(errs), "; "))
+	if got() {
+		return nil
 	}
-	var b bytes.Buffer
-	err = c.Format(&b)
-	return b.Bytes(), err
+	if len(errs) == 0 {
+		errs = append(errs, fmt.Sprintf("no /dev/cpu/N/%s device (is the %s module available?)", dev, dev))
+	}
+	if modErr != "" {
+		errs = append(errs, modErr)
+	}
+	return errors.New(strings.Join(uniqStrings(errs), "; "))
 }
 
 func uniqStrings(ss []string) []string {
