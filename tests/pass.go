@@ -359,8 +359,12 @@ func (p *Pass) omit(f Finding) {
 func (p *Pass) Failures() int { return p.fails }
 
 // Record keeps a measurement under name in the result's data (Result.Data),
-// replacing an earlier one: v must marshal to JSON.
+// replacing an earlier one: v must marshal to JSON. Per-cycle records go
+// through RecordCycles, whose key ("cycles") Record refuses.
 func (p *Pass) Record(name string, v any) {
+	if name == cyclesKey {
+		panic("tests: Pass.Record(\"cycles\"): per-cycle records go through RecordCycles")
+	}
 	if p.data == nil {
 		p.data = map[string]any{}
 	}

@@ -119,27 +119,9 @@ var Check = &tests.Check{
 	Run:        run,
 }
 
-// Outcome is one cycle's result, as the journal and the summary hold it.
-type Outcome struct {
-	Cycle  int    `json:"cycle"`
-	Status string `json:"status"` // passed, failed, hung
-	// Times in milliseconds; 0 when unknown.
-	RequestedMS      float64 `json:"requested_ms,omitempty"`
-	AsleepMS         float64 `json:"asleep_ms,omitempty"`
-	KernelResumeMS   float64 `json:"kernel_resume_ms,omitempty"`
-	FirmwareResumeMS float64 `json:"firmware_resume_ms,omitempty"`
-	// FirmwareSuspendMS is the firmware's part of the suspend (the FPDT's
-	// S3 suspend record: SLP_TYP written to the final write).
-	FirmwareSuspendMS float64 `json:"firmware_suspend_ms,omitempty"`
-	// WokenBy is what the wake evidence says woke the machine: "alarm"
-	// (the RTC's wakeup source counted the wake), "other" (it did not, or
-	// the alarm was still armed), or empty when only the wall-time
-	// fallback could judge.
-	WokenBy       string   `json:"woken_by,omitempty"`
-	SlowestDevice string   `json:"slowest_device,omitempty"`
-	SlowestMS     float64  `json:"slowest_ms,omitempty"`
-	Problems      []string `json:"problems,omitempty"`
-}
+// Outcome is one cycle's result, as the journal and the summary hold it:
+// the framework's per-cycle record, whose s3 fields this check fills.
+type Outcome = tests.CycleRecord
 
 func run(p *tests.Pass) error {
 	states := tests.Input(p, input.PowerStates)
@@ -230,7 +212,7 @@ func run(p *tests.Pass) error {
 	if err := j.Append(Record{Event: "done", Time: time.Now()}); err != nil {
 		p.Warn(nil, "journal: %v", err)
 	}
-	p.Record("cycles", outcomes)
+	p.RecordCycles(outcomes)
 	summarize(p, outcomes)
 	return nil
 }
