@@ -160,7 +160,7 @@ func (k *Key[T]) compute(m *Machine) (v T, err error) {
 		var u *Unavailable
 		switch {
 		case errors.As(err, &u):
-		case errors.Is(err, fs.ErrNotExist) && !file && !isRecorded(err): // a recorder's cause is kept
+		case errors.Is(err, fs.ErrNotExist) && !file && recorded(err) == nil: // a recorder's cause is kept
 			err = &Unavailable{k.s.Name, m.missing(k.s.Doc)}
 		default:
 			err = &Unavailable{k.s.Name, err.Error()}
