@@ -14,6 +14,7 @@ import (
 
 	"github.com/fwcheck/fwcheck/acpi"
 	"github.com/fwcheck/fwcheck/klog"
+	"github.com/fwcheck/fwcheck/memmap"
 )
 
 // The inputs checks can declare. Each is one declaration here, beside the
@@ -50,7 +51,7 @@ var (
 	})
 	// MemoryMap is the firmware memory map (the map the firmware handed
 	// the kernel), sorted by start address.
-	MemoryMap = Declare(Spec[[]MemoryRange]{
+	MemoryMap = Declare(Spec[[]memmap.Range]{
 		Name: "memory-map", Doc: "the firmware memory map (/sys/firmware/memmap)", Root: true,
 		Capture: []string{"sys/firmware/memmap", "proc/iomem"},
 		Load:    loadMemoryMap,
@@ -81,12 +82,6 @@ func dmiPaths() []string {
 		p = append(p, path.Join(dmiDir, f))
 	}
 	return p
-}
-
-// MemoryRange is one entry of the firmware memory map.
-type MemoryRange struct {
-	Start, End uint64 // inclusive
-	Type       string // "System RAM", "Reserved", "ACPI Tables", …
 }
 
 func loadKernel(src Source) (string, error) {
@@ -292,15 +287,15 @@ func loadDMI(src Source) (*DMIInfo, error) {
 	return d, nil
 }
 
-func loadMemoryMap(src Source) ([]MemoryRange, error) {
+func loadMemoryMap(src Source) ([]memmap.Range, error) {
 	ents, err := fs.ReadDir(src, "sys/firmware/memmap")
 	if err != nil {
 		return nil, err
 	}
-	var out []MemoryRange
+	var out []memmap.Range
 	for _, e := range ents {
 		dir := path.Join("sys/firmware/memmap", e.Name())
-		var r MemoryRange
+		var r memmap.Range
 		s, err1 := fs.ReadFile(src, dir+"/start")
 		en, err2 := fs.ReadFile(src, dir+"/end")
 		t, err3 := fs.ReadFile(src, dir+"/type")

@@ -325,10 +325,7 @@ func checkRAM(p *tests.Pass, s *lib.State, texts []string, tom2Unknown bool) {
 	var ram []memmap.Range
 	src := ""
 	if mm, err := tests.Load(p, input.MemoryMap); err == nil && len(mm) > 0 {
-		src = "the firmware memory map"
-		for _, r := range mm {
-			ram = append(ram, memmap.Range{Start: r.Start, End: r.End, Type: r.Type})
-		}
+		src, ram = "the firmware memory map", mm
 	} else if e := memmap.E820FromLog(texts); len(e) > 0 {
 		src, ram = "the e820 map in the kernel log", e
 	} else {
