@@ -31,14 +31,14 @@ var (
 	// programs, read on every CPU through /dev/cpu/N/msr (the msr module is
 	// loaded when the device files are missing). A snapshot records the
 	// values read as fwcheck/msr.txt.
-	MSRs = Declare(Spec[*msr.Dump]{
+	MSRs = Declare(Def[*msr.Dump]{
 		Name: "msrs", Doc: "MTRRs and firmware-programmed MSRs of every CPU (/dev/cpu/N/msr)", Root: true,
 		Capture: []string{RecordedDir + "/" + MSRFile},
 		Load:    loadMSRs,
 	})
 	// CPUInfo is /proc/cpuinfo: vendor, model, microcode, flags, address
 	// widths per logical CPU.
-	CPUInfo = Declare(Spec[[]cpuinfo.CPU]{
+	CPUInfo = Declare(Def[[]cpuinfo.CPU]{
 		Name: "cpuinfo", Doc: "per-CPU identification, microcode and CPUID flags (/proc/cpuinfo)",
 		Capture: []string{"proc/cpuinfo"},
 		Load: func(src Source) ([]cpuinfo.CPU, error) {
@@ -53,7 +53,7 @@ var (
 	// module is loaded when the device files are missing), recorded as
 	// fwcheck/cpuid.txt: what the CPU reports before the kernel clears
 	// flags (vmx, svm) that firmware disabled.
-	CPUID = Declare(Spec[cpuinfo.CPUID]{
+	CPUID = Declare(Def[cpuinfo.CPUID]{
 		Name: "cpuid", Doc: "raw CPUID leaves of every CPU (/dev/cpu/N/cpuid)", Root: true,
 		Capture: []string{RecordedDir + "/" + CPUIDFile},
 		Load: func(src Source) (cpuinfo.CPUID, error) {
@@ -70,7 +70,7 @@ var (
 	})
 	// ProcMTRR is the kernel's view of the variable MTRRs (/proc/mtrr),
 	// for when the registers cannot be read.
-	ProcMTRR = Declare(Spec[*mtrr.State]{
+	ProcMTRR = Declare(Def[*mtrr.State]{
 		Name: "proc-mtrr", Doc: "the variable MTRRs as the kernel shows them (/proc/mtrr)", Root: true,
 		Capture: []string{"proc/mtrr"},
 		Load: func(src Source) (*mtrr.State, error) {
@@ -82,7 +82,7 @@ var (
 		},
 	})
 	// IOMem is /proc/iomem, the kernel's physical resource tree.
-	IOMem = Declare(Spec[[]memmap.Resource]{
+	IOMem = Declare(Def[[]memmap.Resource]{
 		Name: "iomem", Doc: "the physical address resource tree (/proc/iomem)", Root: true,
 		Capture: []string{"proc/iomem"},
 		Load: func(src Source) ([]memmap.Resource, error) {
@@ -96,21 +96,21 @@ var (
 	// PCIBARs are the memory BARs of every PCI device, with their
 	// prefetchable bit (sysfs resource files, recorded as
 	// fwcheck/pci-bars.txt).
-	PCIBARs = Declare(Spec[[]memmap.BAR]{
+	PCIBARs = Declare(Def[[]memmap.BAR]{
 		Name: "pci-bars", Doc: "PCI memory BARs and their prefetchable bit (/sys/bus/pci/devices/*/resource)",
 		Capture: []string{RecordedDir + "/" + PCIBARFile},
 		Load:    loadPCIBARs,
 	})
 	// CPUVulns are the kernel's CPU vulnerability verdicts, by name
 	// ("mds": "Vulnerable: Clear CPU buffers attempted, no microcode").
-	CPUVulns = Declare(Spec[map[string]string]{
+	CPUVulns = Declare(Def[map[string]string]{
 		Name: "cpu-vulnerabilities", Doc: "the kernel's CPU vulnerability and mitigation status (/sys/devices/system/cpu/vulnerabilities)",
 		Capture: []string{vulnDir},
 		Load:    loadVulns,
 	})
 	// BDA is the BIOS data area (256 bytes at physical 0x400, read through
 	// /dev/mem), where legacy firmware records the EBDA's segment.
-	BDA = Declare(Spec[[]byte]{
+	BDA = Declare(Def[[]byte]{
 		Name: "bda", Doc: "the BIOS data area at 0x400 (/dev/mem)", Root: true,
 		Capture: []string{RecordedDir + "/" + BDAFile},
 		Load: func(src Source) ([]byte, error) {
@@ -122,7 +122,7 @@ var (
 		},
 	})
 	// SMBIOS is the raw SMBIOS entry point and structure table.
-	SMBIOS = Declare(Spec[*SMBIOSTables]{
+	SMBIOS = Declare(Def[*SMBIOSTables]{
 		Name: "smbios", Doc: "the raw SMBIOS entry point and table (/sys/firmware/dmi/tables)", Root: true,
 		Capture: []string{smbiosDir + "/smbios_entry_point", smbiosDir + "/DMI"},
 		Load:    loadSMBIOS,

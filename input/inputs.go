@@ -22,7 +22,7 @@ import (
 var (
 	// ACPITables are the ACPI tables: sysfs, plus the RSDP, XSDT and RSDT
 	// recorded from /dev/mem; or an acpidump file or raw-table directory.
-	ACPITables = Declare(Spec[*acpi.Tables]{
+	ACPITables = Declare(Def[*acpi.Tables]{
 		Name: "acpi-tables", Doc: "ACPI tables (sysfs, plus RSDP/XSDT/RSDT recorded from /dev/mem)", Root: true,
 		Capture: []string{acpi.SysfsDir, RecordedDir + "/acpi/RSDP", RecordedDir + "/acpi/XSDT", RecordedDir + "/acpi/RSDT"},
 		Load:    loadACPI,
@@ -31,27 +31,27 @@ var (
 	// KernelLog is the kernel log: /dev/kmsg live, or a dmesg/journalctl
 	// text file, which is read record by record on each pass rather than
 	// held in memory.
-	KernelLog = Declare(Spec[*klog.Log]{
+	KernelLog = Declare(Def[*klog.Log]{
 		Name: "kernel-log", Doc: "the kernel log (/dev/kmsg)",
 		Capture: []string{RecordedDir + "/" + KlogFile},
 		Load:    loadKlog,
 		File:    loadKlogFile,
 	})
 	// DMI is the machine's DMI (SMBIOS) identity.
-	DMI = Declare(Spec[*DMIInfo]{
+	DMI = Declare(Def[*DMIInfo]{
 		Name: "dmi", Doc: "DMI identity (/sys/class/dmi/id)",
 		Capture: dmiPaths(),
 		Load:    loadDMI,
 	})
 	// Kernel is the running kernel's version string.
-	Kernel = Declare(Spec[string]{
+	Kernel = Declare(Def[string]{
 		Name: "kernel", Doc: "the running kernel's version (/proc/version)",
 		Capture: []string{"proc/version"},
 		Load:    loadKernel,
 	})
 	// MemoryMap is the firmware memory map (the map the firmware handed
 	// the kernel), sorted by start address.
-	MemoryMap = Declare(Spec[[]memmap.Range]{
+	MemoryMap = Declare(Def[[]memmap.Range]{
 		Name: "memory-map", Doc: "the firmware memory map (/sys/firmware/memmap)", Root: true,
 		Capture: []string{"sys/firmware/memmap", "proc/iomem"},
 		Load:    loadMemoryMap,

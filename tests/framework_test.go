@@ -174,7 +174,7 @@ func TestStatuses(t *testing.T) {
 	r = mk(func(p *Pass) { p.Explained(testLabel, "virtual machine (DMI: QEMU)", "TSC unstable") })
 	assert.Equal(t, StatusPassed, r.Status)
 	assert.Equal(t, "virtual machine (DMI: QEMU)", r.Findings[0].Explained)
-	assert.False(t, r.Findings[0].Counts())
+	assert.False(t, r.Findings[0].Fails())
 	assert.Equal(t, None, r.Worst())
 
 	// A failure without a label, or with one the check did not declare, is
@@ -220,7 +220,7 @@ func TestOmittedKeepTheirClass(t *testing.T) {
 	require.Len(t, r.Omitted, 2)
 	assert.Equal(t, 30, r.Omitted[0].Count)
 	assert.Equal(t, "virtual machine", r.Omitted[0].Explained)
-	assert.False(t, r.Omitted[0].Counts())
+	assert.False(t, r.Omitted[0].Fails())
 	assert.Equal(t, KindWarning, r.Omitted[1].Kind)
 	assert.Equal(t, StatusWarning, r.Status, "explained failures over the cap do not fail the check")
 }

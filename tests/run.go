@@ -73,7 +73,7 @@ type Result struct {
 func (r *Result) Worst() Severity {
 	w := None
 	for _, f := range r.AllFindings() {
-		if f.Counts() && (w == None || f.Severity > w) {
+		if f.Fails() && (w == None || f.Severity > w) {
 			w = f.Severity
 		}
 	}

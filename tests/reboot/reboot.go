@@ -227,7 +227,7 @@ func arrived(p *tests.Pass, at time.Time, n int, method string) Outcome {
 	adv := klogcheck.NewAdvisor(p)
 	recs, _ := tests.KernelRecords(p)
 	for _, f := range adv.Findings(recs, "") {
-		if f.Counts() && f.Label != "" {
+		if f.Fails() && f.Label != "" {
 			o.LogFindings = append(o.LogFindings, f.Label)
 		}
 	}

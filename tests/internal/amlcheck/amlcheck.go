@@ -29,7 +29,7 @@ type Loaded struct {
 // the driver computes it once per phase and every AML check of the run
 // shares it (it is never modified after loading). A check that declares
 // input.ACPITables may read it.
-var Namespace = input.Declare(input.Spec[*Loaded]{
+var Namespace = input.Declare(input.Def[*Loaded]{
 	Name: "aml-namespace", Doc: "the AML namespace the DSDT and SSDTs load",
 	Requires: []input.Decl{input.ACPITables},
 	Derive: func(d input.Deps) (*Loaded, error) {
