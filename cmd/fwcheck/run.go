@@ -174,6 +174,7 @@ func readWaivers(p string) ([]report.Waiver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
+	driver.CanonicalWaivers(ws, all.Checks())
 	return ws, nil
 }
 
@@ -273,7 +274,9 @@ func runCommands(add func(*command)) {
 			return exitOK
 		}
 		type entry struct {
-			ID       string         `json:"id"`
+			ID string `json:"id"`
+			// Aliases are the check's former IDs, still accepted.
+			Aliases  []string       `json:"aliases,omitempty"`
 			Title    string         `json:"title"`
 			Category tests.Category `json:"category"`
 			Flags    []string       `json:"flags"`
@@ -286,7 +289,7 @@ func runCommands(add func(*command)) {
 		}
 		list := []entry{}
 		for _, ch := range checks {
-			en := entry{ID: ch.ID, Title: ch.Title, Category: ch.Category, Flags: ch.Flags.Strings(), Spec: ch.Spec, Labels: len(ch.Labels), Inputs: []string{}}
+			en := entry{ID: ch.ID, Aliases: ch.Aliases, Title: ch.Title, Category: ch.Category, Flags: ch.Flags.Strings(), Spec: ch.Spec, Labels: len(ch.Labels), Inputs: []string{}}
 			if ch.NeedsRoot() {
 				en.Flags = append([]string{"needs-root"}, en.Flags...)
 			}
@@ -314,6 +317,9 @@ func runCommands(add func(*command)) {
 			}
 			if checks[i].Flags.RunsOnlyWhenNamed() {
 				fmt.Fprint(e.stdout, " (runs only when named)")
+			}
+			if len(en.Aliases) > 0 {
+				fmt.Fprintf(e.stdout, " (formerly %s)", strings.Join(en.Aliases, ", "))
 			}
 			fmt.Fprintln(e.stdout)
 		}

@@ -6,7 +6,7 @@ package all
 // check missing here has no fwts counterpart; the mapping is of the
 // ground covered, not of rule-for-rule equivalence.
 var fwtsTests = map[string][]string{
-	"acpitables":      {"acpitables", "rsdp", "rsdt", "xsdt"},
+	"acpi-tables":     {"acpitables", "rsdp", "rsdt", "xsdt"},
 	"aml-parse":       {"syntaxcheck"},
 	"bert":            {"bert"},
 	"bgrt":            {"bgrt"},
@@ -35,7 +35,7 @@ var fwtsTests = map[string][]string{
 	"prw":             {"method"},
 	"reboot":          {"reboot"},
 	"s3":              {"s3"},
-	"secureboot":      {"securebootcert"},
+	"secure-boot":     {"securebootcert"},
 	"sleep-states":    {"method"},
 	"smbios":          {"dmicheck"},
 	"spcr":            {"spcr"},

@@ -1,4 +1,4 @@
-// Package amlcheck is what the AML checks (aml-parse, uniqueid,
+// Package amlcheck is what the AML checks (aml-parse, unique-id,
 // device-ids, hpet-crs, sleep-states, prw, osi, resources) share: the
 // machine's namespace, an input derived from its tables (Namespace), and the device
 // objects evaluated the way the checks need them (present or not, IDs,
