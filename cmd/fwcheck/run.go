@@ -74,6 +74,19 @@ func (o *outputFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.failOn, "fail-on", defaultFailOn.String(), "exit 1 when a failure is at or above this `severity` (critical, high, medium, low)")
 }
 
+// run runs cfg's checks, showing their progress on standard error, and
+// writes the results as o asks; it returns the exit status.
+func (o *outputFlags) run(e *env, c *command, cfg *runConfig) int {
+	var done func()
+	cfg.Progress, done = progressWriter(e.stderr)
+	d, err := execute(cfg)
+	done()
+	if err != nil {
+		return fail(e, c, err)
+	}
+	return o.emit(e, c, d)
+}
+
 // emit writes d as o asks and returns the exit status.
 func (o *outputFlags) emit(e *env, c *command, d *report.Document) int {
 	threshold, err := tests.ParseSeverity(o.failOn)
@@ -240,14 +253,7 @@ func runCommands(add func(*command)) {
 		for _, cat := range cats {
 			cfg.Selection.Categories = append(cfg.Selection.Categories, tests.Category(cat))
 		}
-		var done func()
-		cfg.Progress, done = progressWriter(e.stderr)
-		d, err := execute(&cfg)
-		done()
-		if err != nil {
-			return fail(e, c, err)
-		}
-		return out.emit(e, c, d)
+		return out.run(e, c, &cfg)
 	}
 	add(c)
 
