@@ -165,3 +165,23 @@ func Judge(d *report.Document, ws []report.Waiver, failOn tests.Severity) Outcom
 	}
 	return Passed
 }
+
+// CanonicalIDs rewrites the check IDs of a results document read from a
+// file that are former IDs (aliases) of cs's checks to their current
+// ones, so that a document written before a check was renamed compares
+// (diff) and reports as one written after.
+func CanonicalIDs(d *report.Document, cs []*tests.Check) {
+	for i := range d.Results {
+		d.Results[i].ID = tests.Canonical(cs, d.Results[i].ID)
+	}
+}
+
+// CanonicalWaivers rewrites the checks waivers name that are former IDs
+// (aliases) of cs's checks to their current ones.
+func CanonicalWaivers(ws []report.Waiver, cs []*tests.Check) {
+	for i := range ws {
+		if ws[i].Check != "" {
+			ws[i].Check = tests.Canonical(cs, ws[i].Check)
+		}
+	}
+}

@@ -17,7 +17,7 @@ import (
 )
 
 // platformCheckIDs are the checks TestBootPlatformChecks runs.
-var platformCheckIDs = []string{"legacy-bios", "apicedge", "thermal", "fan", "power-supply", "cpufreq"}
+var platformCheckIDs = []string{"legacy-bios", "apic-edge", "thermal", "fan", "power-supply", "cpufreq"}
 
 // platformExpected asserts each platform check's verdict on QEMU's
 // firmware. SeaBIOS on pc builds an EBDA (at the top of base memory,
@@ -47,7 +47,7 @@ var platformExpected = map[string]func(t *testing.T, m qemu.Machine, r report.Re
 	},
 	// Both MADTs override IRQ 0 (to GSI 2) and make 5, 9, 10 and 11 level,
 	// active high; the guest kernel's ISA lines follow them.
-	"apicedge": func(t *testing.T, m qemu.Machine, r report.Result) {
+	"apic-edge": func(t *testing.T, m qemu.Machine, r report.Result) {
 		assert.Equal(t, tests.StatusPassed, r.Status, "%s %+v %+v", r.Reason, r.Findings, r.Unchecked)
 		assert.True(t, mentions(r, "MADT's 5 overrides"), "%+v", r.Findings)
 		assert.True(t, mentions(r, "level 9"), "the SCI is level-triggered: %+v", r.Findings)
@@ -90,7 +90,7 @@ func TestBootPlatformChecks(t *testing.T) {
 			for _, r := range tests.Run(&tests.Env{Machine: input.New(src, input.Options{})}, cs) {
 				l := live[r.ID]
 				assert.Equal(t, l.Status, r.Status, "%s: live %s, offline %s (%s)", r.ID, l.Status, r.Status, r.Reason)
-				if r.ID == "apicedge" {
+				if r.ID == "apic-edge" {
 					// /proc/interrupts grows between the checks and the
 					// snapshot (ata_piix registers IRQs 14 and 15 late).
 					continue

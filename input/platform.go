@@ -15,7 +15,7 @@ import (
 var (
 	// Interrupts is /proc/interrupts: each interrupt's chip, flow
 	// (edge or level) and counts.
-	Interrupts = Declare(Spec[*irq.Table]{
+	Interrupts = Declare(Def[*irq.Table]{
 		Name: "interrupts", Doc: "interrupt lines, their chips and trigger modes (/proc/interrupts)",
 		Capture: []string{"proc/interrupts"},
 		Load: func(src Source) (*irq.Table, error) {
@@ -35,7 +35,7 @@ var (
 var (
 	// Thermal is /sys/class/thermal: thermal zones, trip points, cooling
 	// devices and their bindings.
-	Thermal = Declare(Spec[*sysdev.Thermal]{
+	Thermal = Declare(Def[*sysdev.Thermal]{
 		Name: "thermal", Doc: "thermal zones, trip points and cooling devices (/sys/class/thermal)",
 		Capture: []string{RecordedDir + "/" + ThermalFile},
 		Load: func(src Source) (*sysdev.Thermal, error) {
@@ -48,7 +48,7 @@ var (
 	})
 	// PowerSupplies is /sys/class/power_supply (batteries, AC adapters)
 	// and the lid switches the ACPI button driver shows.
-	PowerSupplies = Declare(Spec[*PowerSupplyState]{
+	PowerSupplies = Declare(Def[*PowerSupplyState]{
 		Name: "power-supply", Doc: "batteries, AC adapters (/sys/class/power_supply) and lid switches (/proc/acpi/button/lid)",
 		Capture: []string{RecordedDir + "/" + PowerSupplyFile, lidDir},
 		Load:    loadPowerState,
@@ -131,7 +131,7 @@ func addPlatformRecorders(add func(string, Recorder)) {
 
 // CPUFreq is the cpufreq policies (sys/devices/system/cpu/cpufreq) and the
 // boost switches.
-var CPUFreq = Declare(Spec[*CPUFreqState]{
+var CPUFreq = Declare(Def[*CPUFreqState]{
 	Name: "cpufreq", Doc: "CPU frequency scaling policies (/sys/devices/system/cpu/cpufreq)",
 	Capture: []string{sysdev.CPUFreqDir, "sys/devices/system/cpu/intel_pstate/no_turbo", "sys/devices/system/cpu/online"},
 	Load:    loadCPUFreq,

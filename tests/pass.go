@@ -39,9 +39,9 @@ type Finding struct {
 	Waived string `json:"waived,omitempty"`
 }
 
-// Counts reports whether f is a failure that fails the check: a failure
+// Fails reports whether f is a failure that fails the check: a failure
 // neither explained by the environment nor waived.
-func (f Finding) Counts() bool { return f.Kind == KindFail && f.Explained == "" && f.Waived == "" }
+func (f Finding) Fails() bool { return f.Kind == KindFail && f.Explained == "" && f.Waived == "" }
 
 // Omitted counts the findings of one label, kind and class (explained or
 // not) that the framework's cap (MaxPerLabel) left out of Result.Findings.
@@ -66,9 +66,9 @@ func (o Omitted) Finding() Finding {
 	return Finding{Kind: o.Kind, Label: o.Label, Severity: o.Severity, Advice: o.Advice, Spec: o.Spec, Explained: o.Explained, Waived: o.Waived}
 }
 
-// Counts reports whether the omitted findings fail the check (see
-// Finding.Counts).
-func (o Omitted) Counts() bool { return o.Finding().Counts() }
+// Fails reports whether the omitted findings fail the check (see
+// Finding.Fails).
+func (o Omitted) Fails() bool { return o.Finding().Fails() }
 
 // Unchecked is one part of a check's assertions that could not be
 // evaluated, with the reason and what would let it be.
@@ -159,7 +159,7 @@ func newPass(c *Check, env *Env) *Pass {
 }
 
 // Input returns input k, which the check must declare in Inputs, or which
-// is derived (input.Spec.Requires) from inputs the check declares there:
+// is derived (input.Def.Requires) from inputs the check declares there:
 // the runner loaded those before Run, so it is available. A derived input
 // is computed once per phase, for every check that reads it. Reading an
 // undeclared input panics (it would be missing from snapshots and would
@@ -326,7 +326,7 @@ func (p *Pass) record(f Finding) {
 		p.omit(f)
 		return
 	}
-	if f.Counts() {
+	if f.Fails() {
 		p.fails++
 	}
 	if f.Label != "" && f.Kind != KindPass {
@@ -340,7 +340,7 @@ func (p *Pass) record(f Finding) {
 // omission.
 func (p *Pass) omit(f Finding) {
 	p.perLabel[f.Label]++
-	if f.Counts() {
+	if f.Fails() {
 		p.fails++
 	}
 	for i := range p.omitted {
@@ -359,8 +359,12 @@ func (p *Pass) omit(f Finding) {
 func (p *Pass) Failures() int { return p.fails }
 
 // Record keeps a measurement under name in the result's data (Result.Data),
-// replacing an earlier one: v must marshal to JSON.
+// replacing an earlier one: v must marshal to JSON. Per-cycle records go
+// through RecordCycles, whose key ("cycles") Record refuses.
 func (p *Pass) Record(name string, v any) {
+	if name == cyclesKey {
+		panic("tests: Pass.Record(\"cycles\"): per-cycle records go through RecordCycles")
+	}
 	if p.data == nil {
 		p.data = map[string]any{}
 	}

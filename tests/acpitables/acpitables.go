@@ -90,7 +90,8 @@ var (
 
 // Check is the acpitables check.
 var Check = &tests.Check{
-	ID:       "acpitables",
+	ID:       "acpi-tables",
+	Aliases:  []string{"acpitables"},
 	Title:    "ACPI table headers, revisions, duplicates and the RSDP/XSDT/RSDT",
 	Category: tests.ACPI,
 	Inputs:   []input.Decl{input.ACPITables},

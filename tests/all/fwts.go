@@ -7,7 +7,7 @@ package all
 // ground covered, not of rule-for-rule equivalence.
 var fwtsTests = map[string][]string{
 	"acpi-structure":  {"phat", "wdat", "spmi", "sbst", "csrt", "sdev", "pcct", "pmtt", "nfit", "pptt", "mchi", "uefi", "wpbt", "waet", "slic", "msdm", "asf", "cedt", "xenv", "stao", "mpst", "drtm"},
-	"acpitables":      {"acpitables", "rsdp", "rsdt", "xsdt"},
+	"acpi-tables":     {"acpitables", "rsdp", "rsdt", "xsdt"},
 	"aml-parse":       {"syntaxcheck"},
 	"bert":            {"bert"},
 	"bgrt":            {"bgrt"},
@@ -36,7 +36,7 @@ var fwtsTests = map[string][]string{
 	"prw":             {"method"},
 	"reboot":          {"reboot"},
 	"s3":              {"s3"},
-	"secureboot":      {"securebootcert"},
+	"secure-boot":     {"securebootcert"},
 	"sleep-states":    {"method"},
 	"smbios":          {"dmicheck"},
 	"spcr":            {"spcr"},

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fwcheck/fwcheck/acpi"
-	"github.com/fwcheck/fwcheck/input"
+	"github.com/fwcheck/fwcheck/memmap"
 	"github.com/fwcheck/fwcheck/tests/internal/tablecheck"
 )
 
@@ -159,7 +159,7 @@ func TestFACSInReservedMemory(t *testing.T) {
 	facs := make([]byte, 64)
 	copy(facs, "FACS")
 	facs[4] = 64
-	mm := []input.MemoryRange{{Start: 0x100000, End: 0x7FEFFFFF, Type: "System RAM"}, {Start: 0x7FF00000, End: 0x7FFFFFFF, Type: "ACPI Non-volatile Storage"}}
+	mm := []memmap.Range{{Start: 0x100000, End: 0x7FEFFFFF, Type: "System RAM"}, {Start: 0x7FF00000, End: 0x7FFFFFFF, Type: "ACPI Non-volatile Storage"}}
 	r := checktest.Run(t, Check, checktest.Machine(t, mm, checktest.Table{Raw: checktest.FADT(nil)}, checktest.Table{Raw: facs}))
 	assert.Empty(t, tablecheck.Labels(r), "%+v", r.Findings)
 	mm[0].End, mm[1].Start = 0x7FF0003F, 0x7FF00040

@@ -1,4 +1,4 @@
-// Package amlcheck is what the AML checks (aml-parse, uniqueid,
+// Package amlcheck is what the AML checks (aml-parse, unique-id,
 // device-ids, hpet-crs, sleep-states, prw, osi, resources) share: the
 // machine's namespace, an input derived from its tables (Namespace), and the device
 // objects evaluated the way the checks need them (present or not, IDs,
@@ -29,7 +29,7 @@ type Loaded struct {
 // the driver computes it once per phase and every AML check of the run
 // shares it (it is never modified after loading). A check that declares
 // input.ACPITables may read it.
-var Namespace = input.Declare(input.Spec[*Loaded]{
+var Namespace = input.Declare(input.Def[*Loaded]{
 	Name: "aml-namespace", Doc: "the AML namespace the DSDT and SSDTs load",
 	Requires: []input.Decl{input.ACPITables},
 	Derive: func(d input.Deps) (*Loaded, error) {

@@ -145,7 +145,7 @@ func TestFirmwareMessageCoverage(t *testing.T) {
 	assert.GreaterOrEqual(t, covered*100, 95*total, "the database covers less than 95%% of the firmware-blaming messages")
 }
 
-// The whole tree in a few seconds: go test ./klog/cmd/klogscan -run XXX
+// The whole tree in a few seconds: go test ./internal/cmd/klogscan -run XXX
 // -bench ScanTree with FWCHECK_KERNEL_SRC set to an unpacked tree.
 func BenchmarkScanTree(b *testing.B) {
 	tree := os.Getenv("FWCHECK_KERNEL_SRC")

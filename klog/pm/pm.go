@@ -1,6 +1,4 @@
-package klog
-
-// This file extracts system suspend/resume cycles from kernel-log records:
+// Package pm extracts system suspend/resume cycles from kernel-log records:
 // where each cycle begins and ends, its sleep mode, the kernel's resume
 // time measured between two anchor lines, the kernel's own device-phase
 // times, per-device callback times (pm_print_times / initcall_debug),
@@ -18,75 +16,23 @@ package klog
 // drivers/base/power/main.c, drivers/base/power/wakeup.c,
 // drivers/base/power/trace.c and drivers/acpi/sleep.c from Linux 3.x to
 // 6.x, and against the captures in ../shared/corpus/suspend-*.
+//
+// The cycle markers (marker.go) are the s3 check's protocol: tests/s3
+// writes them to the kernel log around each cycle and nothing else does.
+// They are defined here rather than in tests/s3 because this package has to
+// recognise them to split a log into cycles, and a library does not import
+// a check; keeping the writer's format and the reader's parser in one file
+// means they cannot drift apart.
+package pm
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/fwcheck/fwcheck/klog"
 )
-
-// MarkerPrefix starts every fwcheck cycle marker: the line the s3 check
-// writes to /dev/kmsg before suspending ("fwcheck: s3 cycle 3 begin") and
-// after resuming ("fwcheck: s3 cycle 3 end slept=5.012s").
-const MarkerPrefix = "fwcheck: s3 cycle "
-
-// MarkerEdge says which side of a cycle a marker stands on.
-type MarkerEdge string
-
-// The two marker edges.
-const (
-	MarkerBegin MarkerEdge = "begin"
-	MarkerEnd   MarkerEdge = "end"
-)
-
-// Marker formats a cycle marker: MarkerPrefix, the cycle number, the edge,
-// then each field (which should be "key=value" without spaces) separated
-// by spaces.
-func Marker(cycle int, edge MarkerEdge, fields ...string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s%d %s", MarkerPrefix, cycle, edge)
-	for _, f := range fields {
-		b.WriteByte(' ')
-		b.WriteString(f)
-	}
-	return b.String()
-}
-
-// ParseMarker reads a marker written by Marker. Fields without "=" are
-// kept with an empty value.
-func ParseMarker(text string) (cycle int, edge MarkerEdge, fields map[string]string, ok bool) {
-	rest, found := strings.CutPrefix(strings.TrimSpace(text), MarkerPrefix)
-	if !found {
-		return 0, "", nil, false
-	}
-	f := strings.Fields(rest)
-	if len(f) < 2 {
-		return 0, "", nil, false
-	}
-	n, err := strconv.Atoi(f[0])
-	if err != nil || n < 0 {
-		return 0, "", nil, false
-	}
-	edge = MarkerEdge(f[1])
-	if edge != MarkerBegin && edge != MarkerEnd {
-		return 0, "", nil, false
-	}
-	return n, edge, kvFields(f[2:]), true
-}
-
-func kvFields(f []string) map[string]string {
-	if len(f) == 0 {
-		return nil
-	}
-	m := make(map[string]string, len(f))
-	for _, kv := range f {
-		k, v, _ := strings.Cut(kv, "=")
-		m[k] = v
-	}
-	return m
-}
 
 // parseHarness reads the lines of the test program that recorded the
 // QEMU captures in ../shared/corpus/suspend-qemu, which predates the
@@ -340,7 +286,7 @@ type SuspendLog struct {
 // A log with several boots is read as one sequence, but no cycle spans a
 // boot: a timestamp going back to under 10 s, or "Linux version", ends the
 // open cycle.
-func Suspends(recs []Record) *SuspendLog {
+func Suspends(recs []klog.Record) *SuspendLog {
 	x := &extractor{recs: recs, log: &SuspendLog{}}
 	for i := range recs {
 		x.line(i)
@@ -379,7 +325,7 @@ type pendingCall struct {
 }
 
 type extractor struct {
-	recs []Record
+	recs []klog.Record
 	log  *SuspendLog
 	cur  *cycleState
 }
@@ -497,7 +443,7 @@ func (x *extractor) line(i int) {
 }
 
 // stamp extends the current cycle's time span over r.
-func (x *extractor) stamp(r *Record) {
+func (x *extractor) stamp(r *klog.Record) {
 	c := x.cur
 	if c == nil || r.Time < 0 {
 		return

@@ -1,4 +1,4 @@
-package klog
+package pm
 
 import (
 	"fmt"
@@ -12,13 +12,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fwcheck/fwcheck/internal/corpus"
+	"github.com/fwcheck/fwcheck/klog"
 )
 
-func readSuspendFixture(t testing.TB, name string) []Record {
+func readSuspendFixture(t testing.TB, name string) []klog.Record {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", "suspend", name))
 	require.NoError(t, err)
-	return ParseString(string(data))
+	return klog.ParseString(string(data))
 }
 
 func TestMarker(t *testing.T) {
@@ -35,7 +36,7 @@ func TestMarker(t *testing.T) {
 		assert.False(t, ok, bad)
 	}
 	// A marker read back from the kernel log through Parse.
-	recs := ParseString("12,345,6789,-;" + Marker(4, MarkerBegin) + "\n")
+	recs := klog.ParseString("12,345,6789,-;" + Marker(4, MarkerBegin) + "\n")
 	require.Len(t, recs, 1)
 	n, edge, _, ok = ParseMarker(recs[0].Text)
 	assert.True(t, ok)
@@ -188,7 +189,7 @@ func TestSuspendsEdgeCases(t *testing.T) {
 	assert.Empty(t, Suspends(nil).Cycles)
 	// Runtime PM and boot-time callback lines outside any cycle are not a
 	// cycle; neither is "Restarting tasks" alone.
-	l := Suspends(ParseString(`[1.0] calling  acpi_init+0x0/0x4d @ 1
+	l := Suspends(klog.ParseString(`[1.0] calling  acpi_init+0x0/0x4d @ 1
 [1.1] initcall acpi_init+0x0/0x4d returned 0 after 1234 usecs
 [2.0] pci 0000:00:02.0: PM: calling pci_pm_runtime_resume+0x0/0x90 @ 5, parent: pci0000:00
 [2.1] pci 0000:00:02.0: PM: pci_pm_runtime_resume+0x0/0x90 returned 0 after 10 usecs
@@ -197,23 +198,23 @@ func TestSuspendsEdgeCases(t *testing.T) {
 	assert.Empty(t, l.Cycles)
 
 	// A log that starts mid-cycle: the resume side proves a cycle.
-	l = Suspends(ParseString("[5.0] PM: resume of devices complete after 12.500 msecs\n[5.1] Restarting tasks ... done.\n[5.2] PM: suspend exit\n"))
+	l = Suspends(klog.ParseString("[5.0] PM: resume of devices complete after 12.500 msecs\n[5.1] Restarting tasks ... done.\n[5.2] PM: suspend exit\n"))
 	require.Len(t, l.Cycles, 1)
 	assert.Equal(t, 12500*time.Microsecond, l.Cycles[0].ResumeDevices)
 	assert.Equal(t, time.Duration(-1), l.Cycles[0].KernelResume, "no resume-start anchor")
 	assert.Equal(t, 5100*time.Millisecond, l.Cycles[0].ResumeEnd, "Restarting tasks is preferred to the device resume end")
 
 	// An end marker whose begin was lost still makes a cycle.
-	l = Suspends(ParseString(Marker(7, MarkerEnd, "slept=1s") + "\n"))
+	l = Suspends(klog.ParseString(Marker(7, MarkerEnd, "slept=1s") + "\n"))
 	require.Len(t, l.Cycles, 1)
 	assert.Equal(t, 7, l.Cycles[0].Number)
 
 	// Two suspend entries in a row without an exit: two cycles.
-	l = Suspends(ParseString("[1.0] PM: suspend entry (deep)\n[2.0] PM: suspend entry (s2idle)\n"))
+	l = Suspends(klog.ParseString("[1.0] PM: suspend entry (deep)\n[2.0] PM: suspend entry (s2idle)\n"))
 	assert.Len(t, l.Cycles, 2)
 
 	// Old wordings of a device suspend failure and of a freezer failure.
-	l = Suspends(ParseString(`[10.0] PM: Syncing filesystems ... done.
+	l = Suspends(klog.ParseString(`[10.0] PM: Syncing filesystems ... done.
 [10.1] Freezing of tasks failed after 20.003 seconds (1 tasks refusing to freeze, wq_busy=0):
 [10.2] Restarting tasks ... done.
 [20.0] PM: Syncing filesystems ... done.
@@ -239,7 +240,7 @@ func TestSuspendsCorpus(t *testing.T) {
 		for _, p := range corpus.Glob(t, "suspend-qemu/*.serial.txt") {
 			data, err := os.ReadFile(p)
 			require.NoError(t, err)
-			recs := ParseString(string(data))
+			recs := klog.ParseString(string(data))
 			l := Suspends(recs)
 			name := filepath.Base(p)
 			require.Len(t, l.Cycles, 3, name)
@@ -271,7 +272,7 @@ func TestSuspendsCorpus(t *testing.T) {
 		for _, p := range corpus.Glob(t, "suspend-pmgraph/devtest/*/*_dmesg.txt") {
 			data, err := os.ReadFile(p)
 			require.NoError(t, err)
-			recs := ParseString(string(data))
+			recs := klog.ParseString(string(data))
 			l := Suspends(recs)
 			name := filepath.Base(p)
 			require.Len(t, l.Cycles, 1, name)
@@ -308,7 +309,7 @@ func FuzzSuspends(f *testing.F) {
 	f.Add("[1.0] PM: suspend entry (\n[0.5] PM: Device  failed to : error -\n[0.6] x: PM: failed to resume: error 1\n")
 	f.Add("[1.0] dpm_run_callback(): returns\n[2.0] call + returned x after  usecs\n[3.0] a: b returned 1 after 2 usecs\n")
 	f.Fuzz(func(t *testing.T, in string) {
-		recs := ParseString(in)
+		recs := klog.ParseString(in)
 		l := Suspends(recs)
 		end := 0
 		for _, c := range l.Cycles {
@@ -338,13 +339,13 @@ func FuzzSuspends(f *testing.F) {
 func BenchmarkSuspends(b *testing.B) {
 	paths := corpus.Glob(b, "suspend-*/*.serial.txt")
 	more, _ := filepath.Glob(filepath.Join(corpus.Root(), "suspend-pmgraph", "devtest", "*", "*_dmesg.txt"))
-	var logs [][]Record
+	var logs [][]klog.Record
 	size, lines := 0, 0
 	for _, p := range append(paths, more...) {
 		data, err := os.ReadFile(p)
 		require.NoError(b, err)
 		size += len(data)
-		recs := ParseString(string(data))
+		recs := klog.ParseString(string(data))
 		lines += len(recs)
 		logs = append(logs, recs)
 	}
