@@ -197,7 +197,8 @@ func run(p *tests.Pass) error {
 // evaluate evaluates every predefined object of the namespace.
 func evaluate(p *tests.Pass, l *amlcheck.Loaded) *run1 {
 	em := &aml.Emulation{}
-	e := aml.NewEvaluator(l.NS, em.Options(aml.Options{}))
+	// the run's AML budget, shared with aml-parse and the other AML checks
+	e := aml.NewEvaluator(l.NS, em.Options(aml.Options{Run: l.Budget}))
 	e.RunREG()
 	c := &run1{p: p, l: l, e: e, em: em, results: map[*aml.Node]map[string]*result{}, unchecked: map[string][]string{}}
 	c.dynamic = loadsTables(l.NS)
@@ -360,6 +361,12 @@ func (c *run1) evalError(path string, err error, emulated bool) {
 		c.notChecked("it runs past the step limit (see aml-parse's AMLEndlessLoop)", path)
 	case aml.EvalDepthLimit:
 		c.notChecked("its calls nest past the depth limit", path)
+	case aml.EvalBudget:
+		// the per-evaluation bytes or time, or the run's AML budget that
+		// aml-parse and the other AML checks share
+		b := c.l.Budget
+		c.notChecked(fmt.Sprintf("the AML evaluation budget ended it (%s; the run's evaluations together: %d steps, %d MiB, %s)",
+			c.e.Budget(), b.Steps, b.Bytes>>20, b.Time), path+": "+err.Error())
 	case aml.EvalNotStatic:
 		c.notChecked("it uses what the evaluator cannot emulate (Timer, Events, table loads)", path)
 	default:
