@@ -3,7 +3,8 @@ package aml
 import "strings"
 
 // CondRefOf guards. A use inside If (CondRefOf (X)) is guarded when it
-// names X, or an object below X, however either is spelled: the guard
+// names X, an object below X, or a scope X lies in (X cannot exist
+// without them), however either is spelled: the guard
 // may be absolute and the use relative or with ^ prefixes, and a Scope
 // inside the If may move the use's scope. Both are compared as the
 // absolute paths the interpreter would look up at that point (ACPI 6.5
@@ -82,7 +83,9 @@ func (p *parser) guarded(name string) bool {
 	}
 	for _, c := range lexical(p.scope, name) {
 		for _, g := range p.guards {
-			if c == g || strings.HasPrefix(c, g+".") || g == `\` {
+			// X exists only when its scopes do: a guard on \A.B._PPC
+			// guards a use of \A.B too
+			if c == g || strings.HasPrefix(c, g+".") || strings.HasPrefix(g, c+".") || g == `\` {
 				return true
 			}
 		}
