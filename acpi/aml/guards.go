@@ -93,17 +93,38 @@ func (p *parser) guarded(name string) bool {
 	return false
 }
 
-// externalScope reports a Scope (X) at load time whose X only External
+// externalScope records a Scope (X) at load time whose X only External
 // declares so far: ACPICA drops the body (AE_NOT_FOUND). Inside an If
-// whose CondRefOf tests X, the body runs only when X exists.
+// whose CondRefOf tests X, the body runs only when X exists. Whether X is
+// defined by no table (ExternalScope) or by a later one (LoadOrder) is
+// decided once every table is loaded.
 func (p *parser) externalScope(start int, name string, n *Node) {
 	if p.inMethod || !n.External || p.guarded(name) {
 		return
 	}
-	when := ""
-	if p.cond > 0 {
-		when = " (inside a load-time If: when its condition holds)"
+	p.l.extScopes = append(p.l.extScopes, extScope{ti: p.ti, off: p.off(start), name: name, node: n, cond: p.cond > 0})
+}
+
+type extScope struct {
+	ti, off int
+	name    string
+	node    *Node
+	cond    bool
+}
+
+func (l *loader) reportExtScopes() {
+	for _, x := range l.extScopes {
+		when := ""
+		if x.cond {
+			when = " (inside a load-time If: when its condition holds)"
+		}
+		if d := x.node.Resolved(); d != nil && !x.node.External {
+			l.problem(x.ti, x.off, LoadOrder, "Scope (%s): %s is only declared External when the table loads; only %s defines it, "+
+				"a table loaded after %s: ACPICA fails the lookup (AE_NOT_FOUND) and drops the scope's body%s",
+				displayPath(x.name), displayPath(d.Path()), d.Table, l.ns.Tables[x.ti].Name, when)
+			continue
+		}
+		l.problem(x.ti, x.off, ExternalScope, "Scope (%s): %s is only declared External when the table loads; "+
+			"ACPICA fails the lookup (AE_NOT_FOUND) and drops the scope's body%s", displayPath(x.name), displayPath(x.node.Path()), when)
 	}
-	p.problem(start, ExternalScope, "Scope (%s): %s is only declared External when the table loads; "+
-		"ACPICA fails the lookup (AE_NOT_FOUND) and drops the scope's body%s", displayPath(name), displayPath(n.Path()), when)
 }

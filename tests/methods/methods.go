@@ -35,6 +35,7 @@
 package methods
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -348,8 +349,9 @@ func (c *run1) evalError(path string, err error, emulated bool) {
 	case aml.EvalAMLError:
 		c.report(labelAMLError, emulated, "%s: %v", path, err)
 	case aml.EvalUnresolved:
-		if c.dynamic && strings.Contains(err.Error(), "External") {
-			c.notChecked("it uses an object only a table the firmware loads at run time (Load/LoadTable) defines", path)
+		var ee *aml.EvalError
+		if errors.As(err, &ee) && ee.RunTime != "" {
+			c.notChecked("it uses an object that a table the firmware loads at run time (Load/LoadTable), absent from the tables given, may define", path+" ("+ee.RunTime+")")
 			return
 		}
 		c.report(labelUndefined, emulated, "%s: %v", path, err)
