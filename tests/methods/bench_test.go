@@ -89,6 +89,7 @@ func fuzzOne(t testing.TB, raw []byte) {
 	ns, _ := aml.Load(aml.Table{Name: "DSDT", Signature: "DSDT", Revision: raw[8], AML: raw[36:]})
 	c := evaluate(nil, &amlcheck.Loaded{NS: ns})
 	c.classes()
+	c.devClasses()
 	for reason, objs := range c.unchecked {
 		if strings.Contains(reason, "internal error") {
 			t.Fatalf("evaluator bug: %v: %s", objs, reason)

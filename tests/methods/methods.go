@@ -141,7 +141,9 @@ var labels = []*tests.Label{labelType, labelRepaired, labelShape, labelRange, la
 // unconfirmed labels have no occurrence in the shared corpus yet: they
 // are reported as warnings until one is seen and read in the AML.
 var unconfirmed = map[*tests.Label]bool{labelThermal: true, labelPassive: true, labelPSS: true, labelPPC: true,
-	labelCST: true, labelBCL: true, labelBattery: true, labelWDG: true, labelTSD: true}
+	labelCST: true, labelBCL: true, labelBattery: true, labelWDG: true, labelTSD: true,
+	labelECGPE: true, labelECNoGPE: true, labelButtons: true, labelPSD: true, labelPRTSource: true, labelLink: true,
+	labelTAD: true}
 
 // Check is the methods check.
 var Check = &tests.Check{
@@ -150,7 +152,7 @@ var Check = &tests.Check{
 	Category: tests.ACPI,
 	Inputs:   []input.Decl{input.ACPITables},
 	Spec:     spec,
-	Labels:   labels,
+	Labels:   append(append([]*tests.Label{}, labels...), classLabels...),
 	Run:      run,
 }
 
@@ -191,6 +193,7 @@ func run(p *tests.Pass) error {
 	}
 	c := evaluate(p, l)
 	c.classes()
+	c.devClasses()
 	c.finish()
 	return nil
 }
@@ -205,10 +208,11 @@ func evaluate(p *tests.Pass, l *amlcheck.Loaded) *run1 {
 	c.dynamic = loadsTables(l.NS)
 	var queries, controls []*aml.Node
 	l.NS.Walk(func(n *aml.Node) bool {
-		if n.InMethod {
+		if n.InMethod || n.External {
+			// not in the OS's namespace, nor what a Scope of it declares
 			return false
 		}
-		if n.External || n.Predefined || n.Parent == nil {
+		if n.Predefined || n.Parent == nil {
 			return true
 		}
 		r := lookup(n.Name)

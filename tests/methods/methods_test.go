@@ -49,6 +49,12 @@ func TestFixture(t *testing.T) {
 		{"CSTCount warning", `\_PR.CPU0._CST: count 2, but 1 C-state packages follow`},
 		{"ThermalTripOrder warning", `\TZ0: _HOT 3700 (96.9 °C) lies above _CRT 3600`},
 		{"ThermalTripOrder warning", `\TZ0: _AC1 3300 (56.9 °C) lies above _AC0 3200`},
+		{"PSDDomain warning", `_PSD domain 0: \_PR.CPU0 says coordination 0xFC for 2 processors, \_PR.CPU1 says 0xFE for 2`},
+		{"ECNoGPE warning", `\_SB.EC0 (PNP0C09) has no _GPE`},
+		{"LinkDeviceMethods warning", `\_SB.LNKX (PNP0C0F) has no _PRS, _SRS`},
+		{"PRTSource warning", `\_SB.PCI1._PRT: an entry names \_SB.NOTL (Integer), not a link device`},
+		{"WDGMethodMissing fail", `\_SB.WMI1._WDG: the method 44332211-6655-8877-99AA-BBCCDDEEFF00 (object ID "AA") has no WMAA`},
+		{"TimeAlarmMethods warning", `\_SB.TAD0._GCP is 0x5 (bit 2: real-time clock) but it has no _GRT, _SRT`},
 	} {
 		assert.Contains(t, got[w.key], w.msg, w.key)
 	}
