@@ -179,7 +179,7 @@ func uidString(v *aml.Object) (string, bool) {
 // emulated returns an evaluator over the emulated region space (reads
 // give zeros, writes are kept in the emulation), _REG run.
 func emulated(l *amlcheck.Loaded) *aml.Evaluator {
-	e := aml.NewEvaluator(l.NS, (&aml.Emulation{}).Options(aml.Options{}))
+	e := aml.NewEvaluator(l.NS, (&aml.Emulation{}).Options(aml.Options{Run: l.Budget}))
 	e.RunREG()
 	return e
 }

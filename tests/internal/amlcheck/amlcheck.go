@@ -121,14 +121,17 @@ func PresenceOf(e *aml.Evaluator, n *aml.Node) (pr Presence, reason string) {
 }
 
 // Devices returns the namespace's devices (Device objects, not those
-// declared inside method bodies), in namespace order.
+// declared inside method bodies nor under an External-only object), in
+// namespace order.
 func Devices(ns *aml.Namespace) []*aml.Node {
 	var out []*aml.Node
 	ns.Walk(func(n *aml.Node) bool {
-		if n.InMethod {
+		if n.InMethod || n.External {
+			// an External-only object is not in the OS's namespace, nor
+			// what a Scope of it declares (ACPICA drops the body)
 			return false
 		}
-		if n.Type == aml.TypeDevice && !n.External {
+		if n.Type == aml.TypeDevice {
 			out = append(out, n)
 		}
 		return true
