@@ -4,7 +4,10 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/fwcheck/fwcheck/irq"
 	"github.com/fwcheck/fwcheck/sysdev"
@@ -127,6 +130,8 @@ func recordClass(dir string, want sysdev.Want) Recorder {
 func addPlatformRecorders(add func(string, Recorder)) {
 	add(ThermalFile, recordClass(sysdev.ThermalDir, sysdev.WantThermal))
 	add(PowerSupplyFile, recordClass(sysdev.PowerSupplyDir, sysdev.WantPower))
+	add(CPUSpeedFile, recordSpeed)
+	add(CPUIdleFile, recordCPUIdle)
 }
 
 // CPUFreq is the cpufreq policies (sys/devices/system/cpu/cpufreq) and the
@@ -167,4 +172,39 @@ func loadCPUFreq(src Source) (*CPUFreqState, error) {
 	s.NoTurbo = read("sys/devices/system/cpu/intel_pstate/no_turbo")
 	s.Online = read("sys/devices/system/cpu/online")
 	return s, nil
+}
+
+// CPUIdle is every CPU's cpuidle states (sys/devices/system/cpu/cpuN/
+// cpuidle/stateM) sampled twice, IdleSpan apart while fwcheck sleeps, so
+// that the usage and time counters show which states the CPUs entered.
+// A snapshot records both samples as fwcheck/cpuidle.txt.
+var CPUIdle = Declare(Spec[*sysdev.CPUIdle]{
+	Name: "cpuidle", Doc: "CPU idle states and their counters sampled twice (/sys/devices/system/cpu/cpu*/cpuidle)",
+	Capture: []string{RecordedDir + "/" + CPUIdleFile},
+	Load: func(src Source) (*sysdev.CPUIdle, error) {
+		d, err := loadDump(src, CPUIdleFile)
+		if err != nil {
+			return nil, err
+		}
+		return sysdev.ParseCPUIdle(d), nil
+	},
+})
+
+// CPUIdleFile is the recorded CPUIdle below RecordedDir.
+const CPUIdleFile = "cpuidle.txt"
+
+// IdleSpan is how long the live recorder idles between the two cpuidle
+// samples.
+const IdleSpan = 2 * time.Second
+
+func recordCPUIdle(root string) ([]byte, error) {
+	fsys := os.DirFS(root)
+	d := sysdev.ReadCPUIdle(fsys)
+	time.Sleep(IdleSpan)
+	d.AddAfter(sysdev.ReadCPUIdle(fsys))
+	d.Attrs["sample/seconds"] = strconv.FormatFloat(IdleSpan.Seconds(), 'f', -1, 64)
+	if b, err := os.ReadFile(filepath.Join(root, "proc/cmdline")); err == nil && len(b) <= sysdev.MaxValue {
+		d.Attrs["sample/cmdline"] = strings.TrimSpace(string(b))
+	}
+	return d.Marshal(), nil
 }

@@ -238,6 +238,20 @@ func (g granted) Reboot(method string) error {
 	return g.Control.Reboot(method)
 }
 
+// WakeAlarm comes with Adjusts, and with PowerState (a suspend check tests
+// the alarm that is to wake the machine first).
+func (g granted) WakeAlarm(after, wait time.Duration) (input.AlarmTest, error) {
+	if g.c.Flags&(Adjusts|PowerState) == 0 {
+		g.need(Adjusts, "arm the RTC wake alarm")
+	}
+	return input.WakeAlarm(g.Control, after, wait)
+}
+
+func (g granted) RunAt(policy string, khz int64) (input.SpeedSample, error) {
+	g.need(Adjusts, "set a CPU frequency")
+	return input.RunAt(g.Control, policy, khz)
+}
+
 // Fail reports a failure of kind l.
 func (p *Pass) Fail(l *Label, format string, args ...any) { p.add(KindFail, l, "", format, args) }
 

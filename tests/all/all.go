@@ -54,6 +54,9 @@ import (
 	"github.com/fwcheck/fwcheck/tests/uefiboot"
 	"github.com/fwcheck/fwcheck/tests/uniqueid"
 	"github.com/fwcheck/fwcheck/tests/wsmt"
+
+	"github.com/fwcheck/fwcheck/tests/cstates"
+	"github.com/fwcheck/fwcheck/tests/wakealarm"
 )
 
 // Checks returns every check, in run order (by category, then ID). It
@@ -112,6 +115,8 @@ var checks = sync.OnceValue(func() []*tests.Check {
 		spcr.Check,
 		thermal.Check,
 		wsmt.Check,
+		cstates.Check,
+		wakealarm.Check,
 	}
 	if err := tests.Validate(cs); err != nil {
 		panic(err)
