@@ -116,6 +116,7 @@ var checks = sync.OnceValue(func() []*tests.Check {
 		thermal.Check,
 		wsmt.Check,
 		cstates.Check,
+		cpufreq.Steps,
 		wakealarm.Check,
 	}
 	if err := tests.Validate(cs); err != nil {
