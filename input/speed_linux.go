@@ -85,6 +85,9 @@ func measureSpeed(root string, cpu int) SpeedSample {
 		t1, a1, m1, err = read()
 		s.Wall = clock(unix.CLOCK_MONOTONIC) - start
 		s.TSC, s.APERF, s.MPERF = t1-t0, a1-a0, m1-m0
+		if err == nil && (s.APERF == 0 || s.MPERF == 0) {
+			err = fmt.Errorf("IA32_APERF and IA32_MPERF read %d and %d increments under load: they do not count (the CPU or hypervisor does not implement them)", s.APERF, s.MPERF)
+		}
 	}
 	if err != nil {
 		s.Err = err.Error()

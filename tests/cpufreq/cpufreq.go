@@ -257,6 +257,9 @@ func maxUnderLoad(p *tests.Pass, s *input.CPUFreqState, bound []sysdev.Policy) {
 		case x.Err != "":
 			p.NotChecked(what+" on "+pol.Name, fmt.Sprintf("cpu%d's counters: %s", x.CPU, x.Err), "run as root with the msr module")
 			continue
+		case x.MHz() <= 0:
+			p.NotChecked(what+" on "+pol.Name, fmt.Sprintf("cpu%d's counters did not count (APERF %d, MPERF %d)", x.CPU, x.APERF, x.MPERF), "")
+			continue
 		}
 		target, why := pol.MaxFreq, "cpuinfo_max_freq"
 		if pol.ScalingMax > 0 && pol.ScalingMax < target {
