@@ -345,4 +345,6 @@ func counters(p *tests.Pass) {
 	}
 }
 
-func declaredSpeed(p *tests.Pass) bool { return slices.Contains(p.Check.Optional, input.Decl(input.CPUSpeed)) }
+func declaredSpeed(p *tests.Pass) bool {
+	return slices.Contains(p.Check.Optional, input.Decl(input.CPUSpeed))
+}
