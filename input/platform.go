@@ -2,6 +2,7 @@ package input
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -132,6 +133,7 @@ func addPlatformRecorders(add func(string, Recorder)) {
 	add(PowerSupplyFile, recordClass(sysdev.PowerSupplyDir, sysdev.WantPower))
 	add(CPUSpeedFile, recordSpeed)
 	add(CPUIdleFile, recordCPUIdle)
+	add(PCIConfigFile, recordPCIConfig)
 }
 
 // CPUFreq is the cpufreq policies (sys/devices/system/cpu/cpufreq) and the
@@ -207,4 +209,72 @@ func recordCPUIdle(root string) ([]byte, error) {
 		d.Attrs["sample/cmdline"] = strings.TrimSpace(string(b))
 	}
 	return d.Marshal(), nil
+}
+
+// PCIConfig is every PCI function's configuration space as sysfs exposes
+// it (sys/bus/pci/devices/*/config: the whole space as root, the 64-byte
+// header otherwise) with the bridge above it, and the kernel's ASPM policy
+// (sys/module/pcie_aspm/parameters/policy). A snapshot records the spaces
+// as fwcheck/pci-config.txt.
+var PCIConfig = Declare(Spec[*PCIState]{
+	Name: "pci-config", Doc: "PCI configuration spaces and their bridges (/sys/bus/pci/devices/*/config)", Root: true,
+	Capture: []string{RecordedDir + "/" + PCIConfigFile, aspmPolicy},
+	Load: func(src Source) (*PCIState, error) {
+		b, err := fs.ReadFile(src, RecordedDir+"/"+PCIConfigFile)
+		if err != nil {
+			return nil, err
+		}
+		devs, err := sysdev.ParsePCI(b)
+		if err != nil {
+			return nil, err
+		}
+		s := &PCIState{Devices: devs}
+		if p, err := fs.ReadFile(src, aspmPolicy); err == nil && len(p) < 256 {
+			s.ASPMPolicy = strings.TrimSpace(string(p))
+		}
+		return s, nil
+	},
+})
+
+// PCIState is the PCI functions and the kernel's ASPM policy.
+type PCIState struct {
+	Devices []sysdev.PCIDevice
+	// ASPMPolicy is pcie_aspm's policy line ("[default] performance
+	// powersave powersupersave", the chosen one bracketed), "" when the
+	// kernel has no ASPM support.
+	ASPMPolicy string
+}
+
+// PCIConfigFile is the recorded PCIConfig below RecordedDir.
+const PCIConfigFile = "pci-config.txt"
+
+const aspmPolicy = "sys/module/pcie_aspm/parameters/policy"
+
+func recordPCIConfig(root string) ([]byte, error) {
+	dir := filepath.Join(root, pciDevices)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var devs []sysdev.PCIDevice
+	for _, e := range ents {
+		if !sysdev.IsPCIAddr(e.Name()) || len(devs) >= sysdev.MaxPCIDevices {
+			continue
+		}
+		d := sysdev.PCIDevice{Addr: e.Name()}
+		if t, err := os.Readlink(filepath.Join(dir, e.Name())); err == nil {
+			d.Parent = sysdev.ParentOf(t)
+		}
+		f, err := os.Open(filepath.Join(dir, e.Name(), "config"))
+		if err != nil {
+			continue
+		}
+		d.Config, err = io.ReadAll(io.LimitReader(f, 4096))
+		f.Close()
+		if err != nil || len(d.Config) == 0 {
+			continue
+		}
+		devs = append(devs, d)
+	}
+	return sysdev.FormatPCI(devs), nil
 }

@@ -56,6 +56,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/wsmt"
 
 	"github.com/fwcheck/fwcheck/tests/cstates"
+	"github.com/fwcheck/fwcheck/tests/pcie"
 	"github.com/fwcheck/fwcheck/tests/wakealarm"
 )
 
@@ -117,6 +118,7 @@ var checks = sync.OnceValue(func() []*tests.Check {
 		wsmt.Check,
 		cstates.Check,
 		cpufreq.Steps,
+		pcie.Check,
 		wakealarm.Check,
 	}
 	if err := tests.Validate(cs); err != nil {
