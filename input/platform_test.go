@@ -29,7 +29,7 @@ func TestPCIConfigAndCPUIdleRecorded(t *testing.T) {
 		"sys/devices/system/cpu/cpu0/cpuidle/state1/desc":         "ACPI HLT\n",
 		"sys/devices/system/cpu/cpu0/cpuidle/state1/usage":        "100\n",
 		"sys/devices/system/cpu/cpu0/cpuidle/state1/time":         "5000\n",
-		"proc/cmdline":                                            "console=ttyS0 quiet\n",
+		"proc/cmdline": "console=ttyS0 quiet\n",
 	})
 	bus := filepath.Join(root, "sys/bus/pci/devices")
 	require.NoError(t, os.MkdirAll(bus, 0o755))

@@ -28,7 +28,7 @@ func fixture(t *testing.T, name string, extra map[string][]byte) *input.Machine 
 func TestLaptop(t *testing.T) {
 	r := checktest.Run(t, Check, fixture(t, "laptop", map[string][]byte{
 		"sys/module/pcie_aspm/parameters/policy": []byte("[default] performance powersave powersupersave \n"),
-		"sys/firmware/acpi/tables/FACP": checktest.FADT(func(b []byte) { b[109] = 0x10 }),
+		"sys/firmware/acpi/tables/FACP":          checktest.FADT(func(b []byte) { b[109] = 0x10 }),
 	}))
 	assert.Equal(t, tests.StatusPassed, r.Status, render(r))
 	assert.Empty(t, checktest.Labelled(r))
