@@ -202,9 +202,12 @@ const IdleSpan = 2 * time.Second
 func recordCPUIdle(root string) ([]byte, error) {
 	fsys := os.DirFS(root)
 	d := sysdev.ReadCPUIdle(fsys)
-	time.Sleep(IdleSpan)
-	d.AddAfter(sysdev.ReadCPUIdle(fsys))
-	d.Attrs["sample/seconds"] = strconv.FormatFloat(IdleSpan.Seconds(), 'f', -1, 64)
+	if len(sysdev.ParseCPUIdle(d).CPUs) > 0 {
+		// Only a machine with idle states waits for the second sample.
+		time.Sleep(IdleSpan)
+		d.AddAfter(sysdev.ReadCPUIdle(fsys))
+		d.Attrs["sample/seconds"] = strconv.FormatFloat(IdleSpan.Seconds(), 'f', -1, 64)
+	}
 	if b, err := os.ReadFile(filepath.Join(root, "proc/cmdline")); err == nil && len(b) <= sysdev.MaxValue {
 		d.Attrs["sample/cmdline"] = strings.TrimSpace(string(b))
 	}
