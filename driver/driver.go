@@ -77,6 +77,15 @@ func (h resetHook) Reboot(method string) error {
 	return h.Control.Reboot(method)
 }
 
+// WakeAlarm and RunAt pass the wrapped Control's Adjuster on.
+func (h resetHook) WakeAlarm(after, wait time.Duration) (input.AlarmTest, error) {
+	return input.WakeAlarm(h.Control, after, wait)
+}
+
+func (h resetHook) RunAt(policy string, khz int64) (input.SpeedSample, error) {
+	return input.RunAt(h.Control, policy, khz)
+}
+
 // Select returns the checks cfg selects, and, when it is lenient, the
 // problems with the selection that did not stop it.
 func (cfg *Config) Select() ([]*tests.Check, []string, error) {

@@ -53,13 +53,17 @@ const (
 	// PowerState: the check suspends or hibernates the machine
 	// (Control.Suspend).
 	PowerState
+	// Adjusts: the check changes a setting of the running machine for a
+	// moment and puts it back (input.Adjuster: the RTC wake alarm, a CPU
+	// frequency policy's governor).
+	Adjusts
 )
 
 // Acting are the flags of checks that change the machine: they run only
 // when named, and only they get a Control.
-const Acting = Unsafe | PowerState
+const Acting = Unsafe | PowerState | Adjusts
 
-var flagNames = []string{"unsafe", "power-state"}
+var flagNames = []string{"unsafe", "power-state", "adjusts"}
 
 // RunsOnlyWhenNamed reports whether checks with these flags run only when
 // the user names them (they act on the machine).

@@ -204,14 +204,15 @@ func Load[T any](p *Pass, k *input.Key[T]) (T, error) {
 func (p *Pass) Machine() *input.Machine { return p.env.Machine }
 
 // Control returns the seam to actions on the machine. Only checks flagged
-// Unsafe or PowerState get one (the runner skips them where the driver gave
-// none); asking without a flag panics, and so does an action no flag of the
-// check grants (Suspend needs PowerState, Reboot needs Unsafe; Mark, writing
-// to the kernel log, comes with either). After each action inputs are read
+// Unsafe, PowerState or Adjusts get one (the runner skips them where the
+// driver gave none); asking without a flag panics, and so does an action no
+// flag of the check grants (Suspend needs PowerState, Reboot needs Unsafe,
+// input.RunAt needs Adjusts, input.WakeAlarm Adjusts or PowerState; Mark,
+// writing to the kernel log, comes with any). After each action inputs are read
 // afresh: the machine has changed.
 func (p *Pass) Control() input.Control {
 	if p.Check.Flags&Acting == 0 {
-		panic(fmt.Sprintf("check %s asks for machine control without an Unsafe or PowerState flag", p.Check.ID))
+		panic(fmt.Sprintf("check %s asks for machine control without an Unsafe, PowerState or Adjusts flag", p.Check.ID))
 	}
 	return granted{input.Phased(p.env.Control, p.env.Machine), p.Check}
 }
@@ -236,6 +237,20 @@ func (g granted) Suspend(req input.SuspendRequest) (input.SuspendResult, error) 
 func (g granted) Reboot(method string) error {
 	g.need(Unsafe, "reboot")
 	return g.Control.Reboot(method)
+}
+
+// WakeAlarm comes with Adjusts, and with PowerState (a suspend check tests
+// the alarm that is to wake the machine first).
+func (g granted) WakeAlarm(after, wait time.Duration) (input.AlarmTest, error) {
+	if g.c.Flags&(Adjusts|PowerState) == 0 {
+		g.need(Adjusts, "arm the RTC wake alarm")
+	}
+	return input.WakeAlarm(g.Control, after, wait)
+}
+
+func (g granted) RunAt(policy string, khz int64) (input.SpeedSample, error) {
+	g.need(Adjusts, "set a CPU frequency")
+	return input.RunAt(g.Control, policy, khz)
 }
 
 // Fail reports a failure of kind l.

@@ -59,6 +59,10 @@ import (
 	"github.com/fwcheck/fwcheck/tests/uefiboot"
 	"github.com/fwcheck/fwcheck/tests/uniqueid"
 	"github.com/fwcheck/fwcheck/tests/wsmt"
+
+	"github.com/fwcheck/fwcheck/tests/cstates"
+	"github.com/fwcheck/fwcheck/tests/pcie"
+	"github.com/fwcheck/fwcheck/tests/wakealarm"
 )
 
 // Checks returns every check, in run order (by category, then ID). It
@@ -127,6 +131,10 @@ var checks = sync.OnceValue(func() []*tests.Check {
 		crat.Check,
 		crat.CDIT,
 		acpistruct.Check,
+		cstates.Check,
+		cpufreq.Steps,
+		pcie.Check,
+		wakealarm.Check,
 	}
 	if err := tests.Validate(cs); err != nil {
 		panic(err)

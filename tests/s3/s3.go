@@ -180,6 +180,13 @@ func run(p *tests.Pass) error {
 		p.Skip("%v", err)
 		return nil
 	}
+	// The alarm that is to wake each cycle is tested first, while the
+	// machine runs (the wakealarm check's test; a Control that cannot
+	// adjust leaves it out).
+	if a, err := input.WakeAlarm(ctl, 2*time.Second, 10*time.Second); err == nil && !a.Armed.IsZero() && !a.Fired {
+		p.Skip("the RTC wake alarm, armed 2 s ahead while the machine ran, had not fired %.1f s later: no cycle would be woken by it (the wakealarm check says more)", a.Waited.Seconds())
+		return nil
+	}
 	runStart, done := time.Now().Round(0), 0 // wall clock: it runs on through suspend
 	// The RTC's wakeup source counting an alarm wake, in this run or in
 	// the journal's earlier cycles, makes its count evidence.
