@@ -212,6 +212,7 @@ type loader struct {
 	extSeen  map[*Node]bool
 	termSlab []Term
 	argSlab  []*Term
+	stack    []*Term // the lists being parsed (see parser.collect)
 	terms    int // terms allocated, against maxTerms
 }
 
@@ -295,7 +296,7 @@ func (l *loader) resolvePending() {
 				t.Node.Target = n
 				continue
 			}
-			l.problem(r.table, t.Offset, Unresolved, "Alias %s: source %s not found",
+			l.problem(r.table, int(t.Offset), Unresolved, "Alias %s: source %s not found",
 				displayPath(t.Node.Path()), displayPath(t.Name))
 			continue
 		}
@@ -303,12 +304,12 @@ func (l *loader) resolvePending() {
 		switch {
 		case n == nil:
 			if !r.quiet {
-				l.problem(r.table, t.Offset, Unresolved, "%s not found (in scope %s)",
+				l.problem(r.table, int(t.Offset), Unresolved, "%s not found (in scope %s)",
 					displayPath(t.Name), displayPath(r.scope.Path()))
 			}
 		case r.call && n.Resolved() != nil && n.Resolved().Type == TypeMethod &&
 			n.Resolved().Method != nil && n.Resolved().Method.Args > 0:
-			l.problem(r.table, t.Offset, ForwardCall,
+			l.problem(r.table, int(t.Offset), ForwardCall,
 				"%s is called before its declaration, so its %d arguments were parsed as separate terms",
 				displayPath(t.Name), n.Resolved().Method.Args)
 		case n.External && !r.quiet:
@@ -321,7 +322,7 @@ func (l *loader) resolvePending() {
 			continue
 		}
 		l.extSeen[n] = true
-		l.problem(r.table, r.term.Offset, ExternalOnly, "%s is declared External but no loaded table defines it",
+		l.problem(r.table, int(r.term.Offset), ExternalOnly, "%s is declared External but no loaded table defines it",
 			displayPath(n.Path()))
 	}
 }

@@ -99,7 +99,7 @@ func TestAMLDenseHugeDSDT(t *testing.T) {
 	assert.Contains(t, []int{0, 1}, r.code, "%.300s", r.stderr)
 	status, _, unchecked, _ := readDoc(t, out).result(t, "aml-parse")
 	assert.NotEqual(t, "passed", status)
-	assert.Contains(t, strings.Join(unchecked, "\n"), "more than 1048576 terms, the load budget")
+	assert.Contains(t, strings.Join(unchecked, "\n"), "more than 524288 terms, the load budget")
 	t.Logf("%d bytes of AML: %.1f bytes of peak RSS per AML byte", len(body), float64(r.rss)/float64(len(body)))
 }
 
