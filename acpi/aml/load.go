@@ -213,7 +213,7 @@ type loader struct {
 	termSlab []Term
 	argSlab  []*Term
 	stack    []*Term // the lists being parsed (see parser.collect)
-	terms    int // terms allocated, against maxTerms
+	terms    int     // terms allocated, against maxTerms
 }
 
 // term allocates a Term from a slab: a namespace's terms live and die

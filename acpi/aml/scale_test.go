@@ -144,7 +144,10 @@ func TestMemoryPerAMLByte(t *testing.T) {
 	for i := range 31 {
 		dense = append(dense, noopMethod(fmt.Sprintf("D%03d", i), 1<<20-16)...)
 	}
-	b, ns := retained(func() *Namespace { ns, _ := Load(Table{Name: "DSDT", Signature: "DSDT", Revision: 2, AML: dense}); return ns })
+	b, ns := retained(func() *Namespace {
+		ns, _ := Load(Table{Name: "DSDT", Signature: "DSDT", Revision: 2, AML: dense})
+		return ns
+	})
 	runtime.KeepAlive(ns)
 	t.Logf("dense: %d bytes of AML, %d terms kept (the budget), %.1f MB: %.0f bytes a term, %.1f per AML byte",
 		len(dense), maxTerms, float64(b)/1e6, float64(b)/maxTerms, float64(b)/float64(len(dense)))
