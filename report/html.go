@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
 	"fmt"
@@ -57,6 +58,9 @@ type htmlCycles struct {
 	// Omitted counts the cycles the table leaves out (past
 	// maxTableCycles: the passed ones after the first).
 	Omitted int
+	// Unread counts the cycle records of a document past
+	// maxCycleRecords: not read, so neither plotted nor listed.
+	Unread int
 }
 
 type htmlDoc struct {
@@ -77,17 +81,29 @@ type htmlDoc struct {
 
 // cycleRow is one cycle of a cycling check (s3, reboot) as its result's
 // data records it under "cycles".
+// Its size is fixed (136 bytes and the notes), whatever the record held:
+// a document of many cycles costs about its own size.
 type cycleRow struct {
 	Cycle  int
 	Status string
-	Values map[string]float64 // by measure key; absent or 0: not measured
-	Device string             // the slowest device (s3)
-	Notes  []string           // problems, log findings
+	Values [len(measures)]float64 // in the order of measures; 0: not measured
+	Device string                 // the slowest device (s3)
+	Notes  []string               // problems, log findings
+}
+
+// value is the value of measure key, 0 when not measured.
+func (c *cycleRow) value(key string) float64 {
+	for i, m := range measures {
+		if m.Key == key {
+			return c.Values[i]
+		}
+	}
+	return 0
 }
 
 // Cell is the value of measure key, formatted, or "" when not measured.
 func (c cycleRow) Cell(key string) string {
-	if v := c.Values[key]; v > 0 {
+	if v := c.value(key); v > 0 {
 		return fmt.Sprintf("%.1f", v)
 	}
 	return ""
@@ -101,7 +117,7 @@ type measure struct{ Key, Title string }
 
 // measures are the per-cycle quantities the cycling checks record, in the
 // order they are plotted: the s3 check's, then the reboot check's.
-var measures = []measure{
+var measures = [...]measure{
 	{"asleep_ms", "Time asleep"},
 	{"firmware_resume_ms", "Firmware resume (FPDT)"},
 	{"kernel_resume_ms", "Kernel resume"},
@@ -149,8 +165,10 @@ func WriteHTML(w io.Writer, d *Document, failOn tests.Severity) error {
 	}
 	sortRows(h.Rows)
 	for _, r := range d.Results {
-		if c := cyclesOf(r); len(c) > 0 {
-			h.Cycles = append(h.Cycles, cycleSection(r.ID, c))
+		if c, unread := cyclesOf(r); len(c) > 0 {
+			sec := cycleSection(r.ID, c)
+			sec.Unread = unread
+			h.Cycles = append(h.Cycles, sec)
 		}
 	}
 	if err := htmlTmpl().Execute(w, h); err != nil {
@@ -160,62 +178,35 @@ func WriteHTML(w io.Writer, d *Document, failOn tests.Severity) error {
 }
 
 // cyclesOf returns the per-cycle records of a result's data, if it has
-// any: whatever their Go type in this process, they are read as JSON,
-// as a document from a file holds them.
-func cyclesOf(r Result) []cycleRow {
+// any: as ReadJSON read them from a document, or (the result of a run in
+// this process) whatever their Go type, read through JSON as a document
+// holds them.
+func cyclesOf(r Result) (rows []cycleRow, unread int) {
 	raw, ok := r.Data["cycles"]
 	if !ok {
-		return nil
+		return nil, 0
 	}
-	var recs []map[string]any
-	if l, ok := raw.([]any); ok {
-		// as decoded from a document: no need to encode it again
-		for _, x := range l {
-			m, _ := x.(map[string]any)
-			recs = append(recs, m)
-		}
-	} else {
-		b, err := json.Marshal(raw)
-		if err != nil {
-			return nil
-		}
-		if json.Unmarshal(b, &recs) != nil {
-			return nil
-		}
+	if l, ok := raw.(*cycleList); ok {
+		return l.Rows, l.Unread
 	}
-	var out []cycleRow
-	for i, m := range recs {
-		c := cycleRow{Cycle: i + 1, Values: map[string]float64{}}
-		if v, ok := m["cycle"].(float64); ok {
-			c.Cycle = int(v)
-		}
-		c.Status, _ = m["status"].(string)
-		c.Device, _ = m["slowest_device"].(string)
-		for _, ms := range measures {
-			if v, ok := m[ms.Key].(float64); ok && v > 0 && !math.IsInf(v, 0) {
-				c.Values[ms.Key] = v
-			}
-		}
-		for _, k := range []string{"problems", "log_findings"} {
-			if l, ok := m[k].([]any); ok {
-				for _, x := range l {
-					if s, ok := x.(string); ok {
-						c.Notes = append(c.Notes, s)
-					}
-				}
-			}
-		}
-		out = append(out, c)
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return nil, 0
 	}
-	return out
+	dr := &docReader{sc: newScanner(bytes.NewReader(b)), strs: map[string]string{}}
+	l, ok, err := dr.cycles()
+	if err != nil || !ok {
+		return nil, 0
+	}
+	return l.Rows, l.Unread
 }
 
 // cycleSection plots every measure some cycle has, and tabulates them.
 func cycleSection(check string, cs []cycleRow) htmlCycles {
 	h := htmlCycles{Check: check, Cycles: cs}
-	for _, m := range measures {
+	for i, m := range measures {
 		for _, c := range cs {
-			if c.Values[m.Key] > 0 {
+			if c.Values[i] > 0 {
 				h.Measures = append(h.Measures, m)
 				h.Plots = append(h.Plots, plotSVG(m, cs))
 				break
@@ -262,7 +253,7 @@ const maxTableCycles = 2000
 func plotSVG(m measure, cs []cycleRow) template.HTML {
 	id, title := strings.TrimSuffix(strings.ReplaceAll(m.Key, "_", "-"), "-ms"), m.Title
 	get := func(c cycleRow) float64 {
-		if v := c.Values[m.Key]; v > 0 && v <= math.MaxFloat64 {
+		if v := c.value(m.Key); v > 0 && v <= math.MaxFloat64 {
 			return v
 		}
 		return 0 // unmeasured, negative, NaN or infinite: not drawn
@@ -416,6 +407,11 @@ func htmlRows(r Result) []htmlRow {
 		prefix := map[string]string{"waived": "waived: ", "explained": "explained by: "}[g.class]
 		same := true
 		for i, m := range g.messages {
+			if i == tests.MaxPerLabel {
+				// a document from elsewhere may list more than the
+				// framework does: the rest are counted in More
+				break
+			}
 			note := ""
 			if g.why[i] != "" {
 				note = prefix + g.why[i]

@@ -12,14 +12,15 @@ import (
 	"github.com/fwcheck/fwcheck/tests"
 )
 
-// readDoc reads a results document a user named.
-func readDoc(p string) (*report.Document, error) {
+// readDoc reads a results document a user named with read: ReadJSON,
+// or ReadFindings where the results' data is not needed (diff).
+func readDoc(p string, read func(io.Reader) (*report.Document, error)) (*report.Document, error) {
 	f, err := regfile.Open(p)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	d, err := report.ReadJSON(f)
+	d, err := read(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
@@ -48,11 +49,11 @@ func reportCommands(add func(*command)) {
 		if err != nil {
 			return fail(e, c, err)
 		}
-		old, err := readDoc(pos[0])
+		old, err := readDoc(pos[0], report.ReadFindings)
 		if err != nil {
 			return fail(e, c, err)
 		}
-		cur, err := readDoc(pos[1])
+		cur, err := readDoc(pos[1], report.ReadFindings)
 		if err != nil {
 			return fail(e, c, err)
 		}
@@ -93,7 +94,7 @@ func reportCommands(add func(*command)) {
 				return fail(e, h, err)
 			}
 		}
-		d, err := readDoc(pos[0])
+		d, err := readDoc(pos[0], report.ReadJSON)
 		if err != nil {
 			return fail(e, h, err)
 		}
