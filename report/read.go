@@ -265,10 +265,10 @@ type cycleList struct {
 	Unread int
 }
 
-// maxCycleRecords bounds the cycle records read of one result: 100 times
+// maxCycleRecords bounds the cycle records read of one result: 50 times
 // the s3 check's cycle limit (10,000). At 136 bytes a row (and its notes)
-// that bounds the rows to some 140 MB whatever the document holds.
-const maxCycleRecords = 1_000_000
+// that bounds the rows to some 70 MB whatever the document holds.
+const maxCycleRecords = 500_000
 
 // MarshalJSON writes the rows as records.
 func (l *cycleList) MarshalJSON() ([]byte, error) {

@@ -5,12 +5,26 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 
 	"github.com/fwcheck/fwcheck/internal/atomicfile"
 	"github.com/fwcheck/fwcheck/internal/regfile"
 	"github.com/fwcheck/fwcheck/report"
 	"github.com/fwcheck/fwcheck/tests"
 )
+
+// reportMemory is the garbage collector's soft memory limit while diff and
+// report read documents (unless GOMEMLIMIT says otherwise): a document near
+// its size limit keeps up to some 150 MB, and the collector's default pace
+// (collect when the heap has doubled) would let the process reach twice
+// that before collecting.
+const reportMemory = 200 << 20
+
+func limitMemory() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(reportMemory)
+	}
+}
 
 // readDoc reads a results document a user named with read: ReadJSON,
 // or ReadFindings where the results' data is not needed (diff).
@@ -49,6 +63,7 @@ func reportCommands(add func(*command)) {
 		if err != nil {
 			return fail(e, c, err)
 		}
+		limitMemory()
 		old, err := readDoc(pos[0], report.ReadFindings)
 		if err != nil {
 			return fail(e, c, err)
@@ -94,6 +109,7 @@ func reportCommands(add func(*command)) {
 				return fail(e, h, err)
 			}
 		}
+		limitMemory()
 		d, err := readDoc(pos[0], report.ReadJSON)
 		if err != nil {
 			return fail(e, h, err)
