@@ -126,3 +126,32 @@ func writeRaw(t *testing.T, dir, name string, raw []byte) {
 	t.Helper()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, name), raw, 0o644))
 }
+
+// Single evaluations through `fwcheck aml --eval` (acpi/aml's
+// testdata/budget.asl): `While (One) { Buffer (0x100000) }` ran 41 s, a
+// ToHexString/Concatenate loop over 300 s, 1 MiB copies into a 64k-element
+// package reached 7.9 GB, a loop polling an emulated EC field never
+// ended; each ends by the evaluation budget, saying so, exit 1. A missing
+// object exited 0; it exits 1.
+func TestAMLEvalOfHostileMethods(t *testing.T) {
+	skipShort(t)
+	raw, err := os.ReadFile(filepath.Join("..", "..", "acpi", "aml", "testdata", "budget.aml"))
+	require.NoError(t, err)
+	dir := t.TempDir()
+	writeRaw(t, dir, "DSDT", raw)
+	for _, c := range []struct{ path, want string }{
+		{`\BUFL`, "exceeded the evaluation budget"},
+		{`\HEXL`, "exceeded the evaluation budget"},
+		{`\PKGL`, "exceeded the evaluation budget"},
+		{`\POLL`, "polling a region field the evaluator emulates"},
+		{`\SPIN`, "a loop that does not end"},
+		{`\NOPE`, "does not exist"},
+	} {
+		r := run(t, "aml", "--acpidump", dir, "--eval", c.path)
+		assert.Equal(t, 1, r.code, "%s: %.300s", c.path, r.stderr)
+		assert.Contains(t, r.stdout+r.stderr, c.want, c.path)
+	}
+	r := run(t, "aml", "--acpidump", dir, "--eval", `\FAST`)
+	assert.Equal(t, 0, r.code, "%.300s", r.stderr)
+	assert.Contains(t, r.stdout, `\FAST = 0x2A`)
+}
