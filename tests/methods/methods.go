@@ -197,7 +197,7 @@ func run(p *tests.Pass) error {
 // evaluate evaluates every predefined object of the namespace.
 func evaluate(p *tests.Pass, l *amlcheck.Loaded) *run1 {
 	em := &aml.Emulation{}
-	e := aml.NewEvaluator(l.NS, em.Options(aml.Options{}))
+	e := aml.NewEvaluator(l.NS, em.Options(aml.Options{Run: l.Budget}))
 	e.RunREG()
 	c := &run1{p: p, l: l, e: e, em: em, results: map[*aml.Node]map[string]*result{}, unchecked: map[string][]string{}}
 	c.dynamic = loadsTables(l.NS)
