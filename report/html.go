@@ -56,6 +56,9 @@ type htmlCycles struct {
 	// Omitted counts the cycles the table leaves out (past
 	// maxTableCycles: the passed ones after the first).
 	Omitted int
+	// Unread counts the cycle records of a document past
+	// maxCycleRecords: not read, so neither plotted nor listed.
+	Unread int
 }
 
 type htmlDoc struct {
@@ -74,29 +77,42 @@ type htmlDoc struct {
 	DMI         [][2]string
 }
 
-// cycleRow is one cycle of a cycling check (s3, reboot) as the tables and
-// plots show it, made from the result's tests.CycleRecord.
+// cycleRow is one cycle of a cycling check (s3, reboot) as its result's
+// data records it under "cycles".
+// Its size is fixed (136 bytes and the notes), whatever the record held:
+// a document of many cycles costs about its own size.
 type cycleRow struct {
 	Cycle  int
 	Status string
-	Values map[string]float64 // by measure key; absent: not measured
-	Device string             // the slowest device (s3)
-	Notes  []string           // problems, log findings
+	Values [len(measures)]float64 // in the order of measures; 0: not measured
+	Device string                 // the slowest device (s3)
+	Notes  []string               // problems, log findings
+}
+
+// value is the value of measure key, 0 when not measured.
+func (c *cycleRow) value(key string) float64 {
+	for i, m := range measures {
+		if m.Key == key {
+			return c.Values[i]
+		}
+	}
+	return 0
 }
 
 // Cell is the value of measure key, formatted, or "" when not measured.
 func (c cycleRow) Cell(key string) string {
-	if v := c.Values[key]; v > 0 {
+	if v := c.value(key); v > 0 {
 		return fmt.Sprintf("%.1f", v)
 	}
 	return ""
 }
 
 // Good reports whether the cycle went as it should.
-func (c cycleRow) Good() bool { return (&tests.CycleRecord{Status: c.Status}).Good() }
+func (c cycleRow) Good() bool { return c.Status == "passed" || c.Status == "completed" }
 
-// measure is one per-cycle quantity the report plots, in ms: Key names
-// its plot and column, Of reads it from a cycle's record.
+// measure is one per-cycle quantity the report plots, in ms: Key names its
+// plot and column (the record's JSON key, which ReadJSON reads rows by),
+// Of reads it from a cycle's typed record.
 type measure struct {
 	Key, Title string
 	Of         func(*tests.CycleRecord) float64
@@ -104,7 +120,7 @@ type measure struct {
 
 // measures are the per-cycle quantities the cycling checks record, in the
 // order they are plotted: the s3 check's, then the reboot check's.
-var measures = []measure{
+var measures = [...]measure{
 	{"asleep_ms", "Time asleep", func(c *tests.CycleRecord) float64 { return c.AsleepMS }},
 	{"firmware_resume_ms", "Firmware resume (FPDT)", func(c *tests.CycleRecord) float64 { return c.FirmwareResumeMS }},
 	{"kernel_resume_ms", "Kernel resume", func(c *tests.CycleRecord) float64 { return c.KernelResumeMS }},
@@ -152,8 +168,10 @@ func WriteHTML(w io.Writer, d *Document, failOn tests.Severity) error {
 	}
 	sortRows(h.Rows)
 	for _, r := range d.Results {
-		if c := cyclesOf(r); len(c) > 0 {
-			h.Cycles = append(h.Cycles, cycleSection(r.ID, c))
+		if c, unread := cyclesOf(r); len(c) > 0 {
+			sec := cycleSection(r.ID, c)
+			sec.Unread = unread
+			h.Cycles = append(h.Cycles, sec)
 		}
 	}
 	if err := htmlTmpl().Execute(w, h); err != nil {
@@ -162,34 +180,39 @@ func WriteHTML(w io.Writer, d *Document, failOn tests.Severity) error {
 	return nil
 }
 
-// cyclesOf returns the rows of a result's per-cycle records
-// (tests.Result.Cycles), if it has any.
-func cyclesOf(r Result) []cycleRow {
-	cs := r.Cycles()
-	if len(cs) == 0 {
-		return nil
+// cyclesOf returns the per-cycle rows of a result: as ReadJSON read them
+// from a document (fixed-size rows, so that a document of many cycles
+// costs about its own size), or from the typed records a check kept in
+// this process (tests.Result.Cycles).
+func cyclesOf(r Result) (rows []cycleRow, unread int) {
+	if l, ok := r.Data["cycles"].(*cycleList); ok {
+		return l.Rows, l.Unread
 	}
-	out := make([]cycleRow, 0, len(cs))
+	cs := r.Cycles()
+	if len(cs) > maxCycleRecords {
+		cs, unread = cs[:maxCycleRecords], len(cs)-maxCycleRecords
+	}
+	rows = make([]cycleRow, 0, len(cs))
 	for i := range cs {
 		c := &cs[i]
-		row := cycleRow{Cycle: c.Cycle, Status: c.Status, Device: c.SlowestDevice, Values: map[string]float64{}}
-		for _, m := range measures {
+		row := cycleRow{Cycle: c.Cycle, Status: c.Status, Device: c.SlowestDevice}
+		for j, m := range measures {
 			if v := m.Of(c); v > 0 && !math.IsInf(v, 0) {
-				row.Values[m.Key] = v
+				row.Values[j] = v
 			}
 		}
 		row.Notes = append(append(row.Notes, c.Problems...), c.LogFindings...)
-		out = append(out, row)
+		rows = append(rows, row)
 	}
-	return out
+	return rows, unread
 }
 
 // cycleSection plots every measure some cycle has, and tabulates them.
 func cycleSection(check string, cs []cycleRow) htmlCycles {
 	h := htmlCycles{Check: check, Cycles: cs}
-	for _, m := range measures {
+	for i, m := range measures {
 		for _, c := range cs {
-			if c.Values[m.Key] > 0 {
+			if c.Values[i] > 0 {
 				h.Measures = append(h.Measures, m)
 				h.Plots = append(h.Plots, plotSVG(m, cs))
 				break
@@ -236,7 +259,7 @@ const maxTableCycles = 2000
 func plotSVG(m measure, cs []cycleRow) template.HTML {
 	id, title := strings.TrimSuffix(strings.ReplaceAll(m.Key, "_", "-"), "-ms"), m.Title
 	get := func(c cycleRow) float64 {
-		if v := c.Values[m.Key]; v > 0 && v <= math.MaxFloat64 {
+		if v := c.value(m.Key); v > 0 && v <= math.MaxFloat64 {
 			return v
 		}
 		return 0 // unmeasured, negative, NaN or infinite: not drawn
@@ -390,6 +413,11 @@ func htmlRows(r Result) []htmlRow {
 		prefix := map[string]string{"waived": "waived: ", "explained": "explained by: "}[g.class]
 		same := true
 		for i, m := range g.messages {
+			if i == tests.MaxPerLabel {
+				// a document from elsewhere may list more than the
+				// framework does: the rest are counted in More
+				break
+			}
 			note := ""
 			if g.why[i] != "" {
 				note = prefix + g.why[i]

@@ -31,7 +31,7 @@ func plotOf(t testing.TB, vals ...float64) string {
 	t.Helper()
 	var cs []cycleRow
 	for i, v := range vals {
-		cs = append(cs, cycleRow{Cycle: i + 1, Status: "passed", Values: map[string]float64{"kernel_resume_ms": v}})
+		cs = append(cs, cycleRow{Cycle: i + 1, Status: "passed", Values: [len(measures)]float64{2: v}})
 	}
 	done := time.AfterFunc(10*time.Second, func() { panic("plotting takes over 10 s") })
 	defer done.Stop()

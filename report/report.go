@@ -116,8 +116,7 @@ func (d *Document) count() {
 	for _, r := range d.Results {
 		t.Checks++
 		t.Status[string(r.Status)]++
-		for i, f := range r.AllFindings() {
-			n := r.Weight(i)
+		eachFinding(&r.Result, func(f *Finding, n int, _ bool) {
 			switch {
 			case f.Fails():
 				t.Failures[f.Severity.String()] += n
@@ -128,7 +127,7 @@ func (d *Document) count() {
 			case f.Kind == tests.KindWarning:
 				t.Warnings += n
 			}
-		}
+		})
 	}
 }
 
@@ -159,13 +158,30 @@ func (d *Document) Failing(threshold tests.Severity) bool {
 		if r.Status == tests.StatusAborted {
 			return true
 		}
-		for _, f := range r.AllFindings() {
-			if f.Fails() && f.Severity >= threshold {
-				return true
-			}
+		failing := false
+		eachFinding(&r.Result, func(f *Finding, _ int, _ bool) {
+			failing = failing || f.Fails() && f.Severity >= threshold
+		})
+		if failing {
+			return true
 		}
 	}
 	return false
+}
+
+// eachFinding calls fn with each of r's findings and how many it stands
+// for: the listed ones (1 each, listed true), then one message-less
+// finding per omitted entry (its count), as Result.AllFindings lists them
+// but without copying the list: a document from elsewhere may list
+// millions.
+func eachFinding(r *tests.Result, fn func(f *Finding, n int, listed bool)) {
+	for i := range r.Findings {
+		fn(&r.Findings[i], 1, true)
+	}
+	for _, o := range r.Omitted {
+		f := o.Finding()
+		fn(&f, o.Count, false)
+	}
 }
 
 // WriteJSON writes d as indented JSON.
@@ -182,22 +198,6 @@ func WriteJSON(w io.Writer, d *Document) error {
 // report take documents from elsewhere); the framework's cap of findings
 // per label keeps real ones far below it.
 const MaxDocument = 256 << 20
-
-// ReadJSON reads a results document, checking its schema version.
-func ReadJSON(r io.Reader) (*Document, error) {
-	var d Document
-	lr := &io.LimitedReader{R: r, N: MaxDocument + 1}
-	if err := json.NewDecoder(lr).Decode(&d); err != nil {
-		if lr.N <= 0 {
-			return nil, fmt.Errorf("results: larger than %d MiB", MaxDocument>>20)
-		}
-		return nil, fmt.Errorf("results: %w", err)
-	}
-	if d.Schema != SchemaVersion {
-		return nil, fmt.Errorf("results: schema %q, this fwcheck reads %q", d.Schema, SchemaVersion)
-	}
-	return &d, nil
-}
 
 // Schema is the JSON Schema (draft 2020-12) of the results document.
 //

@@ -342,8 +342,8 @@ func classOf(f Finding) string {
 func groups(r *Result) []*group {
 	var out []*group
 	idx := map[string]*group{}
-	for i, f := range r.AllFindings() {
-		c := classOf(f)
+	eachFinding(&r.Result, func(f *Finding, n int, listed bool) {
+		c := classOf(*f)
 		key := c + "\x00" + f.Label
 		g := idx[key]
 		if g == nil || f.Label == "" {
@@ -353,17 +353,17 @@ func groups(r *Result) []*group {
 				idx[key] = g
 			}
 		}
-		if i >= len(r.Findings) {
-			g.total += r.Weight(i)
+		if !listed {
+			g.total += n
 			if len(g.why) == 0 {
 				g.why = append(g.why, f.Explained+f.Waived)
 			}
-			continue
+			return
 		}
 		g.messages = append(g.messages, f.Message)
 		g.why = append(g.why, f.Explained+f.Waived)
 		g.total++
-	}
+	})
 	return out
 }
 

@@ -201,10 +201,12 @@ func statusWithoutFailures(r tests.Result) tests.Status {
 	if len(r.Unchecked) > 0 {
 		return tests.StatusIncomplete
 	}
-	for _, f := range r.AllFindings() {
-		if f.Kind == tests.KindWarning && f.Explained == "" {
-			return tests.StatusWarning
-		}
+	warned := false
+	eachFinding(&r, func(f *Finding, _ int, _ bool) {
+		warned = warned || f.Kind == tests.KindWarning && f.Explained == ""
+	})
+	if warned {
+		return tests.StatusWarning
 	}
 	return tests.StatusPassed
 }

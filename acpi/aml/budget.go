@@ -34,9 +34,11 @@ const (
 
 // maxTerms bounds the terms Load keeps for all the tables together: the
 // largest machine of the corpus has 302,263 (875 KB of AML, 0.35 terms a
-// byte); at about 150 bytes a term this bounds the tree to some 160 MB
-// whatever the tables hold.
-const maxTerms = 1 << 20
+// byte), so 524,288 leaves it 1.7 times the room; at about 110 bytes a
+// term (the Term itself and its place in a list) this bounds the tree to
+// some 58 MB whatever the tables hold, so that a 32 MiB DSDT of one term a
+// byte loads within the 128 MiB a snapshot may hold.
+const maxTerms = 1 << 19
 
 // RunBudget is the budget shared by the evaluations of one run, across
 // evaluators; it is safe for concurrent use.

@@ -325,7 +325,7 @@ func (e *Evaluator) fail(t *Term, k EvalKind, format string, args ...any) {
 		err.Method = e.current.method.Path()
 	}
 	if t != nil {
-		err.Offset = t.Offset
+		err.Offset = int(t.Offset)
 		if e.current != nil && e.current.method != nil {
 			err.Table = e.current.method.Table
 		}
@@ -346,7 +346,7 @@ func (e *Evaluator) unresolved(t *Term, name string, format string, args ...any)
 			err.Method = scope.Path()
 		}
 		if t != nil {
-			err.Offset = t.Offset
+			err.Offset = int(t.Offset)
 			if scope != nil {
 				err.Table = scope.Table
 			}
@@ -498,12 +498,12 @@ func (e *Evaluator) eval(t *Term, f *frame) *Object {
 			e.fail(t, EvalAMLError, "buffer of %d bytes (more than this evaluator allows)", size)
 		}
 		n := int(size)
-		if len(t.Data) > n {
-			n = len(t.Data)
+		if len(t.Str) > n {
+			n = len(t.Str)
 		}
 		e.charge(objectCost+n, t)
 		b := make([]byte, n)
-		copy(b, t.Data)
+		copy(b, t.Str)
 		return Buffer(b)
 	case OpPackage, OpVarPackage:
 		n := int(t.Int)

@@ -256,7 +256,8 @@ type loader struct {
 	extScopes []extScope
 	termSlab  []Term
 	argSlab   []*Term
-	terms     int // terms allocated, against maxTerms
+	stack     []*Term // the lists being parsed (see parser.collect)
+	terms     int     // terms allocated, against maxTerms
 }
 
 // term allocates a Term from a slab: a namespace's terms live and die
@@ -342,7 +343,7 @@ func (l *loader) resolvePending() {
 				t.Node.Target = n
 				continue
 			}
-			l.problem(r.table, t.Offset, Unresolved, "Alias %s: source %s not found",
+			l.problem(r.table, int(t.Offset), Unresolved, "Alias %s: source %s not found",
 				displayPath(t.Node.Path()), displayPath(t.Name))
 			continue
 		}
@@ -353,17 +354,17 @@ func (l *loader) resolvePending() {
 				break
 			}
 			if ld := l.ns.runTimeSource(r.scope, t.Name); ld != nil {
-				l.problem(r.table, t.Offset, RunTimeOnly, "%s not found (in scope %s); %s",
+				l.problem(r.table, int(t.Offset), RunTimeOnly, "%s not found (in scope %s); %s",
 					displayPath(t.Name), displayPath(r.scope.Path()), ld.says())
 				break
 			}
-			l.problem(r.table, t.Offset, Unresolved, "%s not found (in scope %s)",
+			l.problem(r.table, int(t.Offset), Unresolved, "%s not found (in scope %s)",
 				displayPath(t.Name), displayPath(r.scope.Path()))
 		case r.loadTime && !r.quiet && l.later(n, r.table):
 			l.loadOrder(r, n)
 		case r.call && n.Resolved() != nil && n.Resolved().Type == TypeMethod &&
 			n.Resolved().Method != nil && n.Resolved().Method.Args > 0:
-			l.problem(r.table, t.Offset, ForwardCall,
+			l.problem(r.table, int(t.Offset), ForwardCall,
 				"%s is called before its declaration, so its %d arguments were parsed as separate terms",
 				displayPath(t.Name), n.Resolved().Method.Args)
 		case n.External && !r.quiet:
@@ -382,11 +383,11 @@ func (l *loader) resolvePending() {
 		}
 		l.extSeen[n] = true
 		if ld := l.ns.runTimeSource(nil, n.Path()); ld != nil {
-			l.problem(r.table, r.term.Offset, RunTimeOnly, "%s is declared External and no loaded table defines it; %s",
+			l.problem(r.table, int(r.term.Offset), RunTimeOnly, "%s is declared External and no loaded table defines it; %s",
 				displayPath(n.Path()), ld.says())
 			continue
 		}
-		l.problem(r.table, r.term.Offset, ExternalOnly, "%s is declared External but no loaded table defines it",
+		l.problem(r.table, int(r.term.Offset), ExternalOnly, "%s is declared External but no loaded table defines it",
 			displayPath(n.Path()))
 	}
 }
@@ -407,7 +408,7 @@ func (l *loader) later(n *Node, ti int) bool {
 
 func (l *loader) loadOrder(r pendingRef, n *Node) {
 	d := n.Resolved()
-	l.problem(r.table, r.term.Offset, LoadOrder, "load-time code uses %s (in scope %s), which only %s defines (at %s+0x%X), "+
+	l.problem(r.table, int(r.term.Offset), LoadOrder, "load-time code uses %s (in scope %s), which only %s defines (at %s+0x%X), "+
 		"a table loaded after %s: when this code runs the object does not exist yet (ACPICA: AE_NOT_FOUND)",
 		displayPath(d.Path()), displayPath(r.scope.Path()), d.Table, d.Table, d.Offset, l.ns.Tables[r.table].Name)
 }

@@ -3,6 +3,7 @@ package aml
 import (
 	"fmt"
 	"strings"
+	"unsafe"
 )
 
 // maxDepth caps the nesting of terms (objects in scopes, operators in
@@ -77,6 +78,16 @@ func (p *parser) bounded(t *Term, end int, fn func()) {
 	}()
 	p.end = end
 	fn()
+}
+
+// aliasString returns b as a string without copying it: a Buffer's
+// initializer stays the table's own bytes (as a sub-slice did before the
+// term layout was slimmed), which nothing writes after loading.
+func aliasString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }
 
 func (p *parser) u8() byte {
@@ -208,8 +219,29 @@ func (p *parser) opcode() Op {
 
 // termList parses terms until p.end, appending them to t.Body.
 func (p *parser) termList(t *Term) {
+	p.collect(t, p.term)
+}
+
+// collect appends to t.Body what next parses, up to the end of the
+// innermost object. The terms gather on the loader's stack (shared by the
+// nested lists) and move to a slice of their exact length at the end, so
+// a list costs its elements and nothing for the doubling of a growing
+// slice; a parse error inside keeps what was parsed, as bounded says.
+func (p *parser) collect(t *Term, next func() *Term) {
+	l := p.l
+	base := len(l.stack)
+	defer func() {
+		items := l.stack[base:]
+		if len(t.Body) == 0 {
+			t.Body = l.list(items...)
+		} else {
+			t.Body = append(t.Body, items...)
+		}
+		clear(items)
+		l.stack = l.stack[:base]
+	}()
 	for p.pos < p.end {
-		t.Body = append(t.Body, p.term())
+		l.stack = append(l.stack, next())
 	}
 }
 
@@ -233,7 +265,7 @@ func (p *parser) term1() *Term {
 		return p.nameRef(true, false)
 	}
 	op := p.opcode()
-	t := p.l.term(Term{Op: op, Offset: p.off(start)})
+	t := p.l.term(Term{Op: op, Offset: int32(p.off(start))})
 	switch {
 	case op >= OpLocal0 && op <= OpArg6:
 		return t
@@ -262,7 +294,7 @@ func (p *parser) term1() *Term {
 		end := p.pkgLength()
 		p.bounded(t, end, func() {
 			t.Args = append(t.Args, p.term())
-			t.Data = p.aml[p.pos:end:end]
+			t.Str = aliasString(p.aml[p.pos:end])
 			p.pos = end
 		})
 	case OpPackage, OpVarPackage:
@@ -274,9 +306,7 @@ func (p *parser) term1() *Term {
 				t.Args = append(t.Args, p.term())
 			}
 			p.lazy++
-			for p.pos < p.end {
-				t.Body = append(t.Body, p.dataRef())
-			}
+			p.collect(t, p.dataRef)
 		})
 	case OpName:
 		t.Name = p.nameString()
@@ -453,7 +483,7 @@ func (p *parser) operand(k argKind, quiet bool) *Term {
 		}
 		if b == 0 && k == aTarget {
 			p.pos++
-			return p.l.term(Term{Op: OpNullName, Offset: p.off(p.pos - 1)})
+			return p.l.term(Term{Op: OpNullName, Offset: int32(p.off(p.pos - 1))})
 		}
 		if isNameStart(b) {
 			return p.nameRef(false, quiet)
@@ -466,7 +496,7 @@ func (p *parser) operand(k argKind, quiet bool) *Term {
 // and it names a method, as a call with its arguments.
 func (p *parser) nameRef(call, quiet bool) *Term {
 	start := p.pos
-	t := p.l.term(Term{Op: OpNamePath, Offset: p.off(start)})
+	t := p.l.term(Term{Op: OpNamePath, Offset: int32(p.off(start))})
 	t.Name = p.nameString()
 	n := p.l.ns.Resolve(p.scope, t.Name)
 	t.Node = n
@@ -544,7 +574,7 @@ func (p *parser) field(t *Term) {
 	bit := 0
 	for p.pos < p.end {
 		epos := p.pos
-		e := p.l.term(Term{Offset: p.off(epos)})
+		e := p.l.term(Term{Offset: int32(p.off(epos))})
 		switch c := p.u8(); c {
 		case 0x00:
 			e.Op = OpReservedField
@@ -596,7 +626,7 @@ func (p *parser) field(t *Term) {
 // Duplicate problem.
 func (p *parser) declare(t *Term, pos int, path string, typ Type) *Node {
 	parent, seg := p.parentOf(path)
-	n := &Node{Name: seg, Type: typ, Op: t.Op, Table: p.tab.Name, Offset: t.Offset, Def: t, InMethod: p.inMethod}
+	n := &Node{Name: seg, Type: typ, Op: t.Op, Table: p.tab.Name, Offset: int(t.Offset), Def: t, InMethod: p.inMethod}
 	t.Node = n
 	if seg == "" {
 		p.problem(pos, Malformed, "%s declares an empty name", t.Op)
@@ -719,7 +749,7 @@ func (p *parser) external(t *Term, pos int, typ Type, argc int) {
 	for i, seg := range segs {
 		c := s.Child(seg)
 		if c == nil {
-			c = &Node{Name: seg, Type: TypeAny, Op: OpExternal, Table: p.tab.Name, Offset: t.Offset, Def: t, External: true}
+			c = &Node{Name: seg, Type: TypeAny, Op: OpExternal, Table: p.tab.Name, Offset: int(t.Offset), Def: t, External: true}
 			if i == len(segs)-1 {
 				c.Type = typ
 				if typ == TypeMethod {

@@ -120,7 +120,7 @@ func trimID(s string) string { return strings.TrimRight(s, "\x00 ") }
 // (an SSDT package entry).
 func (l *loader) addLoad(scope *Node, table string, t *Term, sig, oem, tid string) {
 	sig, oem, tid = trimID(sig), trimID(oem), trimID(tid)
-	ld := RunTimeLoad{Scope: scope.Path(), Table: table, Offset: t.Offset}
+	ld := RunTimeLoad{Scope: scope.Path(), Table: table, Offset: int(t.Offset)}
 	switch {
 	case sig != "":
 		ld.Want = strings.Join([]string{sig, oem, tid}, " ")

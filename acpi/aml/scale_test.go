@@ -2,9 +2,17 @@ package aml
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand"
 	"runtime"
+	"sort"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fwcheck/fwcheck/acpi"
+	"github.com/fwcheck/fwcheck/internal/corpus"
 )
 
 // stressInputs are AML bodies of about size bytes built to stress the
@@ -89,4 +97,59 @@ func BenchmarkLoadStress(b *testing.B) {
 			}
 		})
 	}
+}
+
+// retained returns the heap that load's result keeps alive (measured after
+// a collection on each side) and the terms it holds.
+func retained(load func() *Namespace) (bytes uint64, ns *Namespace) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	ns = load()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	return after.HeapAlloc - min(after.HeapAlloc, before.HeapAlloc), ns
+}
+
+// TestMemoryPerAMLByte measures what a loaded namespace keeps per byte of
+// AML: on every full corpus machine (the README's figure) and on a dense
+// 31 MiB table of one term a byte, which the term budget (maxTerms) bounds
+// whatever its size. The figures are logged; the asserted bound on the
+// dense table is what keeps a 32 MiB DSDT within the snapshot's 128 MiB.
+func TestMemoryPerAMLByte(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads the corpus and a 31 MiB table")
+	}
+	var per []float64
+	for _, f := range corpus.Glob(t, "acpi/linuxhw/full/*.acpidump.txt.gz") {
+		ts, err := acpi.LoadDumpFile(f)
+		require.NoError(t, err)
+		defs := Definitions(ts)
+		size := 0
+		for _, d := range defs {
+			size += len(d.AML)
+		}
+		b, ns := retained(func() *Namespace { ns, _ := Load(defs...); return ns })
+		runtime.KeepAlive(ns)
+		if size > 0 {
+			per = append(per, float64(b)/float64(size))
+		}
+	}
+	if len(per) > 0 {
+		sort.Float64s(per)
+		t.Logf("corpus: %d machines, %.0f / %.0f / %.0f bytes kept per AML byte (min / median / max)",
+			len(per), per[0], per[len(per)/2], per[len(per)-1])
+	}
+	var dense []byte
+	for i := range 31 {
+		dense = append(dense, noopMethod(fmt.Sprintf("D%03d", i), 1<<20-16)...)
+	}
+	b, ns := retained(func() *Namespace {
+		ns, _ := Load(Table{Name: "DSDT", Signature: "DSDT", Revision: 2, AML: dense})
+		return ns
+	})
+	runtime.KeepAlive(ns)
+	t.Logf("dense: %d bytes of AML, %d terms kept (the budget), %.1f MB: %.0f bytes a term, %.1f per AML byte",
+		len(dense), maxTerms, float64(b)/1e6, float64(b)/maxTerms, float64(b)/float64(len(dense)))
+	assert.Less(t, b, uint64(80<<20), "the term budget bounds the tree")
 }

@@ -9,7 +9,8 @@ import (
 //
 //   - constants (OpZero, OpOne, OpOnes, OpByteConst … OpQWordConst): Int;
 //     OpString: Str; OpLocal0…7, OpArg0…6: nothing more.
-//   - OpBuffer: Args[0] the size TermArg, Data the initializer bytes.
+//   - OpBuffer: Args[0] the size TermArg, Str the initializer bytes (the
+//     table's own bytes, not a copy; see BufferValue).
 //   - OpPackage: Int the NumElements byte, Body the elements;
 //     OpVarPackage: Args[0] the element count TermArg, Body the elements.
 //   - OpNamePath, OpCall: Name the path as written (four-character
@@ -25,15 +26,19 @@ import (
 //     (a sibling following its OpIf in the list): Body.
 //   - every other operator: Args in grammar order; absent Targets are
 //     OpNullName terms.
+//
+// The layout is kept small, as a dense table holds about one term a byte
+// (Load's budget, maxTerms, bounds how many): 104 bytes a term on 64-bit
+// machines, the opcode and a 32-bit offset sharing a word, and a Buffer's
+// bytes in Str rather than in a slice of their own.
 type Term struct {
 	Op Op
 	// Offset is the opcode's byte offset from the start of its table
-	// (header included).
-	Offset int
+	// (header included); a table is at most 4 GiB long.
+	Offset int32
 	Int    uint64
 	Str    string
 	Name   string
-	Data   []byte
 	Args   []*Term
 	Body   []*Term
 	Node   *Node
@@ -79,7 +84,7 @@ func (t *Term) BufferValue() (data []byte, size int64, ok bool) {
 			size = int64(v)
 		}
 	}
-	return t.Data, size, true
+	return []byte(t.Str), size, true
 }
 
 // String renders the term roughly as ASL, cut short after a few hundred
@@ -146,7 +151,7 @@ func writeTerm(b *strings.Builder, t *Term, depth int) {
 			writeTerm(b, t.Args[0], depth+1)
 		}
 		b.WriteString(") {")
-		for i, c := range t.Data {
+		for i, c := range []byte(t.Str) {
 			if b.Len() > maxRender {
 				break
 			}

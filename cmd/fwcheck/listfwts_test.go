@@ -30,7 +30,7 @@ func TestListJSONNamesFWTSTests(t *testing.T) {
 func TestListTextNamesFWTSTests(t *testing.T) {
 	code, out, _ := fwcheck(t, "", "list")
 	require.Equal(t, exitOK, code)
-	assert.Regexp(t, `(?m)^acpitables .*  fwts: acpitables,rsdp,rsdt,xsdt$`, out)
+	assert.Regexp(t, `(?m)^acpi-tables .*  fwts: acpitables,rsdp,rsdt,xsdt$`, out)
 	assert.Regexp(t, `(?m)^hest .*  fwts: hest$`, out)
 	assert.NotRegexp(t, `(?m)^reset .*fwts:`, out, "a check without an fwts counterpart has no fwts column")
 }

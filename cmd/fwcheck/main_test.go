@@ -415,5 +415,5 @@ func TestFormerCheckIDs(t *testing.T) {
 	assert.Equal(t, exitOK, code, stderr)
 	assert.NotContains(t, stdout, "acpitables", stdout)
 	_, list, _ := fwcheck(t, "", "list")
-	assert.Regexp(t, `(?m)^acpi-tables .*\(formerly acpitables\)$`, list)
+	assert.Regexp(t, `(?m)^acpi-tables .*\(formerly acpitables\)(  fwts: .*)?$`, list)
 }

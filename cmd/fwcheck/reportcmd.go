@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 
 	"github.com/fwcheck/fwcheck/driver"
 	"github.com/fwcheck/fwcheck/internal/atomicfile"
@@ -14,15 +15,29 @@ import (
 	"github.com/fwcheck/fwcheck/tests/all"
 )
 
-// readDoc reads a results document a user named, a renamed check's former
-// ID read as its current one.
-func readDoc(p string) (*report.Document, error) {
+// reportMemory is the garbage collector's soft memory limit while diff and
+// report read documents (unless GOMEMLIMIT says otherwise): a document near
+// its size limit keeps up to some 150 MB, and the collector's default pace
+// (collect when the heap has doubled) would let the process reach twice
+// that before collecting.
+const reportMemory = 200 << 20
+
+func limitMemory() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(reportMemory)
+	}
+}
+
+// readDoc reads a results document a user named with read: ReadJSON,
+// or ReadFindings where the results' data is not needed (diff). A renamed
+// check's former ID is read as its current one.
+func readDoc(p string, read func(io.Reader) (*report.Document, error)) (*report.Document, error) {
 	f, err := regfile.Open(p)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	d, err := report.ReadJSON(f)
+	d, err := read(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
@@ -52,11 +67,12 @@ func reportCommands(add func(*command)) {
 		if err != nil {
 			return fail(e, c, err)
 		}
-		old, err := readDoc(pos[0])
+		limitMemory()
+		old, err := readDoc(pos[0], report.ReadFindings)
 		if err != nil {
 			return fail(e, c, err)
 		}
-		cur, err := readDoc(pos[1])
+		cur, err := readDoc(pos[1], report.ReadFindings)
 		if err != nil {
 			return fail(e, c, err)
 		}
@@ -97,7 +113,8 @@ func reportCommands(add func(*command)) {
 				return fail(e, h, err)
 			}
 		}
-		d, err := readDoc(pos[0])
+		limitMemory()
+		d, err := readDoc(pos[0], report.ReadJSON)
 		if err != nil {
 			return fail(e, h, err)
 		}

@@ -1,7 +1,14 @@
 package main
 
 import (
+	"errors"
 	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/fwcheck/fwcheck/internal/journal"
+	"github.com/fwcheck/fwcheck/internal/regfile"
 
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/reboot"
@@ -51,7 +58,31 @@ func checkCommand(c *command, ch *tests.Check, extra func(*flag.FlagSet, *tests.
 		if err := out.validate(); err != nil {
 			return fail(e, c, err)
 		}
+		if err := checkJournal(cfg.Settings.Raw()[ch.ID+".journal"]); err != nil {
+			return fail(e, c, err)
+		}
 		return out.run(e, c, &cfg)
 	}
 	return c
+}
+
+// checkJournal refuses, before any cycle, a journal to resume that is not a
+// regular file (a FIFO would block, a device never end) or is larger than
+// a journal may be; the check itself would end aborted, and exit 1.
+func checkJournal(p string) error {
+	if p == "" || p == "none" {
+		return nil
+	}
+	st, err := os.Stat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil // a new journal
+	case err != nil:
+		return err
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("%s: not a regular file but %s", p, regfile.Kind(st.Mode()))
+	case st.Size() > journal.MaxSize:
+		return fmt.Errorf("%s: a journal of %d bytes, larger than %d MiB", p, st.Size(), journal.MaxSize>>20)
+	}
+	return nil
 }

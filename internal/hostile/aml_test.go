@@ -78,8 +78,10 @@ func TestAMLLoopsEndByTheBudget(t *testing.T) {
 	}
 }
 
-// A dense DSDT of 31 MiB (one term a byte) took 6 GB and 77 s to load:
-// Load keeps a bounded number of terms and says the rest is not parsed.
+// A dense DSDT of 31 MiB (one term a byte) took 6 GB and 77 s to load,
+// then 229 MB: Load keeps a bounded number of slim terms and says the rest
+// is not parsed, and the whole run stays within the 128 MiB a snapshot may
+// hold.
 func TestAMLDenseHugeDSDT(t *testing.T) {
 	skipShort(t)
 	var body []byte
@@ -99,8 +101,9 @@ func TestAMLDenseHugeDSDT(t *testing.T) {
 	assert.Contains(t, []int{0, 1}, r.code, "%.300s", r.stderr)
 	status, _, unchecked, _ := readDoc(t, out).result(t, "aml-parse")
 	assert.NotEqual(t, "passed", status)
-	assert.Contains(t, strings.Join(unchecked, "\n"), "more than 1048576 terms, the load budget")
+	assert.Contains(t, strings.Join(unchecked, "\n"), "more than 524288 terms, the load budget")
 	t.Logf("%d bytes of AML: %.1f bytes of peak RSS per AML byte", len(body), float64(r.rss)/float64(len(body)))
+	assert.Less(t, r.rss, int64(128<<20), "within the 128 MiB a snapshot may hold")
 }
 
 // A DSDT whose length field says 0xFFFFFFFF was dropped without a word:
@@ -122,4 +125,33 @@ func TestDSDTLengthAllOnes(t *testing.T) {
 func writeRaw(t *testing.T, dir, name string, raw []byte) {
 	t.Helper()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, name), raw, 0o644))
+}
+
+// Single evaluations through `fwcheck aml --eval` (acpi/aml's
+// testdata/budget.asl): `While (One) { Buffer (0x100000) }` ran 41 s, a
+// ToHexString/Concatenate loop over 300 s, 1 MiB copies into a 64k-element
+// package reached 7.9 GB, a loop polling an emulated EC field never
+// ended; each ends by the evaluation budget, saying so, exit 1. A missing
+// object exited 0; it exits 1.
+func TestAMLEvalOfHostileMethods(t *testing.T) {
+	skipShort(t)
+	raw, err := os.ReadFile(filepath.Join("..", "..", "acpi", "aml", "testdata", "budget.aml"))
+	require.NoError(t, err)
+	dir := t.TempDir()
+	writeRaw(t, dir, "DSDT", raw)
+	for _, c := range []struct{ path, want string }{
+		{`\BUFL`, "exceeded the evaluation budget"},
+		{`\HEXL`, "exceeded the evaluation budget"},
+		{`\PKGL`, "exceeded the evaluation budget"},
+		{`\POLL`, "polling a region field the evaluator emulates"},
+		{`\SPIN`, "a loop that does not end"},
+		{`\NOPE`, "does not exist"},
+	} {
+		r := run(t, "aml", "--acpidump", dir, "--eval", c.path)
+		assert.Equal(t, 1, r.code, "%s: %.300s", c.path, r.stderr)
+		assert.Contains(t, r.stdout+r.stderr, c.want, c.path)
+	}
+	r := run(t, "aml", "--acpidump", dir, "--eval", `\FAST`)
+	assert.Equal(t, 0, r.code, "%.300s", r.stderr)
+	assert.Contains(t, r.stdout, `\FAST = 0x2A`)
 }

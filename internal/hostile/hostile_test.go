@@ -67,7 +67,7 @@ func TestMain(m *testing.M) {
 }
 
 // skipShort skips a case under -short (make test-short): the cases build
-// the binary and generate large inputs, about 40 s in all.
+// the binary and generate large inputs, several minutes in all (the documents near 256 MiB most).
 func skipShort(t *testing.T) {
 	t.Helper()
 	if testing.Short() {

@@ -113,9 +113,9 @@ func dsmUUID(m *aml.Node) []byte {
 		if found != nil {
 			return false
 		}
-		if t.Op == aml.OpBuffer && len(t.Data) == 16 {
+		if t.Op == aml.OpBuffer && len(t.Str) == 16 {
 			if sz, ok := t.Args[0].IntegerValue(); ok && sz == 16 {
-				found = append([]byte(nil), t.Data...)
+				found = []byte(t.Str)
 				return false
 			}
 		}

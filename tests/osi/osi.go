@@ -80,7 +80,7 @@ func query(t *aml.Term) (Query, bool) {
 	if !ok {
 		return Query{}, false
 	}
-	return Query{Offset: t.Offset, Iface: s}, true
+	return Query{Offset: int(t.Offset), Iface: s}, true
 }
 
 func run(p *tests.Pass) error {
