@@ -47,6 +47,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/secureboot"
 	"github.com/fwcheck/fwcheck/tests/sleepstates"
 	"github.com/fwcheck/fwcheck/tests/smbios"
+	"github.com/fwcheck/fwcheck/tests/smm"
 	"github.com/fwcheck/fwcheck/tests/spcr"
 	"github.com/fwcheck/fwcheck/tests/thermal"
 	"github.com/fwcheck/fwcheck/tests/tpm2table"
@@ -112,6 +113,7 @@ var checks = sync.OnceValue(func() []*tests.Check {
 		spcr.Check,
 		thermal.Check,
 		wsmt.Check,
+		smm.Check,
 	}
 	if err := tests.Validate(cs); err != nil {
 		panic(err)
