@@ -39,6 +39,9 @@ const (
 	HWCR         = 0xC0010015 // AMD HWCR (bit 0: SMMLOCK)
 	SMMAddr      = 0xC0010112 // AMD SMM_ADDR (TSeg base)
 	SMMMask      = 0xC0010113 // AMD SMM_MASK (bit 1: TSeg valid)
+	// DebugInterface is IA32_DEBUG_INTERFACE (Intel DCI): bit 0 enable,
+	// bit 30 lock.
+	DebugInterface = 0xC80
 )
 
 var names = map[uint32]string{
@@ -50,7 +53,7 @@ var names = map[uint32]string{
 	PAT: "IA32_PAT", FeatureControl: "IA32_FEATURE_CONTROL", MiscEnable: "IA32_MISC_ENABLE",
 	0xC0010010: "SYSCFG", 0xC001001A: "TOP_MEM", 0xC001001D: "TOP_MEM2", VMCR: "VM_CR",
 	SMRRPhysBase: "IA32_SMRR_PHYSBASE", SMRRPhysMask: "IA32_SMRR_PHYSMASK", HWCR: "HWCR",
-	SMMAddr: "SMM_ADDR", SMMMask: "SMM_MASK",
+	SMMAddr: "SMM_ADDR", SMMMask: "SMM_MASK", DebugInterface: "IA32_DEBUG_INTERFACE",
 }
 
 // Name returns the register's name ("IA32_MTRR_PHYSBASE3"), or its address.

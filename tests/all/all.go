@@ -15,6 +15,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/bgrt"
 	"github.com/fwcheck/fwcheck/tests/checksum"
 	"github.com/fwcheck/fwcheck/tests/cpufeatures"
+	"github.com/fwcheck/fwcheck/tests/cpulocks"
 	"github.com/fwcheck/fwcheck/tests/cpufreq"
 	"github.com/fwcheck/fwcheck/tests/dbg2"
 	"github.com/fwcheck/fwcheck/tests/deviceids"
@@ -114,6 +115,7 @@ var checks = sync.OnceValue(func() []*tests.Check {
 		thermal.Check,
 		wsmt.Check,
 		smm.Check,
+		cpulocks.Check,
 	}
 	if err := tests.Validate(cs); err != nil {
 		panic(err)
