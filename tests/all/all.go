@@ -19,6 +19,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/cpufreq"
 	"github.com/fwcheck/fwcheck/tests/dbg2"
 	"github.com/fwcheck/fwcheck/tests/deviceids"
+	"github.com/fwcheck/fwcheck/tests/dmaprotection"
 	"github.com/fwcheck/fwcheck/tests/dmar"
 	"github.com/fwcheck/fwcheck/tests/e820"
 	"github.com/fwcheck/fwcheck/tests/ecdt"
@@ -116,6 +117,7 @@ var checks = sync.OnceValue(func() []*tests.Check {
 		wsmt.Check,
 		smm.Check,
 		cpulocks.Check,
+		dmaprotection.Check,
 	}
 	if err := tests.Validate(cs); err != nil {
 		panic(err)

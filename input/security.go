@@ -1,0 +1,195 @@
+package input
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/fwcheck/fwcheck/pci"
+)
+
+// PCIConfig is the configuration space of every PCI function, recorded as
+// fwcheck/pci-config.txt. As root the kernel returns 256 bytes (4096 with
+// extended config space), otherwise only the 64-byte header, so the
+// chipset lock registers need root; kernel lockdown does not refuse reads.
+var PCIConfig = Declare(Spec[*pci.Dump]{
+	Name: "pci-config", Doc: "PCI configuration space of every function (/sys/bus/pci/devices/*/config)", Root: true,
+	Capture: []string{RecordedDir + "/" + PCIConfigFile},
+	Load: func(src Source) (*pci.Dump, error) {
+		b, err := fs.ReadFile(src, path.Join(RecordedDir, PCIConfigFile))
+		if err != nil {
+			return nil, err
+		}
+		return pci.Parse(b)
+	},
+})
+
+// PCIConfigFile is the recorded configuration space's name below
+// RecordedDir.
+const PCIConfigFile = "pci-config.txt"
+
+// recordPCIConfig reads every function's config file under root. A
+// function whose file cannot be read is left out; no readable function at
+// all is the error of the first.
+func recordPCIConfig(root string) ([]byte, error) {
+	dir := filepath.Join(root, pciDevices)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	d := &pci.Dump{}
+	var first error
+	for _, e := range ents {
+		if !pci.ValidAddress(e.Name()) {
+			continue
+		}
+		f, err := os.Open(filepath.Join(dir, e.Name(), "config"))
+		if err != nil {
+			if first == nil {
+				first = err
+			}
+			continue
+		}
+		b, err := io.ReadAll(io.LimitReader(f, pci.MaxConfigSize))
+		f.Close()
+		if err != nil && len(b) == 0 {
+			if first == nil {
+				first = err
+			}
+			continue
+		}
+		if err := d.Add(e.Name(), b); err != nil {
+			return nil, err
+		}
+	}
+	if len(d.Devices) == 0 && first != nil {
+		return nil, first
+	}
+	var out bytes.Buffer
+	err = d.Format(&out)
+	return out.Bytes(), err
+}
+
+// DMAProtection is what the kernel shows of DMA protection: the IOMMUs it
+// drives (/sys/class/iommu), each Thunderbolt domain's security level and
+// pre-boot DMA protection flag (/sys/bus/thunderbolt/devices/domainN), and
+// the kernel command line, recorded as fwcheck/dma-protection.txt (the
+// class entries are links, which a snapshot of plain files cannot hold).
+var DMAProtection = Declare(Spec[*DMAState]{
+	Name: "dma-protection", Doc: "IOMMUs the kernel drives (/sys/class/iommu), Thunderbolt security and DMA protection, the kernel command line",
+	Capture: []string{RecordedDir + "/" + DMAProtectionFile},
+	Load: func(src Source) (*DMAState, error) {
+		b, err := fs.ReadFile(src, path.Join(RecordedDir, DMAProtectionFile))
+		if err != nil {
+			return nil, err
+		}
+		return ParseDMAState(b)
+	},
+})
+
+// DMAProtectionFile is the recorded DMA protection state below RecordedDir.
+const DMAProtectionFile = "dma-protection.txt"
+
+// DMAState is the kernel's view of DMA protection.
+type DMAState struct {
+	IOMMUs      []string // "dmar0", "ivhd0"
+	Thunderbolt []ThunderboltDomain
+	Cmdline     string
+}
+
+// ThunderboltDomain is one Thunderbolt/USB4 domain's security settings.
+type ThunderboltDomain struct {
+	Name     string // "domain0"
+	Security string // "none", "user", "secure", "dponly", "usbonly", "nopcie"
+	// DMAProtection is iommu_dma_protection: "1" when the firmware
+	// enabled pre-boot DMA protection and the kernel kept the IOMMU on.
+	DMAProtection string
+}
+
+// ParseDMAState reads the recorded DMA protection lines; at most 4096
+// lines are read.
+func ParseDMAState(b []byte) (*DMAState, error) {
+	s := &DMAState{}
+	for i, line := range strings.Split(string(b), "\n") {
+		if i > 4096 {
+			return nil, errors.New("dma protection: too many lines")
+		}
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		kind, rest, _ := strings.Cut(line, " ")
+		switch kind {
+		case "iommu":
+			s.IOMMUs = append(s.IOMMUs, rest)
+		case "thunderbolt":
+			f := strings.Fields(rest)
+			if len(f) == 0 {
+				return nil, fmt.Errorf("dma protection line %d: thunderbolt without a domain", i+1)
+			}
+			d := ThunderboltDomain{Name: f[0]}
+			for _, kv := range f[1:] {
+				k, v, _ := strings.Cut(kv, "=")
+				switch k {
+				case "security":
+					d.Security = v
+				case "iommu_dma_protection":
+					d.DMAProtection = v
+				}
+			}
+			s.Thunderbolt = append(s.Thunderbolt, d)
+		case "cmdline":
+			s.Cmdline = rest
+		default:
+			return nil, fmt.Errorf("dma protection line %d: %.40q", i+1, line)
+		}
+	}
+	return s, nil
+}
+
+func recordDMAState(root string) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString("# fwcheck dma protection 1\n")
+	if ents, err := os.ReadDir(filepath.Join(root, "sys/class/iommu")); err == nil {
+		for _, e := range ents {
+			fmt.Fprintf(&b, "iommu %s\n", printable(e.Name()))
+		}
+	}
+	tb := filepath.Join(root, "sys/bus/thunderbolt/devices")
+	if ents, err := os.ReadDir(tb); err == nil {
+		for _, e := range ents {
+			if !strings.HasPrefix(e.Name(), "domain") {
+				continue
+			}
+			read := func(f string) string {
+				v, err := os.ReadFile(filepath.Join(tb, e.Name(), f))
+				if err != nil {
+					return "unreadable"
+				}
+				return printable(strings.TrimSpace(string(v)))
+			}
+			fmt.Fprintf(&b, "thunderbolt %s security=%s iommu_dma_protection=%s\n", printable(e.Name()), read("security"), read("iommu_dma_protection"))
+		}
+	}
+	if c, err := os.ReadFile(filepath.Join(root, "proc/cmdline")); err == nil {
+		fmt.Fprintf(&b, "cmdline %s\n", printable(strings.TrimSpace(string(c))))
+	}
+	return b.Bytes(), nil
+}
+
+// printable keeps recorded text to printable ASCII, so that no value can
+// end its line early or carry control characters into a report.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r > 0x7e {
+			return '?'
+		}
+		return r
+	}, s)
+}
