@@ -36,6 +36,7 @@ func liveRecorders() map[string]Recorder {
 		PCIBARFile:        recordPCIBARs,
 		PCIConfigFile:     recordPCIConfig,
 		DMAProtectionFile: recordDMAState,
+		MEIFile:           recordMEI,
 		CPUIDFile:         recordCPUID,
 		BDAFile:           recordBDA,
 		PCRFile:           recordPCRs,

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/fwcheck/fwcheck/pci"
@@ -192,4 +193,83 @@ func printable(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// MEI is what the kernel's mei driver shows of the Intel ME (CSME): the
+// firmware status registers and the firmware version
+// (/sys/class/mei/mei0/fw_status and fw_ver), recorded as fwcheck/mei.txt.
+// A machine without the driver records nothing, and the me check reads the
+// same registers from the HECI function's configuration space instead.
+var MEI = Declare(Spec[*MEIState]{
+	Name: "mei", Doc: "the Intel ME's status registers and version (/sys/class/mei/mei0)",
+	Capture: []string{RecordedDir + "/" + MEIFile},
+	Load: func(src Source) (*MEIState, error) {
+		b, err := fs.ReadFile(src, path.Join(RecordedDir, MEIFile))
+		if err != nil {
+			return nil, err
+		}
+		return ParseMEI(b)
+	},
+})
+
+// MEIFile is the recorded ME state below RecordedDir.
+const MEIFile = "mei.txt"
+
+// MEIState is the ME's firmware status registers (HFSTS1 first) and
+// version lines ("0:16.1.25.2124").
+type MEIState struct {
+	Status   []uint32
+	Versions []string
+}
+
+// ParseMEI reads the recorded ME lines: "fw_status HEX" (one per
+// register, at most 6) and "fw_ver TEXT".
+func ParseMEI(b []byte) (*MEIState, error) {
+	s := &MEIState{}
+	for i, line := range strings.Split(string(b), "\n") {
+		if i > 64 {
+			return nil, errors.New("mei: too many lines")
+		}
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, v, _ := strings.Cut(line, " ")
+		switch k {
+		case "fw_status":
+			x, err := strconv.ParseUint(v, 16, 32)
+			if err != nil || len(v) != 8 {
+				return nil, fmt.Errorf("mei line %d: %.20q is not a status register", i+1, v)
+			}
+			if len(s.Status) < 6 {
+				s.Status = append(s.Status, uint32(x))
+			}
+		case "fw_ver":
+			if len(s.Versions) < 8 {
+				s.Versions = append(s.Versions, printable(v))
+			}
+		default:
+			return nil, fmt.Errorf("mei line %d: %.40q", i+1, line)
+		}
+	}
+	return s, nil
+}
+
+func recordMEI(root string) ([]byte, error) {
+	dir := filepath.Join(root, "sys/class/mei/mei0")
+	st, err := os.ReadFile(filepath.Join(dir, "fw_status"))
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.WriteString("# fwcheck mei 1\n")
+	for _, l := range strings.Fields(string(st)) {
+		fmt.Fprintf(&b, "fw_status %s\n", printable(l))
+	}
+	if v, err := os.ReadFile(filepath.Join(dir, "fw_ver")); err == nil {
+		for _, l := range strings.Split(strings.TrimSpace(string(v)), "\n") {
+			fmt.Fprintf(&b, "fw_ver %s\n", printable(strings.TrimSpace(l)))
+		}
+	}
+	return b.Bytes(), nil
 }

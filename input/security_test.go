@@ -61,3 +61,24 @@ func FuzzParseDMAState(f *testing.F) {
 		}
 	})
 }
+
+func TestParseMEI(t *testing.T) {
+	s, err := ParseMEI([]byte("# fwcheck mei 1\nfw_status 90000245\nfw_status 89110136\nfw_ver 0:12.0.90.2072\n"))
+	require.NoError(t, err)
+	assert.Equal(t, []uint32{0x90000245, 0x89110136}, s.Status)
+	assert.Equal(t, []string{"0:12.0.90.2072"}, s.Versions)
+	for _, bad := range []string{"fw_status 9000024\n", "fw_status 9000024z\n", "status 1\n"} {
+		_, err := ParseMEI([]byte(bad))
+		assert.Error(t, err, bad)
+	}
+}
+
+func FuzzParseMEI(f *testing.F) {
+	f.Add([]byte("fw_status 90000245\nfw_ver 0:12.0.90.2072\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := ParseMEI(b)
+		if err == nil && (len(s.Status) > 6 || len(s.Versions) > 8) {
+			t.Fatalf("%d registers, %d versions", len(s.Status), len(s.Versions))
+		}
+	})
+}

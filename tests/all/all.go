@@ -35,6 +35,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/lpit"
 	"github.com/fwcheck/fwcheck/tests/madt"
 	"github.com/fwcheck/fwcheck/tests/mcfg"
+	"github.com/fwcheck/fwcheck/tests/me"
 	"github.com/fwcheck/fwcheck/tests/methods"
 	"github.com/fwcheck/fwcheck/tests/msrconsistency"
 	"github.com/fwcheck/fwcheck/tests/mtrr"
@@ -118,6 +119,7 @@ var checks = sync.OnceValue(func() []*tests.Check {
 		smm.Check,
 		cpulocks.Check,
 		dmaprotection.Check,
+		me.Check,
 	}
 	if err := tests.Validate(cs); err != nil {
 		panic(err)
