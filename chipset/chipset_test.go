@@ -36,3 +36,22 @@ func TestHostBridgeIDsUnique(t *testing.T) {
 		}
 	}
 }
+
+func TestLookupLPCBridge(t *testing.T) {
+	q := LookupLPCBridge(0x8086, 0x2918)
+	if assert.NotNil(t, q) {
+		assert.Equal(t, 0xDC, q.Control.Offset)
+		assert.False(t, q.Control.HasSMMBWP, "ICH9 has no SMM_BWP")
+	}
+	spt := LookupLPCBridge(0x8086, 0xA145)
+	if assert.NotNil(t, spt) {
+		assert.True(t, spt.Control.HasSMMBWP)
+	}
+	assert.Nil(t, LookupLPCBridge(0x8086, 0xA305), "300 Series moved BIOS_CNTL to the SPI controller")
+	for i, a := range lpcBridges {
+		assert.NotEmpty(t, a.Source)
+		for _, b := range lpcBridges[i+1:] {
+			assert.False(t, a.Vendor == b.Vendor && a.From <= b.To && b.From <= a.To, "%s overlaps %s", a.Name, b.Name)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/apicedge"
 	"github.com/fwcheck/fwcheck/tests/bert"
 	"github.com/fwcheck/fwcheck/tests/bgrt"
+	"github.com/fwcheck/fwcheck/tests/biosprotect"
 	"github.com/fwcheck/fwcheck/tests/checksum"
 	"github.com/fwcheck/fwcheck/tests/cpufeatures"
 	"github.com/fwcheck/fwcheck/tests/cpufreq"
@@ -120,6 +121,7 @@ var checks = sync.OnceValue(func() []*tests.Check {
 		cpulocks.Check,
 		dmaprotection.Check,
 		me.Check,
+		biosprotect.Check,
 	}
 	if err := tests.Validate(cs); err != nil {
 		panic(err)
