@@ -13,6 +13,7 @@ package image_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -37,9 +38,11 @@ import (
 	"github.com/fwcheck/fwcheck/tests/all"
 )
 
-// bootTimeout bounds one boot. A TCG boot to poweroff takes 8-15 s on an
-// idle machine; the margin covers a loaded CI runner.
-const bootTimeout = 150 * time.Second
+// bootTimeout bounds one boot: it only stops a hung guest. A TCG boot to
+// poweroff takes 8-15 s on an idle machine, but on the shared 2-core
+// machine at a load average of 30 a SeaBIOS boot took 2m10s and an OVMF
+// boot had reached only 2 s of kernel time after 150 s.
+const bootTimeout = 10 * time.Minute
 
 // testVersion is the version the tests bake into the image they build.
 const testVersion = "e2e-test"
@@ -366,10 +369,16 @@ func checkBoot(t *testing.T, m qemu.Machine, r bootResult) {
 		t.Logf("%-12s %-8s %s", res.ID, res.Status, res.Reason)
 		for _, f := range res.Findings {
 			if f.Kind != tests.KindPass {
-				t.Logf("    %s %s %s: %s", f.Kind, f.Label, f.Severity, f.Message)
+				why := ""
+				if f.Explained != "" {
+					why = " (explained: " + f.Explained + ")"
+				}
+				t.Logf("    %s %s %s: %s%s", f.Kind, f.Label, f.Severity, f.Message, why)
 			}
 		}
 	}
+
+	assertExplainedOrReal(t, d)
 
 	// With a TPM attached, the kernel finds it and TPM checks run.
 	if r.tpm {
@@ -387,15 +396,49 @@ func checkBoot(t *testing.T, m qemu.Machine, r bootResult) {
 	}
 }
 
+// evidence is what an explanation must hold to name its evidence: a
+// parenthesised source ("virtual machine (DMI: QEMU Standard PC)") or a
+// "what: value" pair ("kernel: …").
+var evidence = regexp.MustCompile(`\(.+\)|\S: \S`)
+
+// assertExplainedOrReal asserts the issue-23 verdict on QEMU's correct
+// firmware: no failure at medium or above is left unexplained (listed, or
+// counted among the omitted), and every explained failure or warning names
+// the evidence that explains it. The failing findings are listed per check
+// so that a new check's finding is easy to attribute.
+func assertExplainedOrReal(t *testing.T, d *report.Document) {
+	t.Helper()
+	for _, res := range d.Results {
+		fs := slices.Clone(res.Findings)
+		for _, o := range res.Omitted {
+			f := o.Finding()
+			f.Message = fmt.Sprintf("(%d omitted)", o.Count)
+			fs = append(fs, f)
+		}
+		for _, f := range fs {
+			if f.Counts() && f.Severity >= tests.Medium {
+				t.Errorf("check %s: unexplained %s failure %s: %s", res.ID, f.Severity, f.Label, f.Message)
+			}
+			if f.Explained != "" {
+				assert.Regexp(t, evidence, f.Explained, "check %s: explanation of %s names no evidence", res.ID, f.Label)
+			}
+		}
+	}
+}
+
+// TestBootOVMFQ35 and TestBootSeaBIOSPC boot with two virtual CPUs (as a
+// new user's guest has), so that the cross-CPU checks (MTRR and MSR
+// consistency, the kernel's MTRR messages) have something to compare and
+// must still come out explained (assertExplainedOrReal).
 func TestBootOVMFQ35(t *testing.T) {
 	t.Parallel()
-	r := boot(t, qemu.OVMF, "", true, true)
+	r := boot(t, qemu.OVMF, "", true, true, twoCPUs)
 	checkBoot(t, qemu.OVMF, r)
 }
 
 func TestBootSeaBIOSPC(t *testing.T) {
 	t.Parallel()
-	r := boot(t, qemu.SeaBIOS, "", true, false)
+	r := boot(t, qemu.SeaBIOS, "", true, false, twoCPUs)
 	checkBoot(t, qemu.SeaBIOS, r)
 }
 

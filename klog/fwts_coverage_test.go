@@ -12,21 +12,22 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// fwtsKlogPath is where fwts' own klog.json is read from: $FWCHECK_FWTS_KLOG,
-// else the file the fwts package installs. We do not ship it (GPL); the test
-// skips without it.
+// fwtsPatternsFile holds only the message patterns and compare modes of
+// fwts' data/klog.json (fwts/fwts master, commit 00c6600a2fb3, 1,098
+// patterns): message formats are facts, so CI can measure the coverage
+// without fwts installed. It carries none of fwts' advice, labels or log
+// levels, which are fwts' own (GPL) text.
+const fwtsPatternsFile = "testdata/fwts-klog-patterns.json"
+
+// fwtsKlogPath is where fwts' klog.json is read from: $FWCHECK_FWTS_KLOG
+// (fwts' own data/klog.json, say of a newer fwts), else the patterns file
+// in testdata.
 func fwtsKlogPath(t *testing.T) string {
 	t.Helper()
-	for _, p := range []string{os.Getenv("FWCHECK_FWTS_KLOG"), "/usr/share/fwts/klog.json", "/usr/local/share/fwts/klog.json"} {
-		if p == "" {
-			continue
-		}
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
+	if p := os.Getenv("FWCHECK_FWTS_KLOG"); p != "" {
+		return p
 	}
-	t.Skip("no fwts klog.json: set FWCHECK_FWTS_KLOG to fwts' data/klog.json (or install fwts)")
-	return ""
+	return filepath.FromSlash(fwtsPatternsFile)
 }
 
 // fwtsGeneric are fwts' catch-all patterns (a bare tag, or a tag and "any
@@ -166,6 +167,7 @@ func TestFwtsCoverage(t *testing.T) {
 	assert.GreaterOrEqual(t, share, fwtsCoverageFloor, "fewer fwts messages get an entry of our own than before")
 }
 
-// fwtsCoverageFloor is the share TestFwtsCoverage measured on fwts' klog.json
-// when the last entries were added (see the README), less a margin.
-const fwtsCoverageFloor = 29.5
+// fwtsCoverageFloor is the share of fwts' messages that must get an entry
+// of our own (issue 23's goal). On the patterns file it measured 99.8%
+// (1,078 of 1,080) when the last entries were added; see the README.
+const fwtsCoverageFloor = 95.0
