@@ -7,6 +7,7 @@ import (
 // FADT lengths of the revisions the spec defined (ACPI 6.5 §5.2.9).
 const (
 	FADTLenRev1 = 116 // ACPI 1.0
+	FADTLenRev2 = 129 // ACPI 1.0b: RESET_REG and RESET_VALUE added
 	FADTLenRev3 = 244 // ACPI 2.0 (revision 3), 3.0, 4.0
 	FADTLenRev5 = 268 // ACPI 5.0 adds SLEEP_CONTROL/STATUS_REG
 	FADTLenRev6 = 276 // ACPI 6.0+ adds the hypervisor vendor identity
@@ -358,7 +359,15 @@ type FACS struct {
 	Version               uint8
 	Reserved33            [3]byte
 	OSPMFlags             uint32
+	// Reserved40 is the OR of the 24 reserved bytes at offset 40.
+	Reserved40 uint64
 }
+
+// FACS flags (ACPI 6.5 §5.2.10, Table 5.15).
+const (
+	FACSS4BIOS         = 1 << 0 // the platform supports S4BIOS_REQ
+	FACS64BitWakeAvail = 1 << 1 // the platform can wake in 64-bit mode
+)
 
 // FACSMinSize is the size of the FACS structure (it may be longer).
 const FACSMinSize = 64
@@ -387,6 +396,7 @@ func ParseFACS(b []byte) (*FACS, error) {
 	f.Version = r.u8(32)
 	copy(f.Reserved33[:], b[33:36])
 	f.OSPMFlags = r.u32(36)
+	f.Reserved40 = r.u64(40) | r.u64(48) | r.u64(56)
 	return f, nil
 }
 

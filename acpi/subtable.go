@@ -100,3 +100,25 @@ func cString(b []byte) (string, bool) {
 	}
 	return string(b), false
 }
+
+// StructureLayout says where a table's list of typed, length-prefixed
+// structures starts and where each structure's type and length fields
+// are (sizes 1, 2 or 4 bytes): what a table whose structures fwcheck only
+// walks needs described.
+type StructureLayout struct {
+	Start             int
+	TypeOff, TypeSize int
+	LenOff, LenSize   int
+}
+
+// WalkStructures splits t's bytes from l.Start into structures, as the
+// parsers of the tables with typed structure lists do (see walkSubtables:
+// at most MaxSubtables, the structures before a fault kept with a
+// *WalkError, notRead counting the bytes after the last one read).
+func WalkStructures(what string, t *Table, l StructureLayout) (out []Subtable, notRead int, err error) {
+	body, err := sdtBody(t, t.Signature, max(HeaderSize, l.Start))
+	if err != nil {
+		return nil, 0, err
+	}
+	return walkSubtables(what, body, l.Start, subtableLayout{typeOff: l.TypeOff, typeSize: l.TypeSize, lenOff: l.LenOff, lenSize: l.LenSize})
+}

@@ -77,6 +77,15 @@ func (h resetHook) Reboot(method string) error {
 	return h.Control.Reboot(method)
 }
 
+// WakeAlarm and RunAt pass the wrapped Control's Adjuster on.
+func (h resetHook) WakeAlarm(after, wait time.Duration) (input.AlarmTest, error) {
+	return input.WakeAlarm(h.Control, after, wait)
+}
+
+func (h resetHook) RunAt(policy string, khz int64) (input.SpeedSample, error) {
+	return input.RunAt(h.Control, policy, khz)
+}
+
 // Select returns the checks cfg selects, and, when it is lenient, the
 // problems with the selection that did not stop it.
 func (cfg *Config) Select() ([]*tests.Check, []string, error) {
@@ -164,4 +173,24 @@ func Judge(d *report.Document, ws []report.Waiver, failOn tests.Severity) Outcom
 		return NothingChecked
 	}
 	return Passed
+}
+
+// CanonicalIDs rewrites the check IDs of a results document read from a
+// file that are former IDs (aliases) of cs's checks to their current
+// ones, so that a document written before a check was renamed compares
+// (diff) and reports as one written after.
+func CanonicalIDs(d *report.Document, cs []*tests.Check) {
+	for i := range d.Results {
+		d.Results[i].ID = tests.Canonical(cs, d.Results[i].ID)
+	}
+}
+
+// CanonicalWaivers rewrites the checks waivers name that are former IDs
+// (aliases) of cs's checks to their current ones.
+func CanonicalWaivers(ws []report.Waiver, cs []*tests.Check) {
+	for i := range ws {
+		if ws[i].Check != "" {
+			ws[i].Check = tests.Canonical(cs, ws[i].Check)
+		}
+	}
 }

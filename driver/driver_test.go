@@ -30,7 +30,7 @@ func TestRunSelectsRunsAndJudges(t *testing.T) {
 	// A waiver of every failing label turns the outcome around.
 	var ws []report.Waiver
 	for _, f := range d.Results[0].Findings {
-		if f.Counts() {
+		if f.Fails() {
 			ws = append(ws, report.Waiver{Label: f.Label, Reason: "known", Expires: "2999-01-01"})
 		}
 	}
@@ -63,4 +63,18 @@ func TestNothingChecked(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, tests.StatusSkipped, d.Results[0].Status)
 	assert.Equal(t, driver.NothingChecked, driver.Judge(d, nil, tests.Low))
+}
+
+// TestFormerIDs: a document and waivers written before a check was
+// renamed read with its current ID.
+func TestFormerIDs(t *testing.T) {
+	cs := []*tests.Check{{ID: "acpi-tables", Aliases: []string{"acpitables"}}}
+	d := &report.Document{Results: []report.Result{{Result: tests.Result{ID: "acpitables"}}, {Result: tests.Result{ID: "gone"}}}}
+	driver.CanonicalIDs(d, cs)
+	assert.Equal(t, "acpi-tables", d.Results[0].ID)
+	assert.Equal(t, "gone", d.Results[1].ID)
+	ws := []report.Waiver{{Label: "L", Check: "acpitables"}, {Label: "M"}}
+	driver.CanonicalWaivers(ws, cs)
+	assert.Equal(t, "acpi-tables", ws[0].Check)
+	assert.Equal(t, "", ws[1].Check)
 }

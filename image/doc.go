@@ -13,6 +13,25 @@
 // used by the QEMU harness in image/qemu. Building the initramfs lives in
 // image/mkimage so that the builder's dependencies stay out of the image.
 // The checks themselves and the results document belong to other packages.
+//
+// Mounts and modules, and why not u-root's libinit and kmodule. fwcheck
+// runs as the uinit of u-root's init, whose libinit.CreateRootfs has
+// already mounted devtmpfs, proc, sysfs, securityfs and debugfs and tried
+// efivarfs. Setup mounts only what /proc/self/mounts does not list yet, so
+// under u-root's init nothing is mounted twice; the proc/sysfs/devtmpfs
+// entries stand for a start by another init. efivarfs has to be mounted
+// again after the modules are loaded: Debian's kernel builds it as a module
+// (CONFIG_EFIVAR_FS=m), so libinit's attempt, made before any module is in,
+// fails; pstore (where a hung suspend leaves its log) is not in libinit's
+// list at all. Calling CreateRootfs a second time would also create its
+// /tmp, /etc and cgroup tree, which fwcheck does not need. Modules are
+// loaded with finit_module(2), falling back to init_module(2) only where
+// the kernel lacks finit_module. u-root's kmodule.FileInit (v0.16) was
+// weighed: for an uncompressed .ko, which is what the image ships, it reads
+// the whole file and calls init_module(2), so the kernel's checks on a
+// module's file (LoadPin, IMA appraisal) would not apply. Its dependency
+// resolution (Probe, modules.dep) is not needed either: the image builder
+// resolves the order once (ModuleOrderFile).
 package image
 
 // Version is fwcheck's version as the image builder recorded it (with

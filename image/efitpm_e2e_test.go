@@ -29,7 +29,7 @@ import (
 )
 
 // efiTPMChecks are the checks these boots run.
-const efiTPMChecks = "uefi-boot,secureboot,esrt,tpm-eventlog,tpm2-table"
+const efiTPMChecks = "uefi-boot,secure-boot,esrt,tpm-eventlog,tpm2-table"
 
 // shellBoot is a boot of the UEFI/TPM checks and what it left.
 type shellBoot struct {
@@ -132,7 +132,7 @@ func TestBootTPMReplay(t *testing.T) {
 			want := map[string]string{"tpm-crb": "start method 7 (command response buffer (CRB))", "tpm-tis": "start method 6 (FIFO/TIS (memory-mapped I/O))"}[c.device]
 			assert.True(t, mentions(tt, want), "%s: %+v", want, tt.Findings)
 			assert.True(t, mentions(tt, "log area 65536 bytes at"), "%+v", tt.Findings)
-			for _, id := range []string{"uefi-boot", "secureboot", "esrt"} {
+			for _, id := range []string{"uefi-boot", "secure-boot", "esrt"} {
 				res := result(t, r.doc, id)
 				if !c.m.UEFI {
 					assert.Equal(t, tests.StatusNotApplicable, res.Status, "%s on a legacy BIOS", id)
@@ -145,7 +145,7 @@ func TestBootTPMReplay(t *testing.T) {
 				// OVMF's UiApp boot option, its firmware-volume path in the spec's text form.
 				assert.True(t, mentions(ub, `Boot0000 "UiApp" (active, hidden): Fv(7cb8bdc9-f8eb-4f34-aaea-3ee4af6516a1)/FvFile(462caa21-7614-4503-836e-8ab6f4662331)`),
 					"OVMF's UiApp option decoded: %+v", ub.Findings)
-				sb := result(t, r.doc, "secureboot")
+				sb := result(t, r.doc, "secure-boot")
 				assert.True(t, mentions(sb, "Secure Boot disabled, SetupMode=1"), "the empty variable store: %+v", sb.Findings)
 				f := finding(sb, "SecureBootSetupMode")
 				require.NotNil(t, f, "setup mode reported")
@@ -167,7 +167,7 @@ func finding(r report.Result, label string) *tests.Finding {
 }
 
 // TestBootSecureBootKeys boots OVMF with the variable store Debian ships
-// with Microsoft's keys enrolled (OVMF_VARS_4M.ms.fd): secureboot reports
+// with Microsoft's keys enrolled (OVMF_VARS_4M.ms.fd): secure-boot reports
 // Secure Boot's state and the enrolled keys.
 func TestBootSecureBootKeys(t *testing.T) {
 	t.Parallel()
@@ -177,7 +177,7 @@ func TestBootSecureBootKeys(t *testing.T) {
 	}
 	r := bootAndSnapshot(t, qemu.Config{Machine: qemu.OVMF, TPMDevice: "tpm-crb", OVMFVars: vars})
 	record(t, "ovmf-q35-ms-vars", r.snapshot)
-	sb := result(t, r.doc, "secureboot")
+	sb := result(t, r.doc, "secure-boot")
 	assert.True(t, mentions(sb, "Secure Boot enabled, SetupMode=0"), "a platform key is enrolled: %+v", sb.Findings)
 	assert.True(t, mentions(sb, "PK: 1 signature lists: 1 X509"), "%+v", sb.Findings)
 	assert.True(t, mentions(sb, "KEK: "), "%+v", sb.Findings)

@@ -49,6 +49,10 @@ func CaptureWith(w io.Writer, src Source, inputs []Decl, opts CaptureOptions) (n
 // not read, and why.
 type NotCaptured struct {
 	Input, Path, Reason string
+	// Cause is what to tell the user once per input: Reason without the
+	// path when a recorder failed (the root-only devices of one input
+	// share one cause), else Reason.
+	Cause string
 	// Absent: the machine has no such file (the feature is missing), as
 	// opposed to one it could not read.
 	Absent bool
@@ -78,7 +82,11 @@ func CaptureReport(w io.Writer, src Source, inputs []Decl, opts CaptureOptions) 
 	for _, in := range inputs {
 		for _, p := range in.Capture() {
 			for _, e := range captureTree(src, p, files) {
-				r.Missing = append(r.Missing, NotCaptured{Input: in.Name(), Path: p, Reason: e.Error(), Absent: errors.Is(e, fs.ErrNotExist) && !isRecorded(e)})
+				nc := NotCaptured{Input: in.Name(), Path: p, Reason: e.Error(), Cause: e.Error(), Absent: errors.Is(e, fs.ErrNotExist)}
+				if pe := recorded(e); pe != nil {
+					nc.Cause, nc.Absent = pe.Err.Error(), false
+				}
+				r.Missing = append(r.Missing, nc)
 				why := oneLine(e.Error())
 				if src.Live() && !src.Privileged() {
 					why += " " + withoutRoot
@@ -100,11 +108,14 @@ func CaptureReport(w io.Writer, src Source, inputs []Decl, opts CaptureOptions) 
 	return r, err
 }
 
-// isRecorded reports whether e is a recorder's failure (a device that
-// could not be read, not a file the machine lacks).
-func isRecorded(e error) bool {
+// recorded returns e as a recorder's failure (a device that could not be
+// read, not a file the machine lacks), nil when it is not one.
+func recorded(e error) *fs.PathError {
 	var pe *fs.PathError
-	return errors.As(e, &pe) && pe.Op == "record"
+	if errors.As(e, &pe) && pe.Op == "record" {
+		return pe
+	}
+	return nil
 }
 
 func oneLine(s string) string {

@@ -112,7 +112,7 @@ func TestSnapshotRedact(t *testing.T) {
 		"sys/class/dmi/id/product_uuid":   "5f3c1c1e-2b1a-4c4e-9d1e-0a1b2c3d4e5f\n",
 		"dev/kmsg":                        "6,1,1000,-;usb 1-1: SerialNumber: 0123456789AB\n",
 	})
-	ser := Declare(Spec[string]{Name: "test-serial", Capture: []string{"sys/class/dmi/id"}, Load: func(Source) (string, error) { return "", nil }})
+	ser := Declare(Def[string]{Name: "test-serial", Capture: []string{"sys/class/dmi/id"}, Load: func(Source) (string, error) { return "", nil }})
 	m, notes := captureOf(t, root, CaptureOptions{Redact: true}, DMI, ser, KernelLog)
 	for _, p := range []string{"sys/class/dmi/id/product_serial", "sys/class/dmi/id/product_uuid"} {
 		_, err := fs.Stat(m, p)

@@ -102,3 +102,91 @@ func (p phased) Suspend(req SuspendRequest) (SuspendResult, error) {
 }
 
 func (p phased) Reboot(method string) error { err := p.c.Reboot(method); p.m.NewPhase(); return err }
+
+// Adjuster is what a Control may also do: change a setting of the running
+// machine for a moment and put it back. The framework hands it, through
+// the Control, only to checks flagged as adjusting the machine (the RTC
+// wake alarm, a CPU frequency policy), and only when the user named them.
+// A Control that is not an Adjuster refuses these with ErrNoControl.
+type Adjuster interface {
+	// WakeAlarm arms the RTC wake alarm after ahead (rounded up to whole
+	// seconds), waits until it fires or wait has passed, clears it, and
+	// says what became of it.
+	WakeAlarm(after, wait time.Duration) (AlarmTest, error)
+	// RunAt holds the cpufreq policy (policy0) at khz with the userspace
+	// governor, measures the effective speed of its first CPU under load,
+	// and puts the governor and its limits back.
+	RunAt(policy string, khz int64) (SpeedSample, error)
+}
+
+// AlarmTest is what became of one RTC wake alarm.
+type AlarmTest struct {
+	// RTC is the clock armed ("rtc0").
+	RTC string
+	// Armed is the alarm time read back from wakealarm after arming (zero
+	// when it read back empty); Wanted the time asked for.
+	Armed, Wanted time.Time
+	// Fired: the alarm was seen to fire: wakealarm read empty (the RTC
+	// class clears an alarm once it fired) within the wait. Waited is the
+	// boot-time clock from arming until then (or until the wait ended).
+	Fired  bool
+	Waited time.Duration
+	// Proc are /proc/driver/rtc's alarm lines ("alarm_IRQ", "alrm_pending")
+	// before arming, while armed, and after the wait, where the driver
+	// has them (rtc-cmos).
+	ProcBefore, ProcArmed, ProcAfter map[string]string
+	// IRQBefore and IRQAfter are the rtc0 interrupt's count over all CPUs
+	// in /proc/interrupts (-1 when it has no line).
+	IRQBefore, IRQAfter int64
+	// Cleared: wakealarm read empty after the alarm was cleared.
+	Cleared bool
+}
+
+// SpeedSample is one measurement of a CPU's effective speed under load.
+type SpeedSample struct {
+	CPU int
+	// Wall is the time measured, TSC the time-stamp counter's ticks over
+	// it, APERF and MPERF the actual- and maximum-performance counters'
+	// increments (IA32_APERF 0xE8, IA32_MPERF 0xE7).
+	Wall              time.Duration
+	TSC, APERF, MPERF uint64
+	// Err says why the counters could not be read ("" when they were).
+	Err string
+}
+
+// MHz is the effective frequency the sample measured: the TSC rate scaled
+// by APERF/MPERF; 0 when the counters were not read.
+func (s SpeedSample) MHz() float64 {
+	if s.Err != "" || s.Wall <= 0 || s.MPERF == 0 {
+		return 0
+	}
+	return float64(s.TSC) / s.Wall.Seconds() / 1e6 * float64(s.APERF) / float64(s.MPERF)
+}
+
+// WakeAlarm asks c to test the RTC wake alarm, or says it cannot.
+func WakeAlarm(c Control, after, wait time.Duration) (AlarmTest, error) {
+	if a, ok := c.(Adjuster); ok {
+		return a.WakeAlarm(after, wait)
+	}
+	return AlarmTest{}, ErrNoControl
+}
+
+// RunAt asks c to measure a CPU at a frequency, or says it cannot.
+func RunAt(c Control, policy string, khz int64) (SpeedSample, error) {
+	if a, ok := c.(Adjuster); ok {
+		return a.RunAt(policy, khz)
+	}
+	return SpeedSample{}, ErrNoControl
+}
+
+func (p phased) WakeAlarm(after, wait time.Duration) (AlarmTest, error) {
+	r, err := WakeAlarm(p.c, after, wait)
+	p.m.NewPhase()
+	return r, err
+}
+
+func (p phased) RunAt(policy string, khz int64) (SpeedSample, error) {
+	r, err := RunAt(p.c, policy, khz)
+	p.m.NewPhase()
+	return r, err
+}

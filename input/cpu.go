@@ -17,10 +17,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fwcheck/fwcheck/cpuinfo"
+	"github.com/fwcheck/fwcheck/cpu/cpuinfo"
+	"github.com/fwcheck/fwcheck/cpu/msr"
+	"github.com/fwcheck/fwcheck/cpu/mtrr"
 	"github.com/fwcheck/fwcheck/memmap"
-	"github.com/fwcheck/fwcheck/msr"
-	"github.com/fwcheck/fwcheck/mtrr"
 )
 
 // The CPU and memory inputs: model-specific registers of every CPU,
@@ -31,14 +31,14 @@ var (
 	// programs, read on every CPU through /dev/cpu/N/msr (the msr module is
 	// loaded when the device files are missing). A snapshot records the
 	// values read as fwcheck/msr.txt.
-	MSRs = Declare(Spec[*msr.Dump]{
+	MSRs = Declare(Def[*msr.Dump]{
 		Name: "msrs", Doc: "MTRRs and firmware-programmed MSRs of every CPU (/dev/cpu/N/msr)", Root: true,
 		Capture: []string{RecordedDir + "/" + MSRFile},
 		Load:    loadMSRs,
 	})
 	// CPUInfo is /proc/cpuinfo: vendor, model, microcode, flags, address
 	// widths per logical CPU.
-	CPUInfo = Declare(Spec[[]cpuinfo.CPU]{
+	CPUInfo = Declare(Def[[]cpuinfo.CPU]{
 		Name: "cpuinfo", Doc: "per-CPU identification, microcode and CPUID flags (/proc/cpuinfo)",
 		Capture: []string{"proc/cpuinfo"},
 		Load: func(src Source) ([]cpuinfo.CPU, error) {
@@ -53,7 +53,7 @@ var (
 	// module is loaded when the device files are missing), recorded as
 	// fwcheck/cpuid.txt: what the CPU reports before the kernel clears
 	// flags (vmx, svm) that firmware disabled.
-	CPUID = Declare(Spec[cpuinfo.CPUID]{
+	CPUID = Declare(Def[cpuinfo.CPUID]{
 		Name: "cpuid", Doc: "raw CPUID leaves of every CPU (/dev/cpu/N/cpuid)", Root: true,
 		Capture: []string{RecordedDir + "/" + CPUIDFile},
 		Load: func(src Source) (cpuinfo.CPUID, error) {
@@ -70,7 +70,7 @@ var (
 	})
 	// ProcMTRR is the kernel's view of the variable MTRRs (/proc/mtrr),
 	// for when the registers cannot be read.
-	ProcMTRR = Declare(Spec[*mtrr.State]{
+	ProcMTRR = Declare(Def[*mtrr.State]{
 		Name: "proc-mtrr", Doc: "the variable MTRRs as the kernel shows them (/proc/mtrr)", Root: true,
 		Capture: []string{"proc/mtrr"},
 		Load: func(src Source) (*mtrr.State, error) {
@@ -82,7 +82,7 @@ var (
 		},
 	})
 	// IOMem is /proc/iomem, the kernel's physical resource tree.
-	IOMem = Declare(Spec[[]memmap.Resource]{
+	IOMem = Declare(Def[[]memmap.Resource]{
 		Name: "iomem", Doc: "the physical address resource tree (/proc/iomem)", Root: true,
 		Capture: []string{"proc/iomem"},
 		Load: func(src Source) ([]memmap.Resource, error) {
@@ -96,21 +96,21 @@ var (
 	// PCIBARs are the memory BARs of every PCI device, with their
 	// prefetchable bit (sysfs resource files, recorded as
 	// fwcheck/pci-bars.txt).
-	PCIBARs = Declare(Spec[[]memmap.BAR]{
+	PCIBARs = Declare(Def[[]memmap.BAR]{
 		Name: "pci-bars", Doc: "PCI memory BARs and their prefetchable bit (/sys/bus/pci/devices/*/resource)",
 		Capture: []string{RecordedDir + "/" + PCIBARFile},
 		Load:    loadPCIBARs,
 	})
 	// CPUVulns are the kernel's CPU vulnerability verdicts, by name
 	// ("mds": "Vulnerable: Clear CPU buffers attempted, no microcode").
-	CPUVulns = Declare(Spec[map[string]string]{
+	CPUVulns = Declare(Def[map[string]string]{
 		Name: "cpu-vulnerabilities", Doc: "the kernel's CPU vulnerability and mitigation status (/sys/devices/system/cpu/vulnerabilities)",
 		Capture: []string{vulnDir},
 		Load:    loadVulns,
 	})
 	// BDA is the BIOS data area (256 bytes at physical 0x400, read through
 	// /dev/mem), where legacy firmware records the EBDA's segment.
-	BDA = Declare(Spec[[]byte]{
+	BDA = Declare(Def[[]byte]{
 		Name: "bda", Doc: "the BIOS data area at 0x400 (/dev/mem)", Root: true,
 		Capture: []string{RecordedDir + "/" + BDAFile},
 		Load: func(src Source) ([]byte, error) {
@@ -122,7 +122,7 @@ var (
 		},
 	})
 	// SMBIOS is the raw SMBIOS entry point and structure table.
-	SMBIOS = Declare(Spec[*SMBIOSTables]{
+	SMBIOS = Declare(Def[*SMBIOSTables]{
 		Name: "smbios", Doc: "the raw SMBIOS entry point and table (/sys/firmware/dmi/tables)", Root: true,
 		Capture: []string{smbiosDir + "/smbios_entry_point", smbiosDir + "/DMI"},
 		Load:    loadSMBIOS,
@@ -204,30 +204,9 @@ var msrRegs = append(append([]uint32{mtrr.MSRCap, mtrr.MSRDefType}, mtrr.FixedMS
 
 var cpuDir = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]+$`) })
 
-// recordMSRs reads the registers of every CPU under root, loading the msr
-// module first when /dev/cpu/N/msr is missing on the real root.
+// recordMSRs reads the registers of every CPU under root.
 func recordMSRs(root string) ([]byte, error) {
-	dir := filepath.Join(root, "dev/cpu")
-	modErr := ""
-	if filepath.Clean(root) == "/" {
-		if _, err := os.Stat(filepath.Join(dir, "0", "msr")); errors.Is(err, fs.ErrNotExist) {
-			modErr = loadModule("msr")
-		}
-	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
 	d := msr.NewDump()
-	var errs []string
-	var cpus []int
-	for _, e := range ents {
-		if cpuDir().MatchString(e.Name()) {
-			n, _ := strconv.Atoi(e.Name())
-			cpus = append(cpus, n)
-		}
-	}
-	sort.Ints(cpus)
 	more := func(cpu int, d *msr.Dump) []uint32 {
 		c, ok := d.Get(cpu, mtrr.MSRCap)
 		if !ok {
@@ -239,31 +218,59 @@ func recordMSRs(root string) ([]byte, error) {
 		}
 		return out
 	}
-	for _, c := range cpus {
-		if err := msr.ReadCPU(d, c, filepath.Join(dir, strconv.Itoa(c), "msr"), msrRegs, more); err != nil {
-			errs = append(errs, err.Error())
-			d.SetError(c, mtrr.MSRCap, err.Error()) // the CPU is known, its registers unread
+	err := eachCPU(root, "msr", func(cpu int, dev string) error {
+		if err := msr.ReadCPU(d, cpu, dev, msrRegs, more); err != nil {
+			d.SetError(cpu, mtrr.MSRCap, err.Error()) // the CPU is known, its registers unread
+			return err
 		}
-	}
-	if len(d.Values) == 0 {
-		if len(errs) == 0 {
-			errs = append(errs, "no /dev/cpu/N/msr device (is the msr module available?)")
-		}
-		if modErr != "" {
-			errs = append(errs, modErr)
-		}
-		return nil, errors.New(strings.Join(uniqStrings(errs), "; "))
+		return nil
+	}, func() bool { return len(d.Values) > 0 })
+	if err != nil {
+		return nil, err
 	}
 	var b bytes.Buffer
 	err = d.Format(&b)
 	return b.Bytes(), err
 }
 
-// cpuNumbers lists the numbered entries of dir (/dev/cpu), in order.
-func cpuNumbers(dir string) ([]int, error) {
-	ents, err := os.ReadDir(dir)
+// recordCPUID reads cpuinfo.Leaves on every CPU under root. A leaf past
+// the CPU's maximum reads as whatever the CPU returns for it; a read error
+// ends that CPU's leaves.
+func recordCPUID(root string) ([]byte, error) {
+	c := cpuinfo.CPUID{}
+	err := eachCPU(root, "cpuid", func(cpu int, dev string) error {
+		r, err := cpuinfo.ReadCPUIDDevice(dev, cpuinfo.Leaves)
+		if len(r) > 0 {
+			c[cpu] = r
+		}
+		return err
+	}, func() bool { return len(c) > 0 })
 	if err != nil {
 		return nil, err
+	}
+	var b bytes.Buffer
+	err = c.Format(&b)
+	return b.Bytes(), err
+}
+
+// eachCPU is the one per-CPU reading loop: it calls read with every CPU
+// number under root's /dev/cpu, in order, and that CPU's device file
+// (/dev/cpu/N/<dev>), loading the kernel module named dev first when CPU
+// 0's device is missing on the real root. A read error is kept and the
+// loop goes on to the next CPU. When got reports that nothing at all was
+// read, the error returned names every distinct reason (or the missing
+// device) and the module load's failure.
+func eachCPU(root, dev string, read func(cpu int, dev string) error, got func() bool) error {
+	dir := filepath.Join(root, "dev/cpu")
+	modErr := ""
+	if filepath.Clean(root) == "/" {
+		if _, err := os.Stat(filepath.Join(dir, "0", dev)); errors.Is(err, fs.ErrNotExist) {
+			modErr = loadModule(dev)
+		}
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
 	}
 	var cpus []int
 	for _, e := range ents {
@@ -273,48 +280,22 @@ func cpuNumbers(dir string) ([]int, error) {
 		}
 	}
 	sort.Ints(cpus)
-	return cpus, nil
-}
-
-// recordCPUID reads cpuinfo.Leaves on every CPU under root, loading the
-// cpuid module first when /dev/cpu/N/cpuid is missing on the real root.
-// A leaf past the CPU's maximum reads as whatever the CPU returns for it;
-// a read error ends that CPU's leaves.
-func recordCPUID(root string) ([]byte, error) {
-	dir := filepath.Join(root, "dev/cpu")
-	modErr := ""
-	if filepath.Clean(root) == "/" {
-		if _, err := os.Stat(filepath.Join(dir, "0", "cpuid")); errors.Is(err, fs.ErrNotExist) {
-			modErr = loadModule("cpuid")
-		}
-	}
-	cpus, err := cpuNumbers(dir)
-	if err != nil {
-		return nil, err
-	}
-	c := cpuinfo.CPUID{}
 	var errs []string
 	for _, n := range cpus {
-		r, err := cpuinfo.ReadCPUIDDevice(filepath.Join(dir, strconv.Itoa(n), "cpuid"), cpuinfo.Leaves)
-		if len(r) > 0 {
-			c[n] = r
-		}
-		if err != nil {
+		if err := read(n, filepath.Join(dir, strconv.Itoa(n), dev)); err != nil {
 			errs = append(errs, err.Error())
 		}
 	}
-	if len(c) == 0 {
-		if len(errs) == 0 {
-			errs = append(errs, "no /dev/cpu/N/cpuid device (is the cpuid module available?)")
-		}
-		if modErr != "" {
-			errs = append(errs, modErr)
-		}
-		return nil, errors.New(strings.Join(uniqStrings(errs), "; "))
+	if got() {
+		return nil
 	}
-	var b bytes.Buffer
-	err = c.Format(&b)
-	return b.Bytes(), err
+	if len(errs) == 0 {
+		errs = append(errs, fmt.Sprintf("no /dev/cpu/N/%s device (is the %s module available?)", dev, dev))
+	}
+	if modErr != "" {
+		errs = append(errs, modErr)
+	}
+	return errors.New(strings.Join(uniqStrings(errs), "; "))
 }
 
 func uniqStrings(ss []string) []string {

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fwcheck/fwcheck/cpuinfo"
+	"github.com/fwcheck/fwcheck/cpu/cpuinfo"
 )
 
 // TestMSRsCaptureAndReopen reads MSRs from a live root whose
@@ -77,4 +77,43 @@ func TestMSRsCaptureAndReopen(t *testing.T) {
 func FuzzParsePCIBARs(f *testing.F) {
 	f.Add([]byte("0000:00:02.0 0x00000000fd000000 0x00000000fdffffff 0x0000000000042208\n"))
 	f.Fuzz(func(t *testing.T, b []byte) { ParsePCIBARs(b) })
+}
+
+// TestEachCPU: the one per-CPU loop visits CPUs in numeric order (10 after
+// 2), goes on past a CPU whose device is missing, and says which device
+// was missing when no CPU gave anything.
+func TestEachCPU(t *testing.T) {
+	root := writeTree(t, map[string]string{
+		"dev/cpu/0/cpuid":  strings.Repeat("\x02", 16),
+		"dev/cpu/2/cpuid":  strings.Repeat("\x03", 16),
+		"dev/cpu/10/cpuid": strings.Repeat("\x04", 16),
+		"dev/cpu/1/other":  "",
+	})
+	var seen []int
+	n := 0
+	err := eachCPU(root, "cpuid", func(cpu int, dev string) error {
+		seen = append(seen, cpu)
+		f, err := os.Open(dev)
+		if err != nil {
+			return err
+		}
+		n++
+		return f.Close()
+	}, func() bool { return n > 0 })
+	require.NoError(t, err)
+	assert.Equal(t, []int{0, 1, 2, 10}, seen)
+	assert.Equal(t, 3, n)
+
+	b, err := recordCPUID(root)
+	require.NoError(t, err)
+	c, err := cpuinfo.ParseCPUID(b)
+	require.NoError(t, err)
+	assert.Equal(t, []int{0, 2, 10}, c.CPUs())
+
+	empty := writeTree(t, map[string]string{"dev/cpu/0/other": ""})
+	_, err = recordMSRs(empty)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "dev/cpu/0/msr: no such file or directory")
+	_, err = recordCPUID(writeTree(t, map[string]string{"dev/cpu/.keep": ""}))
+	require.EqualError(t, err, "no /dev/cpu/N/cpuid device (is the cpuid module available?)")
 }

@@ -13,13 +13,13 @@ import (
 // skipped.
 var (
 	// EFIVars are the UEFI variables (/sys/firmware/efi/efivars).
-	EFIVars = Declare(Spec[*EFIState]{
+	EFIVars = Declare(Def[*EFIState]{
 		Name: "efi-vars", Doc: "UEFI variables (/sys/firmware/efi/efivars)",
 		Capture: []string{efiDir + "/fw_platform_size", efi.VarsDir},
 		Load:    loadEFIVars,
 	})
 	// ESRT is the EFI System Resource Table (/sys/firmware/efi/esrt).
-	ESRT = Declare(Spec[*ESRTState]{
+	ESRT = Declare(Def[*ESRTState]{
 		Name: "esrt", Doc: "the EFI System Resource Table (/sys/firmware/efi/esrt)",
 		Capture: []string{efiDir + "/fw_platform_size", efi.ESRTDir},
 		Load:    loadESRT,

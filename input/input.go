@@ -32,13 +32,13 @@ type Decl interface {
 	load(m *Machine) error
 }
 
-// Spec declares an input of type T: either read from a source (Load, and
+// Def defines an input of type T: either read from a source (Load, and
 // File for one given as a file), or derived from other inputs (Requires and
 // Derive), as go/analysis derives an analyzer's facts from those of the
 // analyzers it Requires. A derived input is computed at most once per phase
 // from the values of its requirements; when one of them is unavailable, so
 // is it, with that reason.
-type Spec[T any] struct {
+type Def[T any] struct {
 	Name, Doc string
 	// Root is true when reading it on the live machine needs root.
 	Root bool
@@ -51,7 +51,7 @@ type Spec[T any] struct {
 	// is not of this kind at all is an error saying so.
 	File func(path string, stdin []byte) (T, error)
 	// Requires are the inputs a derived input is computed from, and Derive
-	// computes it from their values (read with Dep). A Spec has either
+	// computes it from their values (read with Dep). A Def has either
 	// Load or Derive.
 	Requires []Decl
 	Derive   func(d Deps) (T, error)
@@ -59,11 +59,11 @@ type Spec[T any] struct {
 
 // Key is a typed input: one declaration beside the parser it calls, read
 // by checks through a typed accessor (tests.Input).
-type Key[T any] struct{ s Spec[T] }
+type Key[T any] struct{ s Def[T] }
 
 // Declare declares an input. Adding an input is one Declare call and its
 // loader, or, for an input computed from others, its Requires and Derive.
-func Declare[T any](s Spec[T]) *Key[T] {
+func Declare[T any](s Def[T]) *Key[T] {
 	switch {
 	case s.Name == "":
 		panic("input: an input needs a Name")
@@ -160,7 +160,7 @@ func (k *Key[T]) compute(m *Machine) (v T, err error) {
 		var u *Unavailable
 		switch {
 		case errors.As(err, &u):
-		case errors.Is(err, fs.ErrNotExist) && !file && !isRecorded(err): // a recorder's cause is kept
+		case errors.Is(err, fs.ErrNotExist) && !file && recorded(err) == nil: // a recorder's cause is kept
 			err = &Unavailable{k.s.Name, m.missing(k.s.Doc)}
 		default:
 			err = &Unavailable{k.s.Name, err.Error()}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fwcheck/fwcheck/memmap"
 )
 
 func writeTree(t *testing.T, files map[string]string) string {
@@ -40,8 +42,8 @@ func TestMemoryMapAndDMIFromLiveRoot(t *testing.T) {
 		mm, err = MemoryMap.Get(m)
 	}
 	require.NoError(t, err)
-	assert.Equal(t, []MemoryRange{
-		{0, 0x9fbff, "System RAM"}, {0x100000, 0x7ffdffff, "System RAM"}, {0xb0000000, 0xbfffffff, "Reserved"},
+	assert.Equal(t, []memmap.Range{
+		{Start: 0, End: 0x9fbff, Type: "System RAM"}, {Start: 0x100000, End: 0x7ffdffff, Type: "System RAM"}, {Start: 0xb0000000, End: 0xbfffffff, Type: "Reserved"},
 	}, mm, "sorted by start address, not by directory name")
 	dmi, err := DMI.Get(m)
 	require.NoError(t, err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/fwcheck/fwcheck/acpi"
 	"github.com/fwcheck/fwcheck/klog"
+	"github.com/fwcheck/fwcheck/memmap"
 )
 
 // The inputs checks can declare. Each is one declaration here, beside the
@@ -21,7 +22,7 @@ import (
 var (
 	// ACPITables are the ACPI tables: sysfs, plus the RSDP, XSDT and RSDT
 	// recorded from /dev/mem; or an acpidump file or raw-table directory.
-	ACPITables = Declare(Spec[*acpi.Tables]{
+	ACPITables = Declare(Def[*acpi.Tables]{
 		Name: "acpi-tables", Doc: "ACPI tables (sysfs, plus RSDP/XSDT/RSDT recorded from /dev/mem)", Root: true,
 		Capture: []string{acpi.SysfsDir, RecordedDir + "/acpi/RSDP", RecordedDir + "/acpi/XSDT", RecordedDir + "/acpi/RSDT"},
 		Load:    loadACPI,
@@ -30,27 +31,27 @@ var (
 	// KernelLog is the kernel log: /dev/kmsg live, or a dmesg/journalctl
 	// text file, which is read record by record on each pass rather than
 	// held in memory.
-	KernelLog = Declare(Spec[*klog.Log]{
+	KernelLog = Declare(Def[*klog.Log]{
 		Name: "kernel-log", Doc: "the kernel log (/dev/kmsg)",
 		Capture: []string{RecordedDir + "/" + KlogFile},
 		Load:    loadKlog,
 		File:    loadKlogFile,
 	})
 	// DMI is the machine's DMI (SMBIOS) identity.
-	DMI = Declare(Spec[*DMIInfo]{
+	DMI = Declare(Def[*DMIInfo]{
 		Name: "dmi", Doc: "DMI identity (/sys/class/dmi/id)",
 		Capture: dmiPaths(),
 		Load:    loadDMI,
 	})
 	// Kernel is the running kernel's version string.
-	Kernel = Declare(Spec[string]{
+	Kernel = Declare(Def[string]{
 		Name: "kernel", Doc: "the running kernel's version (/proc/version)",
 		Capture: []string{"proc/version"},
 		Load:    loadKernel,
 	})
 	// MemoryMap is the firmware memory map (the map the firmware handed
 	// the kernel), sorted by start address.
-	MemoryMap = Declare(Spec[[]MemoryRange]{
+	MemoryMap = Declare(Def[[]memmap.Range]{
 		Name: "memory-map", Doc: "the firmware memory map (/sys/firmware/memmap)", Root: true,
 		Capture: []string{"sys/firmware/memmap", "proc/iomem"},
 		Load:    loadMemoryMap,
@@ -81,12 +82,6 @@ func dmiPaths() []string {
 		p = append(p, path.Join(dmiDir, f))
 	}
 	return p
-}
-
-// MemoryRange is one entry of the firmware memory map.
-type MemoryRange struct {
-	Start, End uint64 // inclusive
-	Type       string // "System RAM", "Reserved", "ACPI Tables", …
 }
 
 func loadKernel(src Source) (string, error) {
@@ -292,15 +287,15 @@ func loadDMI(src Source) (*DMIInfo, error) {
 	return d, nil
 }
 
-func loadMemoryMap(src Source) ([]MemoryRange, error) {
+func loadMemoryMap(src Source) ([]memmap.Range, error) {
 	ents, err := fs.ReadDir(src, "sys/firmware/memmap")
 	if err != nil {
 		return nil, err
 	}
-	var out []MemoryRange
+	var out []memmap.Range
 	for _, e := range ents {
 		dir := path.Join("sys/firmware/memmap", e.Name())
-		var r MemoryRange
+		var r memmap.Range
 		s, err1 := fs.ReadFile(src, dir+"/start")
 		en, err2 := fs.ReadFile(src, dir+"/end")
 		t, err3 := fs.ReadFile(src, dir+"/type")

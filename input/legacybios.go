@@ -18,7 +18,7 @@ import (
 // configuration table the MP floating pointer points at. A snapshot
 // records each under RecordedDir; an absent EBDA or MP table is recorded
 // as an empty file.
-var LegacyBIOS = Declare(Spec[*LegacyBIOSState]{
+var LegacyBIOS = Declare(Def[*LegacyBIOSState]{
 	Name: "legacy-bios", Doc: "the BIOS area 0xE0000-0xFFFFF, the EBDA and the MP configuration table (/dev/mem)", Root: true,
 	Capture: []string{efiDir + "/fw_platform_size", RecordedDir + "/" + BDAFile, RecordedDir + "/" + BIOSAreaFile,
 		RecordedDir + "/" + EBDAFile, RecordedDir + "/" + MPConfigFile},

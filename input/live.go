@@ -34,7 +34,6 @@ func liveRecorders() map[string]Recorder {
 		KlogFile:          recordKlog,
 		MSRFile:           recordMSRs,
 		PCIBARFile:        recordPCIBARs,
-		PCIConfigFile:     recordPCIConfig,
 		DMAProtectionFile: recordDMAState,
 		MEIFile:           recordMEI,
 		CPUIDFile:         recordCPUID,

@@ -17,7 +17,7 @@ import (
 var (
 	// SuspendStats are the counters of /sys/power/suspend_stats (success,
 	// fail, failed_suspend, …, last_failed_dev), by file name.
-	SuspendStats = Declare(Spec[map[string]string]{
+	SuspendStats = Declare(Def[map[string]string]{
 		Name: "suspend-stats", Doc: "suspend/resume counters (/sys/power/suspend_stats)",
 		Capture: []string{"sys/power/suspend_stats"},
 		Load:    loadSuspendStats,
@@ -25,7 +25,7 @@ var (
 	// PowerStates are the sleep states the kernel offers: /sys/power/state
 	// ("freeze mem disk") and /sys/power/mem_sleep ("s2idle [deep]"),
 	// keyed "state" and "mem_sleep".
-	PowerStates = Declare(Spec[map[string]string]{
+	PowerStates = Declare(Def[map[string]string]{
 		Name: "power-states", Doc: "sleep states the kernel offers (/sys/power/state, mem_sleep)",
 		Capture: []string{"sys/power/state", "sys/power/mem_sleep", "sys/power/pm_wakeup_irq"},
 		Load:    loadPowerStates,
@@ -33,14 +33,14 @@ var (
 	// Devices is the device inventory: PCI and USB devices, network
 	// interfaces, block devices, input devices and DRM connectors, each as
 	// "class name" ("pci 0000:00:02.0", "net enp0s3"), sorted.
-	Devices = Declare(Spec[[]string]{
+	Devices = Declare(Def[[]string]{
 		Name: "devices", Doc: "device inventory (/sys/bus/pci, usb; /sys/class/net, block, input, drm)",
 		Capture: []string{},
 		Load:    loadDevices,
 	})
 	// WakeupSources are the event counts of the kernel's wakeup sources
 	// (/sys/class/wakeup/*/event_count), by source name.
-	WakeupSources = Declare(Spec[map[string]int64]{
+	WakeupSources = Declare(Def[map[string]int64]{
 		Name: "wakeup-sources", Doc: "wakeup source event counts (/sys/class/wakeup)",
 		Load: loadWakeupSources,
 	})
@@ -51,7 +51,7 @@ var (
 	// ACPI RTC event handler), so its count moving across a suspend says
 	// the alarm woke it, and its count standing still says something else
 	// did.
-	RTCWakeSource = Declare(Spec[string]{
+	RTCWakeSource = Declare(Def[string]{
 		Name: "rtc-wake-source", Doc: "the RTC's wakeup source (/sys/class/rtc/rtc0/device/wakeup)",
 		Capture: []string{rtcWakeDir},
 		Load:    loadRTCWakeSource,
@@ -61,7 +61,7 @@ var (
 	// (/sys/devices/system/cpu/cpuidle/low_power_idle_*_residency_us),
 	// "slp_s0" from Intel's PMC (debugfs pmc_core/slp_s0_residency_usec).
 	// Only the counters the machine has are present.
-	IdleResidency = Declare(Spec[map[string]int64]{
+	IdleResidency = Declare(Def[map[string]int64]{
 		Name: "idle-residency", Doc: "low-power idle residency counters (LPIT, PMC SLP_S0)", Root: true,
 		Capture: residencyFiles,
 		Load:    loadResidency,
@@ -69,14 +69,14 @@ var (
 	// Pstore is what the kernel's persistent store kept of earlier boots
 	// (/sys/fs/pstore: dmesg-efi-*, dmesg-ramoops-*, …), by file name; each
 	// file at most MaxPstoreFile bytes, its end kept.
-	Pstore = Declare(Spec[map[string]string]{
+	Pstore = Declare(Def[map[string]string]{
 		Name: "pstore", Doc: "kernel logs of earlier boots kept by pstore (/sys/fs/pstore)", Root: true,
 		Capture: []string{"sys/fs/pstore"},
 		Load:    loadPstore,
 	})
 	// FPDT is the firmware performance data Linux exposes from the FPDT
 	// (/sys/firmware/acpi/fpdt): the firmware's S3 resume and suspend times.
-	FPDT = Declare(Spec[*acpi.FPDTSysfs]{
+	FPDT = Declare(Def[*acpi.FPDTSysfs]{
 		Name: "fpdt", Doc: "firmware performance records (/sys/firmware/acpi/fpdt)", Root: true,
 		Capture: []string{acpi.FPDTSysfsDir},
 		Load:    func(src Source) (*acpi.FPDTSysfs, error) { return acpi.ReadFPDTSysfs(src, acpi.FPDTSysfsDir) },

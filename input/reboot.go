@@ -17,13 +17,13 @@ var (
 	// BootTime is the wall-clock time the running kernel started (the
 	// btime line of /proc/stat: whole seconds, and only as right as the RTC
 	// the kernel read at boot).
-	BootTime = Declare(Spec[time.Time]{
+	BootTime = Declare(Def[time.Time]{
 		Name: "boot-time", Doc: "when the running kernel started (/proc/stat btime)",
 		Capture: []string{"proc/stat"},
 		Load:    loadBootTime,
 	})
 	// RebootConfig is how the kernel will reset the machine.
-	RebootConfig = Declare(Spec[*Reboot]{
+	RebootConfig = Declare(Def[*Reboot]{
 		Name: "reboot-config", Doc: "the kernel's reboot method (/sys/kernel/reboot, reboot= on /proc/cmdline)",
 		Capture: []string{"sys/kernel/reboot", "proc/cmdline", "sys/firmware/efi/fw_platform_size"},
 		Load:    loadReboot,

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/fwcheck/fwcheck/smbios"
 )
 
 // What `fwcheck snapshot --redact` removes, for a snapshot to be shared
@@ -26,11 +28,11 @@ import (
 // Firmware GUIDs in the kernel log are UUIDs too and are replaced with the
 // rest; a log advice entry matching one then no longer matches.
 //
-// The SMBIOS walk is written here rather than taken from u-root's
-// pkg/smbios, which decodes structures into values and marshals them anew:
-// a redacted table must stay byte for byte what the firmware wrote, apart
-// from the overwritten strings, for the checks that read it afterwards.
-// It is tested on the real tables of u-root's dmidecode test data.
+// The SMBIOS table is walked with package smbios's Walk, the walk the
+// smbios check uses, and redacted in place: it must stay byte for byte
+// what the firmware wrote, apart from the overwritten strings, for the
+// checks that read it afterwards. It is tested on the real tables of
+// u-root's dmidecode test data.
 
 var dmiPrivate = map[string]bool{
 	"product_serial": true, "product_uuid": true, "board_serial": true, "chassis_serial": true,
@@ -110,61 +112,29 @@ var smbiosPrivate = map[byte][]int{
 // RedactSMBIOS overwrites, in a raw SMBIOS structure table (as
 // /sys/firmware/dmi/tables/DMI holds it), the serial-number and asset-tag
 // strings with 'X' and zeroes the system UUID, keeping every length, and
-// returns how many fields it changed. It stops at the end-of-table
-// structure or at the first structure that does not fit.
+// returns how many fields it changed. It walks the table with smbios.Walk,
+// so it stops where the smbios check says the table breaks: at the
+// end-of-table structure or at the first structure that does not fit.
 func RedactSMBIOS(b []byte) int {
 	n := 0
-	for off := 0; off+4 <= len(b); {
-		typ, hlen := b[off], int(b[off+1])
-		if hlen < 4 || off+hlen > len(b) {
-			return n
-		}
-		formatted := b[off : off+hlen]
-		// The string set: NUL-terminated strings, ended by an empty one.
-		strs := off + hlen
-		end := strs
-		for end+1 < len(b) && !(b[end] == 0 && b[end+1] == 0) {
-			end++
-		}
-		if end+1 >= len(b) {
-			return n
-		}
-		var set [][]byte // string i+1 of the structure
-		if end > strs {
-			set = splitNUL(b[strs:end])
-		}
-		for _, fo := range smbiosPrivate[typ] {
-			if fo >= hlen {
+	t := smbios.Walk(b)
+	for i := range t.Structures {
+		s := &t.Structures[i]
+		for _, fo := range smbiosPrivate[s.Type] {
+			if fo >= int(s.Length) {
 				continue
 			}
-			if i := int(formatted[fo]); i >= 1 && i <= len(set) && len(set[i-1]) > 0 {
-				for j := range set[i-1] {
-					set[i-1][j] = 'X'
+			if str := s.StringBytes(s.Data[fo]); len(str) > 0 {
+				for j := range str {
+					str[j] = 'X'
 				}
 				n++
 			}
 		}
-		if typ == 1 && hlen >= 0x19 {
-			clear(formatted[0x08:0x18])
+		if s.Type == 1 && s.Length >= 0x19 {
+			clear(s.Data[0x08:0x18])
 			n++
 		}
-		if typ == 127 {
-			return n
-		}
-		off = end + 2
 	}
 	return n
-}
-
-// splitNUL splits b at NUL bytes; the parts share b's memory.
-func splitNUL(b []byte) [][]byte {
-	var out [][]byte
-	start := 0
-	for i, c := range b {
-		if c == 0 {
-			out = append(out, b[start:i])
-			start = i + 1
-		}
-	}
-	return append(out, b[start:])
 }

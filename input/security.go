@@ -4,85 +4,20 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"github.com/fwcheck/fwcheck/pci"
 )
-
-// PCIConfig is the configuration space of every PCI function, recorded as
-// fwcheck/pci-config.txt. As root the kernel returns 256 bytes (4096 with
-// extended config space), otherwise only the 64-byte header, so the
-// chipset lock registers need root; kernel lockdown does not refuse reads.
-var PCIConfig = Declare(Spec[*pci.Dump]{
-	Name: "pci-config", Doc: "PCI configuration space of every function (/sys/bus/pci/devices/*/config)", Root: true,
-	Capture: []string{RecordedDir + "/" + PCIConfigFile},
-	Load: func(src Source) (*pci.Dump, error) {
-		b, err := fs.ReadFile(src, path.Join(RecordedDir, PCIConfigFile))
-		if err != nil {
-			return nil, err
-		}
-		return pci.Parse(b)
-	},
-})
-
-// PCIConfigFile is the recorded configuration space's name below
-// RecordedDir.
-const PCIConfigFile = "pci-config.txt"
-
-// recordPCIConfig reads every function's config file under root. A
-// function whose file cannot be read is left out; no readable function at
-// all is the error of the first.
-func recordPCIConfig(root string) ([]byte, error) {
-	dir := filepath.Join(root, pciDevices)
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	d := &pci.Dump{}
-	var first error
-	for _, e := range ents {
-		if !pci.ValidAddress(e.Name()) {
-			continue
-		}
-		f, err := os.Open(filepath.Join(dir, e.Name(), "config"))
-		if err != nil {
-			if first == nil {
-				first = err
-			}
-			continue
-		}
-		b, err := io.ReadAll(io.LimitReader(f, pci.MaxConfigSize))
-		f.Close()
-		if err != nil && len(b) == 0 {
-			if first == nil {
-				first = err
-			}
-			continue
-		}
-		if err := d.Add(e.Name(), b); err != nil {
-			return nil, err
-		}
-	}
-	if len(d.Devices) == 0 && first != nil {
-		return nil, first
-	}
-	var out bytes.Buffer
-	err = d.Format(&out)
-	return out.Bytes(), err
-}
 
 // DMAProtection is what the kernel shows of DMA protection: the IOMMUs it
 // drives (/sys/class/iommu), each Thunderbolt domain's security level and
 // pre-boot DMA protection flag (/sys/bus/thunderbolt/devices/domainN), and
 // the kernel command line, recorded as fwcheck/dma-protection.txt (the
 // class entries are links, which a snapshot of plain files cannot hold).
-var DMAProtection = Declare(Spec[*DMAState]{
+var DMAProtection = Declare(Def[*DMAState]{
 	Name: "dma-protection", Doc: "IOMMUs the kernel drives (/sys/class/iommu), Thunderbolt security and DMA protection, the kernel command line",
 	Capture: []string{RecordedDir + "/" + DMAProtectionFile},
 	Load: func(src Source) (*DMAState, error) {
@@ -200,7 +135,7 @@ func printable(s string) string {
 // (/sys/class/mei/mei0/fw_status and fw_ver), recorded as fwcheck/mei.txt.
 // A machine without the driver records nothing, and the me check reads the
 // same registers from the HECI function's configuration space instead.
-var MEI = Declare(Spec[*MEIState]{
+var MEI = Declare(Def[*MEIState]{
 	Name: "mei", Doc: "the Intel ME's status registers and version (/sys/class/mei/mei0)",
 	Capture: []string{RecordedDir + "/" + MEIFile},
 	Load: func(src Source) (*MEIState, error) {

@@ -15,14 +15,14 @@ import (
 // the TPM through go-tpm and recorded as JSON, so the log replays offline.
 var (
 	// TPMEventLog is the TCG event log the firmware handed the kernel.
-	TPMEventLog = Declare(Spec[*TPMLog]{
+	TPMEventLog = Declare(Def[*TPMLog]{
 		Name: "tpm-eventlog", Doc: "the TPM event log (/sys/kernel/security/tpm0/binary_bios_measurements)", Root: true,
 		Capture: []string{tpmClassDir + "/tpm_version_major", tpmLogPath},
 		Load:    loadTPMLog,
 	})
 	// PCRs are the TPM's PCR values, every allocated bank (TPM2_PCR_Read
 	// on /dev/tpmrm0).
-	PCRs = Declare(Spec[*tpm.PCRs]{
+	PCRs = Declare(Def[*tpm.PCRs]{
 		Name: "tpm-pcrs", Doc: "the TPM's PCR values (TPM2_PCR_Read on /dev/tpmrm0)", Root: true,
 		Capture: []string{RecordedDir + "/" + PCRFile},
 		Load:    loadPCRs,

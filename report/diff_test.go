@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/report"
 	"github.com/fwcheck/fwcheck/tests"
 )
@@ -17,7 +18,7 @@ func fail(label string, sev tests.Severity) tests.Finding {
 }
 
 func doc(rs ...tests.Result) *report.Document {
-	return report.New("t", report.Machine{Source: "live:/"}, time.Now(), time.Now(), rs)
+	return report.New("t", input.Identity{Source: "live:/"}, time.Now(), time.Now(), rs)
 }
 
 func TestCompare(t *testing.T) {

@@ -2,7 +2,6 @@ package report
 
 import (
 	_ "embed"
-	"encoding/json"
 	"fmt"
 	"html"
 	"html/template"
@@ -75,12 +74,12 @@ type htmlDoc struct {
 	DMI         [][2]string
 }
 
-// cycleRow is one cycle of a cycling check (s3, reboot) as its result's
-// data records it under "cycles".
+// cycleRow is one cycle of a cycling check (s3, reboot) as the tables and
+// plots show it, made from the result's tests.CycleRecord.
 type cycleRow struct {
 	Cycle  int
 	Status string
-	Values map[string]float64 // by measure key; absent or 0: not measured
+	Values map[string]float64 // by measure key; absent: not measured
 	Device string             // the slowest device (s3)
 	Notes  []string           // problems, log findings
 }
@@ -94,23 +93,27 @@ func (c cycleRow) Cell(key string) string {
 }
 
 // Good reports whether the cycle went as it should.
-func (c cycleRow) Good() bool { return c.Status == "passed" || c.Status == "completed" }
+func (c cycleRow) Good() bool { return (&tests.CycleRecord{Status: c.Status}).Good() }
 
-// measure is one per-cycle quantity the report plots, in ms.
-type measure struct{ Key, Title string }
+// measure is one per-cycle quantity the report plots, in ms: Key names
+// its plot and column, Of reads it from a cycle's record.
+type measure struct {
+	Key, Title string
+	Of         func(*tests.CycleRecord) float64
+}
 
 // measures are the per-cycle quantities the cycling checks record, in the
 // order they are plotted: the s3 check's, then the reboot check's.
 var measures = []measure{
-	{"asleep_ms", "Time asleep"},
-	{"firmware_resume_ms", "Firmware resume (FPDT)"},
-	{"kernel_resume_ms", "Kernel resume"},
-	{"slowest_ms", "Slowest device resume"},
-	{"request_to_kernel_ms", "Reboot request to next kernel"},
-	{"firmware_start_ms", "Firmware start (FPDT)"},
-	{"loader_load_ms", "OS loader load (FPDT)"},
-	{"loader_start_ms", "OS loader start (FPDT)"},
-	{"exit_boot_services_ms", "ExitBootServices (FPDT)"},
+	{"asleep_ms", "Time asleep", func(c *tests.CycleRecord) float64 { return c.AsleepMS }},
+	{"firmware_resume_ms", "Firmware resume (FPDT)", func(c *tests.CycleRecord) float64 { return c.FirmwareResumeMS }},
+	{"kernel_resume_ms", "Kernel resume", func(c *tests.CycleRecord) float64 { return c.KernelResumeMS }},
+	{"slowest_ms", "Slowest device resume", func(c *tests.CycleRecord) float64 { return c.SlowestMS }},
+	{"request_to_kernel_ms", "Reboot request to next kernel", func(c *tests.CycleRecord) float64 { return c.RequestToKernelMS }},
+	{"firmware_start_ms", "Firmware start (FPDT)", func(c *tests.CycleRecord) float64 { return c.FirmwareStartMS }},
+	{"loader_load_ms", "OS loader load (FPDT)", func(c *tests.CycleRecord) float64 { return c.LoaderLoadMS }},
+	{"loader_start_ms", "OS loader start (FPDT)", func(c *tests.CycleRecord) float64 { return c.LoaderStartMS }},
+	{"exit_boot_services_ms", "ExitBootServices (FPDT)", func(c *tests.CycleRecord) float64 { return c.ExitBootServicesMS }},
 }
 
 // WriteHTML writes d as one self-contained HTML page: the verdict and
@@ -159,53 +162,24 @@ func WriteHTML(w io.Writer, d *Document, failOn tests.Severity) error {
 	return nil
 }
 
-// cyclesOf returns the per-cycle records of a result's data, if it has
-// any: whatever their Go type in this process, they are read as JSON,
-// as a document from a file holds them.
+// cyclesOf returns the rows of a result's per-cycle records
+// (tests.Result.Cycles), if it has any.
 func cyclesOf(r Result) []cycleRow {
-	raw, ok := r.Data["cycles"]
-	if !ok {
+	cs := r.Cycles()
+	if len(cs) == 0 {
 		return nil
 	}
-	var recs []map[string]any
-	if l, ok := raw.([]any); ok {
-		// as decoded from a document: no need to encode it again
-		for _, x := range l {
-			m, _ := x.(map[string]any)
-			recs = append(recs, m)
-		}
-	} else {
-		b, err := json.Marshal(raw)
-		if err != nil {
-			return nil
-		}
-		if json.Unmarshal(b, &recs) != nil {
-			return nil
-		}
-	}
-	var out []cycleRow
-	for i, m := range recs {
-		c := cycleRow{Cycle: i + 1, Values: map[string]float64{}}
-		if v, ok := m["cycle"].(float64); ok {
-			c.Cycle = int(v)
-		}
-		c.Status, _ = m["status"].(string)
-		c.Device, _ = m["slowest_device"].(string)
-		for _, ms := range measures {
-			if v, ok := m[ms.Key].(float64); ok && v > 0 && !math.IsInf(v, 0) {
-				c.Values[ms.Key] = v
+	out := make([]cycleRow, 0, len(cs))
+	for i := range cs {
+		c := &cs[i]
+		row := cycleRow{Cycle: c.Cycle, Status: c.Status, Device: c.SlowestDevice, Values: map[string]float64{}}
+		for _, m := range measures {
+			if v := m.Of(c); v > 0 && !math.IsInf(v, 0) {
+				row.Values[m.Key] = v
 			}
 		}
-		for _, k := range []string{"problems", "log_findings"} {
-			if l, ok := m[k].([]any); ok {
-				for _, x := range l {
-					if s, ok := x.(string); ok {
-						c.Notes = append(c.Notes, s)
-					}
-				}
-			}
-		}
-		out = append(out, c)
+		row.Notes = append(append(row.Notes, c.Problems...), c.LogFindings...)
+		out = append(out, row)
 	}
 	return out
 }

@@ -42,7 +42,7 @@ func s3Doc(t *testing.T) *report.Document {
 			{Kind: tests.KindFail, Label: "S3DeviceResumeFailed", Severity: tests.High, Message: "cycle 3: device failed", Advice: "fix it"},
 		}},
 	}
-	m := report.Machine{Source: "live:/", Kernel: "Linux version 6.1.0", DMI: &input.DMIInfo{SysVendor: "ACME", ProductName: "Roadrunner 3000", BIOSVersion: "1.0.7"}}
+	m := input.Identity{Source: "live:/", Kernel: "Linux version 6.1.0", DMI: &input.DMIInfo{SysVendor: "ACME", ProductName: "Roadrunner 3000", BIOSVersion: "1.0.7"}}
 	d := report.New("1.2.3", m, time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC), time.Date(2026, 12, 1, 10, 1, 0, 0, time.UTC), rs)
 	d.Judge(tests.Medium)
 	return d
@@ -87,7 +87,7 @@ func TestHTMLPlotsRebootCycles(t *testing.T) {
 		{"cycle": 2, "status": "hung", "method": "acpi", "problems": []string{"needed a power cycle"}},
 		{"cycle": 3, "status": "completed", "method": "acpi", "request_to_kernel_ms": 5000, "firmware_start_ms": 1180, "exit_boot_services_ms": 2450, "log_findings": []string{"TPMSelfTestFailed"}},
 	}
-	d := report.New("t", report.Machine{Source: "live:/"}, time.Now(), time.Now(), []tests.Result{
+	d := report.New("t", input.Identity{Source: "live:/"}, time.Now(), time.Now(), []tests.Result{
 		{ID: "reboot", Title: "Reboot cycling", Category: tests.Power, Status: tests.StatusFailed, Data: map[string]any{"cycles": cycles}, Findings: []tests.Finding{fail("RebootHung", tests.Critical)}},
 	})
 	page := writeHTML(t, d)
@@ -168,7 +168,7 @@ func render(t *testing.T, chromium, dir, url string) (dom string, console []stri
 // the same as the JSON a file holds.
 func TestHTMLPlotsS3Outcomes(t *testing.T) {
 	outs := []s3.Outcome{{Cycle: 1, Status: "passed", AsleepMS: 3000, KernelResumeMS: 12.5}, {Cycle: 2, Status: "failed", AsleepMS: 1949, KernelResumeMS: 14}}
-	d := report.New("t", report.Machine{Source: "live:/"}, time.Now(), time.Now(), []tests.Result{
+	d := report.New("t", input.Identity{Source: "live:/"}, time.Now(), time.Now(), []tests.Result{
 		{ID: "s3", Title: "s3", Category: tests.Power, Status: tests.StatusPassed, Data: map[string]any{"cycles": outs}},
 	})
 	page := writeHTML(t, d)

@@ -67,13 +67,13 @@ func WriteJUnit(w io.Writer, d *Document, failOn tests.Severity) error {
 		var out strings.Builder
 		for _, f := range r.Findings {
 			switch {
-			case f.Counts() && f.Severity >= failOn:
+			case f.Fails() && f.Severity >= failOn:
 				c.Failures = append(c.Failures, junitResult{
 					Message: fmt.Sprintf("%s [%s]: %s", f.Label, f.Severity, f.Message),
 					Type:    f.Label,
 					Body:    fmt.Sprintf("%s\nadvice: %s\nspec: %s", f.Message, f.Advice, f.Spec),
 				})
-			case f.Counts():
+			case f.Fails():
 				fmt.Fprintf(&out, "failure below --fail-on %s: %s [%s]: %s\n", failOn, f.Label, f.Severity, f.Message)
 			case f.Waived != "":
 				fmt.Fprintf(&out, "waived %s [%s]: %s (waived: %s)\n", f.Label, f.Severity, f.Message, f.Waived)
@@ -88,7 +88,7 @@ func WriteJUnit(w io.Writer, d *Document, failOn tests.Severity) error {
 		for _, o := range r.Omitted {
 			f, more := o.Finding(), fmt.Sprintf("%s %s findings not listed", moreLine(o.Count), o.Label)
 			switch {
-			case f.Counts() && f.Severity >= failOn:
+			case f.Fails() && f.Severity >= failOn:
 				c.Failures = append(c.Failures, junitResult{
 					Message: fmt.Sprintf("%s [%s]: %s", f.Label, f.Severity, more),
 					Type:    f.Label,

@@ -39,7 +39,7 @@ func floodDoc(t *testing.T) *report.Document {
 	rs := tests.Run(&tests.Env{Machine: input.New(input.Empty(), input.Options{})}, []*tests.Check{c})
 	require.Equal(t, tests.MaxPerLabel, 100, "the test assumes the cap")
 	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-	return report.New("test", report.Machine{Source: "snapshot:none"}, t0, t0, rs)
+	return report.New("test", input.Identity{Source: "snapshot:none"}, t0, t0, rs)
 }
 
 func TestOmittedFindingsAddUpEverywhere(t *testing.T) {

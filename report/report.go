@@ -22,11 +22,11 @@ const SchemaVersion = "2.0"
 
 // Document is the results of one run.
 type Document struct {
-	Schema  string    `json:"schema"`
-	Tool    Tool      `json:"tool"`
-	Start   time.Time `json:"start"`
-	End     time.Time `json:"end"`
-	Machine Machine   `json:"machine"`
+	Schema  string         `json:"schema"`
+	Tool    Tool           `json:"tool"`
+	Start   time.Time      `json:"start"`
+	End     time.Time      `json:"end"`
+	Machine input.Identity `json:"machine"`
 	// Settings are the check settings this run was given ("s3.cycles").
 	Settings map[string]string `json:"settings,omitempty"`
 	// Errors are problems with what the run was asked to do that did not
@@ -71,10 +71,6 @@ type Tool struct {
 	Version string `json:"version"`
 }
 
-// Machine identifies the machine the inputs came from; the runner provides
-// it (input.Machine.Identify), the report never reads the machine.
-type Machine = input.Identity
-
 // Result is one check's outcome as documented.
 type Result struct {
 	tests.Result
@@ -94,7 +90,7 @@ type Totals struct {
 }
 
 // New builds a document from results.
-func New(version string, m Machine, start, end time.Time, rs []tests.Result) *Document {
+func New(version string, m input.Identity, start, end time.Time, rs []tests.Result) *Document {
 	d := &Document{
 		Schema:  SchemaVersion,
 		Tool:    Tool{Name: "fwcheck", Version: version},
@@ -123,7 +119,7 @@ func (d *Document) count() {
 		for i, f := range r.AllFindings() {
 			n := r.Weight(i)
 			switch {
-			case f.Counts():
+			case f.Fails():
 				t.Failures[f.Severity.String()] += n
 			case f.Kind == tests.KindFail && f.Waived != "":
 				t.Waived += n
@@ -164,7 +160,7 @@ func (d *Document) Failing(threshold tests.Severity) bool {
 			return true
 		}
 		for _, f := range r.AllFindings() {
-			if f.Counts() && f.Severity >= threshold {
+			if f.Fails() && f.Severity >= threshold {
 				return true
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/report"
 	"github.com/fwcheck/fwcheck/report/reporttest"
 	"github.com/fwcheck/fwcheck/tests"
@@ -28,7 +29,7 @@ func sample() *report.Document {
 		{ID: "oops", Title: "oopses", Category: tests.Log, Status: tests.StatusPassed, Findings: []tests.Finding{}},
 	}
 	t0 := time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
-	return report.New("test", report.Machine{Source: "none"}, t0, t0.Add(time.Second), rs)
+	return report.New("test", input.Identity{Source: "none"}, t0, t0.Add(time.Second), rs)
 }
 
 func TestTotalsAndFailing(t *testing.T) {
@@ -103,14 +104,14 @@ func TestTextReport(t *testing.T) {
 
 	d := sample()
 	d.Results = d.Results[:2]
-	d = report.New("test", report.Machine{Source: "none"}, d.Start, d.End, []tests.Result{d.Results[0].Result, d.Results[1].Result})
+	d = report.New("test", input.Identity{Source: "none"}, d.Start, d.End, []tests.Result{d.Results[0].Result, d.Results[1].Result})
 	b.Reset()
 	require.NoError(t, report.WriteText(&b, d, report.TextOptions{FailOn: tests.High}))
 	assert.Contains(t, b.String(), "verdict: PASS — no failure at or above high (1 check skipped)")
 	b.Reset()
 	require.NoError(t, report.WriteText(&b, d, report.TextOptions{}))
 	assert.Contains(t, b.String(), "verdict: FAIL — 1 failure at or above low")
-	d = report.New("test", report.Machine{Source: "none"}, d.Start, d.End, []tests.Result{d.Results[1].Result})
+	d = report.New("test", input.Identity{Source: "none"}, d.Start, d.End, []tests.Result{d.Results[1].Result})
 	b.Reset()
 	require.NoError(t, report.WriteText(&b, d, report.TextOptions{}))
 	assert.Contains(t, b.String(), "verdict: NOTHING CHECKED")
@@ -162,7 +163,7 @@ func TestTextKeepsMultiLineMessagesIndented(t *testing.T) {
 	rs := []tests.Result{{ID: "klog", Title: "kernel log", Category: tests.Log, Status: tests.StatusFailed, Findings: []tests.Finding{
 		{Kind: tests.KindFail, Label: "AMDPStateCPPCDisabled", Severity: tests.Low, Message: "[ 0.35] first line\nsecond line", Advice: "Enable CPPC."},
 	}}}
-	d := report.New("test", report.Machine{Source: "none"}, time.Now(), time.Now(), rs)
+	d := report.New("test", input.Identity{Source: "none"}, time.Now(), time.Now(), rs)
 	var b bytes.Buffer
 	require.NoError(t, report.WriteText(&b, d, report.TextOptions{}))
 	assert.Contains(t, b.String(), "first line\n       second line\n     advice: Enable CPPC.")

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/tests"
 )
 
@@ -243,7 +244,7 @@ var inputWords = map[string]string{
 const filesOnly = " (nothing else: not the machine fwcheck ran on)"
 
 // describeSource says what was examined, in the user's words.
-func describeSource(m Machine) string {
+func describeSource(m input.Identity) string {
 	var files []string
 	for _, in := range sortedKeys(m.Files) {
 		what := inputWords[in]
@@ -279,7 +280,7 @@ func describeSource(m Machine) string {
 
 // machineName is the DMI identity in one line: vendor, product, board and
 // BIOS.
-func machineName(m Machine) string {
+func machineName(m input.Identity) string {
 	if m.DMI == nil {
 		return ""
 	}

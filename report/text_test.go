@@ -36,7 +36,7 @@ func manyFindings() *report.Document {
 	fs = append(fs, tests.Finding{Kind: tests.KindFail, Label: "OSILinuxQuery", Severity: tests.Low, Message: "BIOS _OSI(Linux) query ignored", Advice: "Do not key behaviour on the OS name."})
 	fs = append(fs, tests.Finding{Kind: tests.KindFail, Label: "TPMSelfTestFailed", Severity: tests.Critical, Message: "TPM self test failed", Advice: "Update the TPM firmware."})
 	rs := []tests.Result{{ID: "klog", Title: "kernel log", Category: tests.Log, Status: tests.StatusFailed, Findings: fs}}
-	m := report.Machine{Source: "live:/", Kernel: "Linux version 6.1.0-28-amd64 (debian-kernel@lists.debian.org) (gcc-12 (Debian 12.2.0-14) 12.2.0, GNU ld (GNU Binutils for Debian) 2.40) #1 SMP PREEMPT_DYNAMIC Debian 6.1.119-1 (2024-11-22)",
+	m := input.Identity{Source: "live:/", Kernel: "Linux version 6.1.0-28-amd64 (debian-kernel@lists.debian.org) (gcc-12 (Debian 12.2.0-14) 12.2.0, GNU ld (GNU Binutils for Debian) 2.40) #1 SMP PREEMPT_DYNAMIC Debian 6.1.119-1 (2024-11-22)",
 		DMI: &input.DMIInfo{SysVendor: "ACME", ProductName: "Roadrunner 3000", BIOSVendor: "ACME BIOS", BIOSVersion: "1.0.7", BIOSDate: "01/02/2026"}}
 	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	return report.New("1.2.3", m, t0, t0, rs)
@@ -108,7 +108,7 @@ func TestTextColoursBySeverity(t *testing.T) {
 }
 
 func TestTextSingularPlural(t *testing.T) {
-	d := report.New("t", report.Machine{Source: "snapshot:none", Files: map[string]string{"acpi-tables": "dump.txt"}}, time.Now(), time.Now(), []tests.Result{
+	d := report.New("t", input.Identity{Source: "snapshot:none", Files: map[string]string{"acpi-tables": "dump.txt"}}, time.Now(), time.Now(), []tests.Result{
 		{ID: "hpet", Title: "HPET", Category: tests.ACPI, Status: tests.StatusSkipped, Reason: "no"},
 		{ID: "fadt", Title: "FADT", Category: tests.ACPI, Status: tests.StatusFailed, Findings: []tests.Finding{
 			{Kind: tests.KindFail, Label: "X", Severity: tests.High, Message: "m", Advice: "a"}}},
@@ -135,7 +135,7 @@ func hostileDoc() *report.Document {
 		}, Unchecked: []tests.Unchecked{{What: hostile, Reason: hostile, Remedy: hostile}}},
 		{ID: "hpet", Title: "HPET", Category: tests.ACPI, Status: tests.StatusSkipped, Reason: "snapshot " + hostile},
 	}
-	m := report.Machine{Source: "snapshot:" + hostile, Kernel: hostile, Files: map[string]string{"kernel-log": hostile},
+	m := input.Identity{Source: "snapshot:" + hostile, Kernel: hostile, Files: map[string]string{"kernel-log": hostile},
 		DMI: &input.DMIInfo{SysVendor: hostile, ProductName: hostile, BIOSVersion: hostile}}
 	d := report.New(hostile, m, time.Now(), time.Now(), rs)
 	d.Settings = map[string]string{"s3.journal": hostile}
@@ -239,7 +239,7 @@ func FuzzWriteText(f *testing.F) {
 		fs = append(fs, tests.Finding{Kind: tests.KindWarning, Message: msg}, tests.Finding{Kind: tests.KindFail, Label: label, Severity: tests.Low, Message: msg, Advice: advice, Explained: msg})
 		rs := []tests.Result{{ID: "klog", Title: msg, Category: tests.Log, Status: tests.StatusFailed, Reason: msg, Findings: fs,
 			Unchecked: []tests.Unchecked{{What: msg, Reason: advice, Remedy: msg}}}}
-		d := report.New(msg, report.Machine{Source: source, Kernel: msg, DMI: &input.DMIInfo{SysVendor: msg}}, time.Time{}, time.Time{}, rs)
+		d := report.New(msg, input.Identity{Source: source, Kernel: msg, DMI: &input.DMIInfo{SysVendor: msg}}, time.Time{}, time.Time{}, rs)
 		var b bytes.Buffer
 		require.NoError(t, report.WriteText(&b, d, report.TextOptions{Width: width, Color: color, Verbose: true}))
 		out := b.String()
@@ -273,7 +273,7 @@ func BenchmarkWriteText(b *testing.B) {
 				Message: fmt.Sprintf("[ %d.%06d] ACPI Error: AE_NOT_FOUND, while resolving a named reference \\_SB.PCI0.LPC%d", l, i, i), Advice: strings.Repeat("Fix the firmware. ", 20)})
 		}
 	}
-	d := report.New("b", report.Machine{Source: "live:/"}, time.Now(), time.Now(), []tests.Result{{ID: "klog", Title: "kernel log", Status: tests.StatusFailed, Findings: fs}})
+	d := report.New("b", input.Identity{Source: "live:/"}, time.Now(), time.Now(), []tests.Result{{ID: "klog", Title: "kernel log", Status: tests.StatusFailed, Findings: fs}})
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := report.WriteText(io.Discard, d, report.TextOptions{Color: true}); err != nil {

@@ -63,7 +63,7 @@ var (
 )
 
 // dmiFields are the DMI fields a waiver may match, with their values.
-func dmiFields(m Machine) map[string]string {
+func dmiFields(m input.Identity) map[string]string {
 	if m.DMI == nil {
 		return nil
 	}
@@ -98,7 +98,7 @@ func ReadWaivers(r io.Reader) ([]Waiver, error) {
 	if f.Waivers == nil {
 		return nil, errors.New(`waivers: no "waivers" list`)
 	}
-	known := dmiFields(Machine{DMI: &input.DMIInfo{}})
+	known := dmiFields(input.Identity{DMI: &input.DMIInfo{}})
 	for i, w := range f.Waivers {
 		bad := func(format string, args ...any) error {
 			return fmt.Errorf("waivers: entry %d (%s): %s", i+1, w.Label, fmt.Sprintf(format, args...))
@@ -166,7 +166,7 @@ func (d *Document) ApplyWaivers(ws []Waiver, now time.Time) {
 		r := &d.Results[ri]
 		changed := false
 		waive := func(f Finding) string {
-			if !f.Counts() {
+			if !f.Fails() {
 				return ""
 			}
 			for _, w := range live {

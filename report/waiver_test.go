@@ -58,7 +58,7 @@ func TestWaivers(t *testing.T) {
 }
 
 func TestWaiverTurnsFailedCheckPassed(t *testing.T) {
-	d := report.New("t", report.Machine{Source: "live:/", DMI: &input.DMIInfo{SysVendor: "ACME"}}, time.Now(), time.Now(), []tests.Result{
+	d := report.New("t", input.Identity{Source: "live:/", DMI: &input.DMIInfo{SysVendor: "ACME"}}, time.Now(), time.Now(), []tests.Result{
 		{ID: "fadt", Title: "FADT", Category: tests.ACPI, Status: tests.StatusFailed, Findings: []tests.Finding{
 			{Kind: tests.KindFail, Label: "XLabel", Severity: tests.High, Message: "m", Advice: "a"}, {Kind: tests.KindPass, Message: "ok"}}},
 	})

@@ -5,11 +5,16 @@
 // structure), tolerating and describing every defect instead of stopping
 // at the first.
 //
-// Decoding the structures' fields is left to github.com/u-root/u-root's
-// pkg/smbios, which this package's callers use once the walk found the
-// table sound: that package stops at the first malformed structure and
-// treats a bad checksum as a parse error, so it cannot itself say what is
-// wrong with a broken table, which is what a firmware test needs.
+// Walk is fwcheck's one walk of an SMBIOS structure table: the smbios
+// check judges its structures, the few fields fwcheck decodes (the system
+// UUID, memory device sizes) are read from them, and the snapshot's
+// redaction overwrites strings in place through Structure.StringBytes.
+// github.com/u-root/u-root's pkg/smbios was weighed and is not used: it
+// stops at the first malformed structure and treats a bad checksum as a
+// parse error, so it cannot say what is wrong with a broken table (what a
+// firmware test needs), and it decodes structures into values, where
+// redaction has to change a table's bytes and nothing else; a second walk
+// for the two fields it would decode was the duplication this replaces.
 package smbios
 
 import (
@@ -98,6 +103,70 @@ func (s *Structure) String(i byte) (string, bool) {
 		return "", false
 	}
 	return s.Str[i-1], true
+}
+
+// StringBytes returns the bytes of the structure's string number i
+// (1-based) inside Raw, sharing its memory, or nil when there is no such
+// string.
+func (s *Structure) StringBytes(i byte) []byte {
+	if i == 0 || int(i) > len(s.Str) {
+		return nil
+	}
+	p := int(s.Length)
+	for _, str := range s.Str[:i-1] {
+		p += len(str) + 1
+	}
+	return s.Raw[p : p+len(s.Str[i-1])]
+}
+
+// UUID is a system UUID as SMBIOS stores it (DSP0134 §7.2.1): the first
+// three fields little-endian, the rest in network order.
+type UUID [16]byte
+
+// String formats u as 8-4-4-4-12 hex digits, the first three fields
+// byte-swapped as SMBIOS 2.6 and later store them (as dmidecode does for
+// those versions).
+func (u UUID) String() string {
+	return fmt.Sprintf("%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		u[3], u[2], u[1], u[0], u[5], u[4], u[7], u[6], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15])
+}
+
+// SystemUUID returns the UUID of the table's first System Information
+// (type 1) structure, false when there is none or it is too short to hold
+// one (SMBIOS 2.0's 8-byte form).
+func (t *Table) SystemUUID() (UUID, bool) {
+	var u UUID
+	sys := t.Of(1)
+	if len(sys) == 0 || sys[0].Length < 0x19 {
+		return u, false
+	}
+	copy(u[:], sys[0].Data[0x08:0x18])
+	return u, true
+}
+
+// MemoryDeviceSize returns the size a Memory Device (type 17) structure
+// states, in bytes (DSP0134 §7.18: Size at 0x0C in MiB, or KiB with bit
+// 15 set; 0x7FFF defers to Extended Size at 0x1C, in MiB). 0 means no
+// device is installed; ok is false when the structure is no memory
+// device, too short for its size field, or says the size is unknown
+// (0xFFFF, or 0x7FFF without Extended Size).
+func (s *Structure) MemoryDeviceSize() (size uint64, ok bool) {
+	if s.Type != 17 || s.Length < 0x0E {
+		return 0, false
+	}
+	v := binary.LittleEndian.Uint16(s.Data[0x0C:])
+	switch {
+	case v == 0xFFFF:
+		return 0, false
+	case v == 0x7FFF:
+		if s.Length < 0x20 {
+			return 0, false
+		}
+		return uint64(binary.LittleEndian.Uint32(s.Data[0x1C:])&0x7FFFFFFF) << 20, true
+	case v&0x8000 != 0:
+		return uint64(v&0x7FFF) << 10, true
+	}
+	return uint64(v) << 20, true
 }
 
 // Problem is a defect found while walking the table.

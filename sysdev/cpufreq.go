@@ -14,6 +14,7 @@ var cpufreqAttrs = map[string]bool{
 	"scaling_driver": true, "scaling_governor": true, "scaling_available_governors": true,
 	"scaling_available_frequencies": true, "cpuinfo_min_freq": true, "cpuinfo_max_freq": true,
 	"related_cpus": true, "affected_cpus": true, "energy_performance_preference": true,
+	"scaling_max_freq": true, "scaling_min_freq": true,
 }
 
 // WantCPUFreq selects the policy attributes the cpufreq check reads
@@ -34,7 +35,10 @@ type Policy struct {
 	// cppc_cpufreq).
 	Frequencies      []int64
 	MinFreq, MaxFreq int64
-	CPUs             string // related_cpus
+	// ScalingMin and ScalingMax are the limits the OS set (0 when
+	// absent).
+	ScalingMin, ScalingMax int64
+	CPUs                   string // related_cpus
 }
 
 // ParsePolicies types a cpufreq dump.
@@ -57,9 +61,24 @@ func ParsePolicies(d *Dump) []Policy {
 		}
 		p.MinFreq, _ = d.Int(dev, "cpuinfo_min_freq")
 		p.MaxFreq, _ = d.Int(dev, "cpuinfo_max_freq")
+		p.ScalingMin, _ = d.Int(dev, "scaling_min_freq")
+		p.ScalingMax, _ = d.Int(dev, "scaling_max_freq")
 		p.CPUs, _ = d.Get(dev, "related_cpus")
 		out = append(out, p)
 	}
 	sort.Slice(out, func(i, j int) bool { return natLess(out[i].Name, out[j].Name) })
 	return out
+}
+
+// FirstCPU is the first CPU of the policy's related_cpus, or -1.
+func (p Policy) FirstCPU() int {
+	f := strings.Fields(p.CPUs)
+	if len(f) == 0 {
+		return -1
+	}
+	n, err := strconv.Atoi(f[0])
+	if err != nil {
+		return -1
+	}
+	return n
 }

@@ -56,13 +56,17 @@ const (
 	// PowerState: the check suspends or hibernates the machine
 	// (Control.Suspend).
 	PowerState
+	// Adjusts: the check changes a setting of the running machine for a
+	// moment and puts it back (input.Adjuster: the RTC wake alarm, a CPU
+	// frequency policy's governor).
+	Adjusts
 )
 
 // Acting are the flags of checks that change the machine: they run only
 // when named, and only they get a Control.
-const Acting = Unsafe | PowerState
+const Acting = Unsafe | PowerState | Adjusts
 
-var flagNames = []string{"unsafe", "power-state"}
+var flagNames = []string{"unsafe", "power-state", "adjusts"}
 
 // RunsOnlyWhenNamed reports whether checks with these flags run only when
 // the user names them (they act on the machine).
@@ -81,8 +85,16 @@ func (f Flags) Strings() []string {
 
 // Check is one firmware check.
 type Check struct {
-	// ID is stable and lowercase ("fadt", "checksum"); users select by it.
+	// ID is stable; users select by it. The rule: lowercase words joined
+	// by hyphens, each word an English word, an ACPI table signature or
+	// the kernel's own name for the thing (cpufreq, e820, klog), and the
+	// same words as the input it is about ("acpi-tables" reads the
+	// acpi-tables input; "device-ids", "sleep-states").
 	ID string
+	// Aliases are the check's former IDs, accepted wherever an ID is
+	// given (run and --skip, waivers, documents read for diff and report)
+	// and taken to mean ID.
+	Aliases []string
 	// Title is one line saying what the check verifies.
 	Title    string
 	Category Category
@@ -182,7 +194,7 @@ type Label struct {
 
 var (
 	labelRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z][A-Za-z0-9]+$`) })
-	idRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9_-]*$`) })
+	idRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`) })
 )
 
 // NewLabel declares a label. It panics on a malformed name, an invalid
@@ -223,15 +235,21 @@ func Validate(cs []*Check) error {
 	for _, c := range cs {
 		switch {
 		case !idRE().MatchString(c.ID) || c.ID == "all":
-			errs = append(errs, fmt.Errorf("check ID %q must be lowercase and not \"all\"", c.ID))
+			errs = append(errs, fmt.Errorf("check ID %q must be lowercase words joined by hyphens, and not \"all\"", c.ID))
 		case ids[c.ID]:
-			errs = append(errs, fmt.Errorf("duplicate check ID %q", c.ID))
+			errs = append(errs, fmt.Errorf("duplicate check ID %q (an ID or an alias)", c.ID))
 		case c.Title == "" || c.Run == nil:
 			errs = append(errs, fmt.Errorf("check %q needs a Title and Run", c.ID))
 		case !slices.Contains(Categories, c.Category):
 			errs = append(errs, fmt.Errorf("check %q has unknown category %q", c.ID, c.Category))
 		}
 		ids[c.ID] = true
+		for _, a := range c.Aliases {
+			if a == "" || a == "all" || ids[a] {
+				errs = append(errs, fmt.Errorf("check %q: alias %q is empty, \"all\", or another check's ID or alias", c.ID, a))
+			}
+			ids[a] = true
+		}
 		for _, l := range c.Labels {
 			if err := l.validate(); err != nil {
 				errs = append(errs, fmt.Errorf("check %q: %w", c.ID, err))
@@ -301,14 +319,35 @@ func Labels(cs []*Check) ([]OwnedLabel, error) {
 	return out, nil
 }
 
-// Lookup returns the check in cs with the given ID, or nil.
+// Lookup returns the check in cs with the given ID or alias, or nil.
 func Lookup(cs []*Check, id string) *Check {
 	for _, c := range cs {
-		if c.ID == id {
+		if c.ID == id || slices.Contains(c.Aliases, id) {
 			return c
 		}
 	}
 	return nil
+}
+
+// Canonical returns the ID of the check in cs that id names (its ID or a
+// former one, an alias), or id itself when no check has it.
+func Canonical(cs []*Check, id string) string {
+	if c := Lookup(cs, id); c != nil {
+		return c.ID
+	}
+	return id
+}
+
+// canonicalIDs maps ids through Canonical, leaving "all" alone.
+func canonicalIDs(cs []*Check, ids []string) []string {
+	if ids == nil {
+		return nil
+	}
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = Canonical(cs, id)
+	}
+	return out
 }
 
 // Sorted returns cs in run order: by category (Categories order), then
@@ -398,6 +437,7 @@ func editDistance(a, b string) int {
 // Select returns the checks sel names, in run order, from cs. An unknown
 // ID or category is an error.
 func Select(cs []*Check, sel Selection) ([]*Check, error) {
+	sel.IDs, sel.Skip = canonicalIDs(cs, sel.IDs), canonicalIDs(cs, sel.Skip)
 	known := map[string]*Check{}
 	for _, c := range cs {
 		known[c.ID] = c

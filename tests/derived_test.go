@@ -22,7 +22,7 @@ var derivations int
 
 // kernelRelease is the release field of the kernel's version string
 // ("6.1.0-28-amd64"), derived from input.Kernel.
-var kernelRelease = input.Declare(input.Spec[string]{
+var kernelRelease = input.Declare(input.Def[string]{
 	Name: "kernel-release", Doc: "the running kernel's release",
 	Requires: []input.Decl{input.Kernel},
 	Derive: func(d input.Deps) (string, error) {
@@ -105,12 +105,12 @@ func TestDerivedInputNotDeclaredAborts(t *testing.T) {
 }
 
 func TestDuplicateInputNamesAreRefused(t *testing.T) {
-	twin := input.Declare(input.Spec[string]{Name: "kernel", Doc: "a second kernel input", Load: func(input.Source) (string, error) { return "", nil }})
+	twin := input.Declare(input.Def[string]{Name: "kernel", Doc: "a second kernel input", Load: func(input.Source) (string, error) { return "", nil }})
 	a, b := releaseCheck("one", input.Kernel), releaseCheck("two", twin)
 	b.Labels = nil
 	assert.ErrorContains(t, tests.Validate([]*tests.Check{a, b}), `two inputs are named "kernel"`)
 	// A derived input's requirements count too.
-	twinRelease := input.Declare(input.Spec[string]{Name: "kernel-release", Doc: "again", Requires: []input.Decl{input.Kernel},
+	twinRelease := input.Declare(input.Def[string]{Name: "kernel-release", Doc: "again", Requires: []input.Decl{input.Kernel},
 		Derive: func(input.Deps) (string, error) { return "", nil }})
 	assert.ErrorContains(t, tests.Validate([]*tests.Check{releaseCheck("three", kernelRelease), noLabels(releaseCheck("four", twinRelease))}), `two inputs are named "kernel-release"`)
 }

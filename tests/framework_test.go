@@ -174,7 +174,7 @@ func TestStatuses(t *testing.T) {
 	r = mk(func(p *Pass) { p.Explained(testLabel, "virtual machine (DMI: QEMU)", "TSC unstable") })
 	assert.Equal(t, StatusPassed, r.Status)
 	assert.Equal(t, "virtual machine (DMI: QEMU)", r.Findings[0].Explained)
-	assert.False(t, r.Findings[0].Counts())
+	assert.False(t, r.Findings[0].Fails())
 	assert.Equal(t, None, r.Worst())
 
 	// A failure without a label, or with one the check did not declare, is
@@ -220,7 +220,7 @@ func TestOmittedKeepTheirClass(t *testing.T) {
 	require.Len(t, r.Omitted, 2)
 	assert.Equal(t, 30, r.Omitted[0].Count)
 	assert.Equal(t, "virtual machine", r.Omitted[0].Explained)
-	assert.False(t, r.Omitted[0].Counts())
+	assert.False(t, r.Omitted[0].Fails())
 	assert.Equal(t, KindWarning, r.Omitted[1].Kind)
 	assert.Equal(t, StatusWarning, r.Status, "explained failures over the cap do not fail the check")
 }
@@ -354,4 +354,31 @@ func TestEachFlagGrantsOnlyItsPower(t *testing.T) {
 	assert.Equal(t, StatusAborted, r.Status)
 	assert.Contains(t, r.Reason, "asks to suspend without the power-state flag")
 	assert.True(t, Unsafe.RunsOnlyWhenNamed() && PowerState.RunsOnlyWhenNamed() && !Flags(0).RunsOnlyWhenNamed())
+}
+
+// TestAliases: a renamed check's former ID selects, skips and looks it up;
+// the ID rule refuses uneven forms, and an alias may not collide with
+// another check's ID or alias.
+func TestAliases(t *testing.T) {
+	ok := func(*Pass) error { return nil }
+	cs := []*Check{{ID: "acpi-tables", Aliases: []string{"acpitables"}, Title: "t", Category: ACPI, Run: ok}, {ID: "fadt", Title: "t", Category: ACPI, Run: ok}}
+	require.NoError(t, Validate(cs))
+	got, err := Select(cs, Selection{IDs: []string{"acpitables"}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"acpi-tables"}, ids(got))
+	got, err = Select(cs, Selection{Skip: []string{"acpitables"}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"fadt"}, ids(got))
+	got, errs := SelectLenient(cs, Selection{IDs: []string{"acpitables", "nosuch"}})
+	assert.Equal(t, []string{"acpi-tables"}, ids(got))
+	assert.Len(t, errs, 1)
+	assert.Equal(t, "acpi-tables", Canonical(cs, "acpitables"))
+	assert.Equal(t, "nosuch", Canonical(cs, "nosuch"))
+	assert.Same(t, cs[0], Lookup(cs, "acpitables"))
+
+	for _, id := range []string{"acpi_tables", "acpi--tables", "-acpi", "acpi-", "Acpi"} {
+		assert.ErrorContains(t, Validate([]*Check{{ID: id, Title: "t", Category: ACPI, Run: ok}}), "lowercase words joined by hyphens", id)
+	}
+	assert.ErrorContains(t, Validate(append(cs, &Check{ID: "x", Aliases: []string{"fadt"}, Title: "t", Category: ACPI, Run: ok})), `alias "fadt"`)
+	assert.ErrorContains(t, Validate(append(cs, &Check{ID: "acpitables", Title: "t", Category: ACPI, Run: ok})), "duplicate check ID")
 }

@@ -39,9 +39,9 @@ type Finding struct {
 	Waived string `json:"waived,omitempty"`
 }
 
-// Counts reports whether f is a failure that fails the check: a failure
+// Fails reports whether f is a failure that fails the check: a failure
 // neither explained by the environment nor waived.
-func (f Finding) Counts() bool { return f.Kind == KindFail && f.Explained == "" && f.Waived == "" }
+func (f Finding) Fails() bool { return f.Kind == KindFail && f.Explained == "" && f.Waived == "" }
 
 // Omitted counts the findings of one label, kind and class (explained or
 // not) that the framework's cap (MaxPerLabel) left out of Result.Findings.
@@ -66,9 +66,9 @@ func (o Omitted) Finding() Finding {
 	return Finding{Kind: o.Kind, Label: o.Label, Severity: o.Severity, Advice: o.Advice, Spec: o.Spec, Explained: o.Explained, Waived: o.Waived}
 }
 
-// Counts reports whether the omitted findings fail the check (see
-// Finding.Counts).
-func (o Omitted) Counts() bool { return o.Finding().Counts() }
+// Fails reports whether the omitted findings fail the check (see
+// Finding.Fails).
+func (o Omitted) Fails() bool { return o.Finding().Fails() }
 
 // Unchecked is one part of a check's assertions that could not be
 // evaluated, with the reason and what would let it be.
@@ -159,7 +159,7 @@ func newPass(c *Check, env *Env) *Pass {
 }
 
 // Input returns input k, which the check must declare in Inputs, or which
-// is derived (input.Spec.Requires) from inputs the check declares there:
+// is derived (input.Def.Requires) from inputs the check declares there:
 // the runner loaded those before Run, so it is available. A derived input
 // is computed once per phase, for every check that reads it. Reading an
 // undeclared input panics (it would be missing from snapshots and would
@@ -204,14 +204,15 @@ func Load[T any](p *Pass, k *input.Key[T]) (T, error) {
 func (p *Pass) Machine() *input.Machine { return p.env.Machine }
 
 // Control returns the seam to actions on the machine. Only checks flagged
-// Unsafe or PowerState get one (the runner skips them where the driver gave
-// none); asking without a flag panics, and so does an action no flag of the
-// check grants (Suspend needs PowerState, Reboot needs Unsafe; Mark, writing
-// to the kernel log, comes with either). After each action inputs are read
+// Unsafe, PowerState or Adjusts get one (the runner skips them where the
+// driver gave none); asking without a flag panics, and so does an action no
+// flag of the check grants (Suspend needs PowerState, Reboot needs Unsafe,
+// input.RunAt needs Adjusts, input.WakeAlarm Adjusts or PowerState; Mark,
+// writing to the kernel log, comes with any). After each action inputs are read
 // afresh: the machine has changed.
 func (p *Pass) Control() input.Control {
 	if p.Check.Flags&Acting == 0 {
-		panic(fmt.Sprintf("check %s asks for machine control without an Unsafe or PowerState flag", p.Check.ID))
+		panic(fmt.Sprintf("check %s asks for machine control without an Unsafe, PowerState or Adjusts flag", p.Check.ID))
 	}
 	return granted{input.Phased(p.env.Control, p.env.Machine), p.Check}
 }
@@ -236,6 +237,20 @@ func (g granted) Suspend(req input.SuspendRequest) (input.SuspendResult, error) 
 func (g granted) Reboot(method string) error {
 	g.need(Unsafe, "reboot")
 	return g.Control.Reboot(method)
+}
+
+// WakeAlarm comes with Adjusts, and with PowerState (a suspend check tests
+// the alarm that is to wake the machine first).
+func (g granted) WakeAlarm(after, wait time.Duration) (input.AlarmTest, error) {
+	if g.c.Flags&(Adjusts|PowerState) == 0 {
+		g.need(Adjusts, "arm the RTC wake alarm")
+	}
+	return input.WakeAlarm(g.Control, after, wait)
+}
+
+func (g granted) RunAt(policy string, khz int64) (input.SpeedSample, error) {
+	g.need(Adjusts, "set a CPU frequency")
+	return input.RunAt(g.Control, policy, khz)
 }
 
 // Fail reports a failure of kind l.
@@ -326,7 +341,7 @@ func (p *Pass) record(f Finding) {
 		p.omit(f)
 		return
 	}
-	if f.Counts() {
+	if f.Fails() {
 		p.fails++
 	}
 	if f.Label != "" && f.Kind != KindPass {
@@ -340,7 +355,7 @@ func (p *Pass) record(f Finding) {
 // omission.
 func (p *Pass) omit(f Finding) {
 	p.perLabel[f.Label]++
-	if f.Counts() {
+	if f.Fails() {
 		p.fails++
 	}
 	for i := range p.omitted {
@@ -359,8 +374,12 @@ func (p *Pass) omit(f Finding) {
 func (p *Pass) Failures() int { return p.fails }
 
 // Record keeps a measurement under name in the result's data (Result.Data),
-// replacing an earlier one: v must marshal to JSON.
+// replacing an earlier one: v must marshal to JSON. Per-cycle records go
+// through RecordCycles, whose key ("cycles") Record refuses.
 func (p *Pass) Record(name string, v any) {
+	if name == cyclesKey {
+		panic("tests: Pass.Record(\"cycles\"): per-cycle records go through RecordCycles")
+	}
 	if p.data == nil {
 		p.data = map[string]any{}
 	}

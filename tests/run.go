@@ -62,7 +62,8 @@ type Result struct {
 	// (MaxPerLabel) that Findings does not list.
 	Omitted []Omitted `json:"omitted,omitempty"`
 	// Data holds a check's measurements by name, for tools and plots:
-	// the s3 and reboot checks put their per-cycle records under "cycles".
+	// the s3 and reboot checks' per-cycle records are under "cycles"
+	// (read them with Cycles, as []CycleRecord).
 	Data     map[string]any `json:"data,omitempty"`
 	Duration time.Duration  `json:"-"`
 }
@@ -72,7 +73,7 @@ type Result struct {
 func (r *Result) Worst() Severity {
 	w := None
 	for _, f := range r.AllFindings() {
-		if f.Counts() && (w == None || f.Severity > w) {
+		if f.Fails() && (w == None || f.Severity > w) {
 			w = f.Severity
 		}
 	}

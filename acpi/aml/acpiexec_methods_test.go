@@ -7,7 +7,7 @@ import (
 
 // methodObjects are the predefined objects without arguments that the
 // methods check (tests/methods) evaluates on devices, beyond
-// acpiexecObjects.
+// deviceObjects.
 var methodObjects = []string{"_ADR", "_CID", "_CLS", "_DDN", "_HRV", "_PLD", "_SUB", "_SUN", "_STR", "_CCA",
 	"_CDM", "_DMA", "_DSD", "_PRS", "_PRT", "_PXM", "_RMV", "_BBN", "_SEG", "_PRW", "_PR0", "_PR3", "_PSC",
 	"_S0W", "_S3D", "_S3W", "_S4D", "_S4W", "_BIF", "_BIX", "_BST", "_PSR", "_PCL", "_LID", "_GCP", "_BCL",
@@ -22,8 +22,5 @@ func TestMethodsAgainstAcpiexec(t *testing.T) {
 	if os.Getenv("FWCHECK_ACPIEXEC_METHODS") != "1" {
 		t.Skip("FWCHECK_ACPIEXEC_METHODS=1 runs it")
 	}
-	saved := acpiexecObjects
-	acpiexecObjects = methodObjects
-	defer func() { acpiexecObjects = saved }()
-	TestAgainstAcpiexec(t)
+	againstAcpiexec(t, methodObjects)
 }

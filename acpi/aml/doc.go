@@ -88,8 +88,12 @@
 //
 // # What is out
 //
-// Objects that only exist when code runs — Load/LoadTable of dynamic
-// tables, objects a method declares — are not in the namespace, except
+// Tables the code loads at run time (Load, LoadTable) are loaded when
+// they are among the tables given, after the static ones (runtime.go);
+// what an absent one may define is RunTimeOnly. A single NameSeg search
+// goes past External placeholders, which the OS does not create.
+// Objects that only exist when code runs — objects a method declares —
+// are not in the namespace, except
 // that the declarations inside method bodies are kept with InMethod set
 // so that names in the body resolve (the evaluator gives them their
 // values when the method runs). The evaluator does not run _INI methods

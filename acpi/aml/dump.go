@@ -11,7 +11,11 @@ import (
 // its path, its type, what it holds (a Name object's value, a method's
 // argument count and flags, a region's space, a field unit's place) and
 // where it is declared. Objects declared inside method bodies are left
-// out; DumpAll includes them.
+// out; DumpAll includes them. The objects only External declarations
+// name (no table defines them) come after the others, under a heading,
+// with what was declared in their scope: the OS has none of them (a
+// Scope of such an object fails to load), so the listing above the
+// heading is the OS's namespace.
 func (ns *Namespace) Dump(w io.Writer) error { return ns.dump(w, false) }
 
 // DumpAll is Dump including the objects declared inside method bodies.
@@ -19,15 +23,77 @@ func (ns *Namespace) DumpAll(w io.Writer) error { return ns.dump(w, true) }
 
 func (ns *Namespace) dump(w io.Writer, all bool) error {
 	bw := bufio.NewWriter(w)
+	var ext []*Node
 	ns.Walk(func(n *Node) bool {
 		if n.InMethod && !all {
+			return false
+		}
+		if n.External {
+			ext = append(ext, n)
 			return false
 		}
 		bw.WriteString(n.Line())
 		bw.WriteByte('\n')
 		return true
 	})
+	if len(ext) > 0 {
+		fmt.Fprintf(bw, "\n# External only: declared External, defined by no table (%d); the OS has none of these, nor what is declared in their scope\n", len(ext))
+		for _, x := range ext {
+			walkFrom(x, func(n *Node) bool {
+				if n.InMethod && !all {
+					return false
+				}
+				bw.WriteString(n.Line())
+				bw.WriteByte('\n')
+				return true
+			})
+		}
+	}
 	return bw.Flush()
+}
+
+// walkFrom is Walk from n.
+func walkFrom(n *Node, fn func(*Node) bool) {
+	stack := []*Node{n}
+	for len(stack) > 0 {
+		c := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if !fn(c) {
+			continue
+		}
+		kids := c.Children()
+		for i := len(kids) - 1; i >= 0; i-- {
+			stack = append(stack, kids[i])
+		}
+	}
+}
+
+// Counts returns the objects of the namespace the OS has (defined, the
+// root included; those inside method bodies excepted), the devices among
+// them, and the objects only External declarations name, with what is
+// declared in their scope (external).
+func (ns *Namespace) Counts() (defined, devices, external int) {
+	ns.Walk(func(n *Node) bool {
+		switch {
+		case n.InMethod:
+			return false
+		case n.External:
+			walkFrom(n, func(c *Node) bool {
+				if c.InMethod {
+					return false
+				}
+				external++
+				return true
+			})
+			return false
+		}
+		defined++
+		if n.Type == TypeDevice {
+			devices++
+		}
+		return true
+	})
+	return defined, devices, external
 }
 
 // Line describes the node on one line, as Dump prints it:

@@ -61,6 +61,10 @@ type EvalError struct {
 	Table  string
 	Offset int
 	Msg    string
+	// RunTime, for an EvalUnresolved error, names the table the firmware
+	// loads at run time, absent from the tables given, that may define
+	// the missing object (Namespace.RunTimeLoads).
+	RunTime string
 }
 
 func (e *EvalError) Error() string {
@@ -329,6 +333,29 @@ func (e *Evaluator) fail(t *Term, k EvalKind, format string, args ...any) {
 	panic(evalPanic{err})
 }
 
+// unresolved fails the evaluation on a name that names nothing, saying
+// which run-time table, absent here, may define it.
+func (e *Evaluator) unresolved(t *Term, name string, format string, args ...any) {
+	var scope *Node
+	if e.current != nil && e.current.method != nil {
+		scope = e.current.method
+	}
+	if ld := e.ns.runTimeSource(scope, name); ld != nil {
+		err := &EvalError{Kind: EvalUnresolved, Msg: fmt.Sprintf(format, args...) + " (" + ld.says() + ")", RunTime: ld.Want}
+		if scope != nil {
+			err.Method = scope.Path()
+		}
+		if t != nil {
+			err.Offset = t.Offset
+			if scope != nil {
+				err.Table = scope.Table
+			}
+		}
+		panic(evalPanic{err})
+	}
+	e.fail(t, EvalUnresolved, format, args...)
+}
+
 func (e *Evaluator) step(t *Term) {
 	e.steps++
 	if int64(e.steps) > e.meter.stepsMax {
@@ -351,7 +378,7 @@ func (e *Evaluator) call(m *Node, args []*Object, at *Term) *Object {
 		e.fail(at, EvalUnresolved, "%s is not a defined method", displayPath(m.Path()))
 	}
 	if m.External {
-		e.fail(at, EvalUnresolved, "%s is declared External but no loaded table defines it", displayPath(m.Path()))
+		e.unresolved(at, m.Path(), "%s is declared External but no loaded table defines it", displayPath(m.Path()))
 	}
 	if m.Method.Unparsed {
 		e.failBudget(at, "%s is not parsed: the tables exceed the load budget of %d terms", displayPath(m.Path()), maxTerms)
@@ -510,7 +537,7 @@ func (e *Evaluator) eval(t *Term, f *frame) *Object {
 		return f.args[i]
 	case OpNamePath:
 		if t.Node == nil {
-			e.fail(t, EvalUnresolved, "%s not found", displayPath(t.Name))
+			e.unresolved(t, t.Name, "%s not found", displayPath(t.Name))
 		}
 		return e.nodeValue(t.Node, t)
 	case OpCall:
@@ -568,7 +595,7 @@ func (e *Evaluator) element(t *Term, f *frame) *Object {
 
 func (e *Evaluator) invoke(t *Term, f *frame) *Object {
 	if t.Node == nil {
-		e.fail(t, EvalUnresolved, "%s not found", displayPath(t.Name))
+		e.unresolved(t, t.Name, "%s not found", displayPath(t.Name))
 	}
 	m := t.Node.Resolved()
 	if m == nil {

@@ -3,7 +3,8 @@ package aml
 import "strings"
 
 // CondRefOf guards. A use inside If (CondRefOf (X)) is guarded when it
-// names X, or an object below X, however either is spelled: the guard
+// names X, an object below X, or a scope X lies in (X cannot exist
+// without them), however either is spelled: the guard
 // may be absolute and the use relative or with ^ prefixes, and a Scope
 // inside the If may move the use's scope. Both are compared as the
 // absolute paths the interpreter would look up at that point (ACPI 6.5
@@ -82,7 +83,9 @@ func (p *parser) guarded(name string) bool {
 	}
 	for _, c := range lexical(p.scope, name) {
 		for _, g := range p.guards {
-			if c == g || strings.HasPrefix(c, g+".") || g == `\` {
+			// X exists only when its scopes do: a guard on \A.B._PPC
+			// guards a use of \A.B too
+			if c == g || strings.HasPrefix(c, g+".") || strings.HasPrefix(g, c+".") || g == `\` {
 				return true
 			}
 		}
@@ -90,17 +93,38 @@ func (p *parser) guarded(name string) bool {
 	return false
 }
 
-// externalScope reports a Scope (X) at load time whose X only External
+// externalScope records a Scope (X) at load time whose X only External
 // declares so far: ACPICA drops the body (AE_NOT_FOUND). Inside an If
-// whose CondRefOf tests X, the body runs only when X exists.
+// whose CondRefOf tests X, the body runs only when X exists. Whether X is
+// defined by no table (ExternalScope) or by a later one (LoadOrder) is
+// decided once every table is loaded.
 func (p *parser) externalScope(start int, name string, n *Node) {
 	if p.inMethod || !n.External || p.guarded(name) {
 		return
 	}
-	when := ""
-	if p.cond > 0 {
-		when = " (inside a load-time If: when its condition holds)"
+	p.l.extScopes = append(p.l.extScopes, extScope{ti: p.ti, off: p.off(start), name: name, node: n, cond: p.cond > 0})
+}
+
+type extScope struct {
+	ti, off int
+	name    string
+	node    *Node
+	cond    bool
+}
+
+func (l *loader) reportExtScopes() {
+	for _, x := range l.extScopes {
+		when := ""
+		if x.cond {
+			when = " (inside a load-time If: when its condition holds)"
+		}
+		if d := x.node.Resolved(); d != nil && !x.node.External {
+			l.problem(x.ti, x.off, LoadOrder, "Scope (%s): %s is only declared External when the table loads; only %s defines it, "+
+				"a table loaded after %s: ACPICA fails the lookup (AE_NOT_FOUND) and drops the scope's body%s",
+				displayPath(x.name), displayPath(d.Path()), d.Table, l.ns.Tables[x.ti].Name, when)
+			continue
+		}
+		l.problem(x.ti, x.off, ExternalScope, "Scope (%s): %s is only declared External when the table loads; "+
+			"ACPICA fails the lookup (AE_NOT_FOUND) and drops the scope's body%s", displayPath(x.name), displayPath(x.node.Path()), when)
 	}
-	p.problem(start, ExternalScope, "Scope (%s): %s is only declared External when the table loads; "+
-		"ACPICA fails the lookup (AE_NOT_FOUND) and drops the scope's body%s", displayPath(name), displayPath(n.Path()), when)
 }

@@ -43,7 +43,8 @@ func FromACPI(t *acpi.Table) Table {
 }
 
 // Definitions returns the DSDT followed by every SSDT of ts in the order
-// found, the order the OS loads them in.
+// found, then the tables of other signatures that a LoadTable of theirs
+// names (loaded at run time; Load puts every run-time table last).
 func Definitions(ts *acpi.Tables) []Table {
 	var out []Table
 	for _, t := range ts.Get(acpi.SigDSDT) {
@@ -51,6 +52,19 @@ func Definitions(ts *acpi.Tables) []Table {
 	}
 	for _, t := range ts.Get(acpi.SigSSDT) {
 		out = append(out, FromACPI(t))
+	}
+	// definition blocks of other signatures that LoadTable brings in
+	seen := map[string]bool{}
+	for i := range out {
+		for _, sig := range loadTableSignatures(out[i].AML) {
+			if seen[sig] {
+				continue
+			}
+			seen[sig] = true
+			for _, t := range ts.Get(sig) {
+				out = append(out, FromACPI(t))
+			}
+		}
 	}
 	return out
 }
@@ -95,11 +109,23 @@ const (
 	// ACPICA fails the lookup (AE_NOT_FOUND) and drops the whole scope
 	// body: every object declared in it is missing.
 	ExternalScope
+	// RunTimeOnly: a reference to an object no loaded table defines, in
+	// a scope where the firmware loads a table at run time (Load,
+	// LoadTable) that the tables given lack: that table may define it.
+	// Not a defect the tables show; capture the run-time tables to
+	// check it.
+	RunTimeOnly
+	// LoadOrder: load-time code (outside any method: an OperationRegion's
+	// address or length, a Field's region, an If's predicate) uses an
+	// object that only a table loaded later defines. The OS runs a
+	// table's load-time code as it loads the table, before the later
+	// table exists: ACPICA fails the lookup (AE_NOT_FOUND).
+	LoadOrder
 )
 
 var kindNames = map[Kind]string{Malformed: "malformed", BadName: "bad-name", Duplicate: "duplicate",
 	Unresolved: "unresolved", ExternalOnly: "external-only", Conflict: "conflict", ForwardCall: "forward-call",
-	TooLarge: "too-large", ExternalScope: "external-scope"}
+	TooLarge: "too-large", ExternalScope: "external-scope", RunTimeOnly: "run-time-only", LoadOrder: "load-order"}
 
 func (k Kind) String() string {
 	if s, ok := kindNames[k]; ok {
@@ -141,7 +167,21 @@ const maxProblemsPerTable = 500
 // element naming a device declared further down, say) are resolved again
 // against the complete namespace, and only those still unresolved are
 // problems.
+//
+// Tables the code loads at run time (Load, LoadTable; see RunTimeLoads)
+// are loaded after the static ones, as the OS does, whatever their place
+// in tables.
 func Load(tables ...Table) (*Namespace, []Problem) {
+	ns, probs := load(tables)
+	if len(tables) > 1 {
+		if order := runTimeOrder(tables, ns.loads); order != nil {
+			return load(order)
+		}
+	}
+	return ns, probs
+}
+
+func load(tables []Table) (*Namespace, []Problem) {
 	l := &loader{ns: newNamespace(), perTable: map[string]int{}, extSeen: map[*Node]bool{}}
 	for i := range tables {
 		t := tables[i]
@@ -186,8 +226,10 @@ func Load(tables ...Table) (*Namespace, []Problem) {
 		l.problems = append(l.problems, tabProblem{Problem{Table: l.ns.Tables[0].Name, Kind: TooLarge,
 			Msg: fmt.Sprintf("the %d bytes of AML hold more than %d terms, the load budget (the largest real machine seen has 302,263); the rest is not parsed: %d method bodies, and the table-level code beyond it", size, maxTerms, unparsed)}, 0})
 	}
-	// Pass 3: late resolution.
+	// Pass 3: late resolution, knowing what the code loads at run time.
+	l.findLoads()
 	l.resolvePending()
+	l.reportExtScopes()
 	sort.SliceStable(l.problems, func(i, j int) bool {
 		a, b := l.problems[i], l.problems[j]
 		if a.ti != b.ti {
@@ -210,9 +252,11 @@ type loader struct {
 	pending  []pendingRef
 	extRefs  []pendingRef
 	extSeen  map[*Node]bool
-	termSlab []Term
-	argSlab  []*Term
-	terms    int // terms allocated, against maxTerms
+	// extScopes are the load-time Scopes of External-only objects
+	extScopes []extScope
+	termSlab  []Term
+	argSlab   []*Term
+	terms     int // terms allocated, against maxTerms
 }
 
 // term allocates a Term from a slab: a namespace's terms live and die
@@ -270,6 +314,9 @@ type pendingRef struct {
 	table int
 	call  bool // parsed where a method call could stand
 	quiet bool // CondRefOf operand: absence is expected
+	// loadTime: the reference runs when the table loads (outside any
+	// method and any package)
+	loadTime bool
 }
 
 func (l *loader) problem(ti int, off int, k Kind, format string, args ...any) {
@@ -302,10 +349,18 @@ func (l *loader) resolvePending() {
 		t.Node = n
 		switch {
 		case n == nil:
-			if !r.quiet {
-				l.problem(r.table, t.Offset, Unresolved, "%s not found (in scope %s)",
-					displayPath(t.Name), displayPath(r.scope.Path()))
+			if r.quiet {
+				break
 			}
+			if ld := l.ns.runTimeSource(r.scope, t.Name); ld != nil {
+				l.problem(r.table, t.Offset, RunTimeOnly, "%s not found (in scope %s); %s",
+					displayPath(t.Name), displayPath(r.scope.Path()), ld.says())
+				break
+			}
+			l.problem(r.table, t.Offset, Unresolved, "%s not found (in scope %s)",
+				displayPath(t.Name), displayPath(r.scope.Path()))
+		case r.loadTime && !r.quiet && l.later(n, r.table):
+			l.loadOrder(r, n)
 		case r.call && n.Resolved() != nil && n.Resolved().Type == TypeMethod &&
 			n.Resolved().Method != nil && n.Resolved().Method.Args > 0:
 			l.problem(r.table, t.Offset, ForwardCall,
@@ -317,11 +372,48 @@ func (l *loader) resolvePending() {
 	}
 	for _, r := range l.extRefs {
 		n := r.term.Node
+		if n != nil && !n.External && r.loadTime && l.later(n, r.table) {
+			// only External when the table loaded: a later table defines it
+			l.loadOrder(r, n)
+			continue
+		}
 		if n == nil || !n.External || l.extSeen[n] {
 			continue
 		}
 		l.extSeen[n] = true
+		if ld := l.ns.runTimeSource(nil, n.Path()); ld != nil {
+			l.problem(r.table, r.term.Offset, RunTimeOnly, "%s is declared External and no loaded table defines it; %s",
+				displayPath(n.Path()), ld.says())
+			continue
+		}
 		l.problem(r.table, r.term.Offset, ExternalOnly, "%s is declared External but no loaded table defines it",
 			displayPath(n.Path()))
 	}
+}
+
+// later reports whether n is defined by a table loaded after table ti.
+func (l *loader) later(n *Node, ti int) bool {
+	d := n.Resolved()
+	if d == nil || d.External || d.InMethod {
+		return false
+	}
+	for i := ti + 1; i < len(l.ns.Tables); i++ {
+		if l.ns.Tables[i].Name == d.Table {
+			return true
+		}
+	}
+	return false
+}
+
+func (l *loader) loadOrder(r pendingRef, n *Node) {
+	d := n.Resolved()
+	l.problem(r.table, r.term.Offset, LoadOrder, "load-time code uses %s (in scope %s), which only %s defines (at %s+0x%X), "+
+		"a table loaded after %s: when this code runs the object does not exist yet (ACPICA: AE_NOT_FOUND)",
+		displayPath(d.Path()), displayPath(r.scope.Path()), d.Table, d.Table, d.Offset, l.ns.Tables[r.table].Name)
+}
+
+// says explains a run-time load for a reference it may satisfy.
+func (ld *RunTimeLoad) says() string {
+	return fmt.Sprintf("the firmware loads table %s at run time (%s+0x%X, in %s), and the tables given lack it: it may define the object",
+		ld.Want, ld.Table, ld.Offset, displayPath(ld.Scope))
 }

@@ -247,6 +247,7 @@ type Namespace struct {
 	// Tables lists the tables loaded into it, in load order.
 	Tables []*Table
 	nodes  int
+	loads  []RunTimeLoad
 }
 
 // Nodes is the number of objects in the namespace, the root included.
@@ -326,12 +327,22 @@ func (ns *Namespace) Resolve(scope *Node, path string) *Node {
 		return n
 	}
 	if !prefixed && strings.IndexByte(path, '.') < 0 {
+		// an External declaration creates no object in the OS's
+		// namespace (a Scope of one fails with AE_NOT_FOUND): the search
+		// goes on past a placeholder, to a defined object further up
+		// (an SSDT's External (\_SB.PCI0.PEG0.GPRW) does not hide \GPRW)
+		var ext *Node
 		for s := n; s != nil; s = s.Parent {
 			if c := s.Child(path); c != nil {
-				return c
+				if !c.External {
+					return c
+				}
+				if ext == nil {
+					ext = c
+				}
 			}
 		}
-		return nil
+		return ext
 	}
 	for {
 		seg := path

@@ -33,6 +33,10 @@ type parser struct {
 	// guards holds the names tested by CondRefOf in the predicates of
 	// the If blocks being parsed: uses of them there are guarded.
 	guards []string
+	// lazy counts the packages, Name values, region and buffer field
+	// operands being parsed: a name there is resolved when the element is
+	// used or the namespace initialized, not as the table loads.
+	lazy int
 }
 
 func (p *parser) off(pos int) int { return pos + HeaderSize }
@@ -49,9 +53,9 @@ func (p *parser) problem(pos int, k Kind, format string, args ...any) {
 // with fn. A parse error inside is recorded and parsing resumes at end;
 // whatever fn had appended to t stays.
 func (p *parser) bounded(t *Term, end int, fn func()) {
-	saveEnd, saveScope, saveDepth, saveCond := p.end, p.scope, p.depth, p.cond
+	saveEnd, saveScope, saveDepth, saveCond, saveLazy := p.end, p.scope, p.depth, p.cond, p.lazy
 	defer func() {
-		p.end, p.scope, p.depth, p.cond = saveEnd, saveScope, saveDepth, saveCond
+		p.end, p.scope, p.depth, p.cond, p.lazy = saveEnd, saveScope, saveDepth, saveCond, saveLazy
 		if r := recover(); r != nil {
 			pe, ok := r.(parseError)
 			if !ok {
@@ -269,13 +273,16 @@ func (p *parser) term1() *Term {
 			} else {
 				t.Args = append(t.Args, p.term())
 			}
+			p.lazy++
 			for p.pos < p.end {
 				t.Body = append(t.Body, p.dataRef())
 			}
 		})
 	case OpName:
 		t.Name = p.nameString()
+		p.lazy++
 		v := p.dataRef()
+		p.lazy--
 		t.Args = p.l.list(v)
 		n := p.declare(t, start, t.Name, valueType(v))
 		n.Value = v
@@ -370,7 +377,11 @@ func (p *parser) term1() *Term {
 	case OpRegion:
 		t.Name = p.nameString()
 		space := p.u8()
+		// ACPICA defers a region's operands until the namespace is
+		// initialized, after every static table is loaded
+		p.lazy++
 		o, l := p.term(), p.term()
+		p.lazy--
 		t.Args = p.l.list(p.byteTerm(space), o, l)
 		p.declare(t, start, t.Name, TypeOperationRegion).Region = &Region{Space: space, Offset: o, Length: l}
 	case OpDataRegion:
@@ -383,10 +394,12 @@ func (p *parser) term1() *Term {
 		end := p.pkgLength()
 		p.bounded(t, end, func() { p.field(t) })
 	case OpCreateDWord, OpCreateWord, OpCreateByte, OpCreateBit, OpCreateQWord, OpCreateField:
+		p.lazy++ // deferred like a region's operands
 		t.Args = append(t.Args, p.term(), p.term())
 		if op == OpCreateField {
 			t.Args = append(t.Args, p.term())
 		}
+		p.lazy--
 		t.Name = p.nameString()
 		p.declare(t, start, t.Name, TypeBufferField)
 	case OpIf, OpWhile:
@@ -460,12 +473,13 @@ func (p *parser) nameRef(call, quiet bool) *Term {
 	if len(p.guards) > 0 && p.guarded(t.Name) {
 		quiet = true
 	}
+	loadTime := !p.inMethod && p.lazy == 0
 	if n == nil {
-		p.l.pending = append(p.l.pending, pendingRef{term: t, scope: p.scope, table: p.ti, call: call, quiet: quiet})
+		p.l.pending = append(p.l.pending, pendingRef{term: t, scope: p.scope, table: p.ti, call: call, quiet: quiet, loadTime: loadTime})
 		return t
 	}
 	if n.External && !quiet {
-		p.l.extRefs = append(p.l.extRefs, pendingRef{term: t, scope: p.scope, table: p.ti})
+		p.l.extRefs = append(p.l.extRefs, pendingRef{term: t, scope: p.scope, table: p.ti, loadTime: loadTime})
 	}
 	if !call {
 		return t

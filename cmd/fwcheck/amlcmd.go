@@ -106,7 +106,9 @@ func amlCommands(add func(*command)) {
 			if err != nil {
 				return fail(e, c, err)
 			}
-			fmt.Fprintf(e.stderr, "%d tables, %d objects, %d problems (--problems lists them)\n", len(ns.Tables), ns.Nodes(), len(probs))
+			defined, devices, ext := ns.Counts()
+			fmt.Fprintf(e.stderr, "%d tables, %d objects (%d devices) the OS loads; %d External only, listed apart; %d problems (--problems lists them)\n",
+				len(ns.Tables), defined, devices, ext, len(probs))
 		}
 		return exitOK
 	}

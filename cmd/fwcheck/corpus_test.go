@@ -15,7 +15,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests"
 )
 
-// goldenDir holds the ACPI checks' golden results (see tests/acpitables_test.go).
+// goldenDir holds the ACPI checks' golden results (see tests/all/acpi_test.go).
 var goldenDir = filepath.Join("..", "..", "tests", "all", "testdata", "acpi", "golden")
 
 // goldenSection returns check id's block of a golden file: its status line

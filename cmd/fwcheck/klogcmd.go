@@ -107,7 +107,7 @@ func followKlog(ctx context.Context, e *env, c *command, m *input.Machine) int {
 				continue
 			}
 			findings++
-			if f.Counts() {
+			if f.Fails() {
 				failures++
 			}
 			printFollowed(e.stdout, f)

@@ -22,6 +22,15 @@ func TestListJSONNamesFWTSTests(t *testing.T) {
 		got[c.ID] = c.FWTS
 	}
 	assert.Equal(t, []string{"dmar"}, got["dmar"])
-	assert.Equal(t, []string{"fadt"}, got["fadt"])
+	assert.Equal(t, []string{"fadt", "facs"}, got["fadt"])
 	assert.Nil(t, got["reset"], "a check without an fwts counterpart has no fwts key")
+}
+
+// The text listing ends each line with the check's fwts tests, when it has any.
+func TestListTextNamesFWTSTests(t *testing.T) {
+	code, out, _ := fwcheck(t, "", "list")
+	require.Equal(t, exitOK, code)
+	assert.Regexp(t, `(?m)^acpitables .*  fwts: acpitables,rsdp,rsdt,xsdt$`, out)
+	assert.Regexp(t, `(?m)^hest .*  fwts: hest$`, out)
+	assert.NotRegexp(t, `(?m)^reset .*fwts:`, out, "a check without an fwts counterpart has no fwts column")
 }

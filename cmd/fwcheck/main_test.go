@@ -398,3 +398,22 @@ func mustAtoi(t *testing.T, s string) int {
 	require.NoError(t, err)
 	return n
 }
+
+// TestFormerCheckIDs: a renamed check runs by its former ID, and a
+// document written under the former ID diffs against one written under
+// the new as the same check (no check appears gone or new).
+func TestFormerCheckIDs(t *testing.T) {
+	dir := t.TempDir()
+	old, cur := filepath.Join(dir, "old.json"), filepath.Join(dir, "new.json")
+	code, _, stderr := fwcheck(t, "", "run", "acpitables", "--acpidump", "testdata/q35.acpidump.txt", "--json", cur)
+	require.NotEqual(t, exitUsage, code, stderr)
+	b, err := os.ReadFile(cur)
+	require.NoError(t, err)
+	require.Contains(t, string(b), `"id": "acpi-tables"`)
+	require.NoError(t, os.WriteFile(old, []byte(strings.ReplaceAll(string(b), `"id": "acpi-tables"`, `"id": "acpitables"`)), 0o600))
+	code, stdout, stderr := fwcheck(t, "", "diff", old, cur)
+	assert.Equal(t, exitOK, code, stderr)
+	assert.NotContains(t, stdout, "acpitables", stdout)
+	_, list, _ := fwcheck(t, "", "list")
+	assert.Regexp(t, `(?m)^acpi-tables .*\(formerly acpitables\)$`, list)
+}

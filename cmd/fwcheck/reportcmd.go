@@ -6,13 +6,16 @@ import (
 	"io"
 	"os"
 
+	"github.com/fwcheck/fwcheck/driver"
 	"github.com/fwcheck/fwcheck/internal/atomicfile"
 	"github.com/fwcheck/fwcheck/internal/regfile"
 	"github.com/fwcheck/fwcheck/report"
 	"github.com/fwcheck/fwcheck/tests"
+	"github.com/fwcheck/fwcheck/tests/all"
 )
 
-// readDoc reads a results document a user named.
+// readDoc reads a results document a user named, a renamed check's former
+// ID read as its current one.
 func readDoc(p string) (*report.Document, error) {
 	f, err := regfile.Open(p)
 	if err != nil {
@@ -23,6 +26,7 @@ func readDoc(p string) (*report.Document, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
+	driver.CanonicalIDs(d, all.Checks())
 	return d, nil
 }
 

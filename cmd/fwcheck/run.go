@@ -74,6 +74,19 @@ func (o *outputFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.failOn, "fail-on", defaultFailOn.String(), "exit 1 when a failure is at or above this `severity` (critical, high, medium, low)")
 }
 
+// run runs cfg's checks, showing their progress on standard error, and
+// writes the results as o asks; it returns the exit status.
+func (o *outputFlags) run(e *env, c *command, cfg *runConfig) int {
+	var done func()
+	cfg.Progress, done = progressWriter(e.stderr)
+	d, err := execute(cfg)
+	done()
+	if err != nil {
+		return fail(e, c, err)
+	}
+	return o.emit(e, c, d)
+}
+
 // emit writes d as o asks and returns the exit status.
 func (o *outputFlags) emit(e *env, c *command, d *report.Document) int {
 	threshold, err := tests.ParseSeverity(o.failOn)
@@ -174,6 +187,7 @@ func readWaivers(p string) ([]report.Waiver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
+	driver.CanonicalWaivers(ws, all.Checks())
 	return ws, nil
 }
 
@@ -239,14 +253,7 @@ func runCommands(add func(*command)) {
 		for _, cat := range cats {
 			cfg.Selection.Categories = append(cfg.Selection.Categories, tests.Category(cat))
 		}
-		var done func()
-		cfg.Progress, done = progressWriter(e.stderr)
-		d, err := execute(&cfg)
-		done()
-		if err != nil {
-			return fail(e, c, err)
-		}
-		return out.emit(e, c, d)
+		return out.run(e, c, &cfg)
 	}
 	add(c)
 
@@ -273,7 +280,9 @@ func runCommands(add func(*command)) {
 			return exitOK
 		}
 		type entry struct {
-			ID       string         `json:"id"`
+			ID string `json:"id"`
+			// Aliases are the check's former IDs, still accepted.
+			Aliases  []string       `json:"aliases,omitempty"`
 			Title    string         `json:"title"`
 			Category tests.Category `json:"category"`
 			Flags    []string       `json:"flags"`
@@ -286,7 +295,7 @@ func runCommands(add func(*command)) {
 		}
 		list := []entry{}
 		for _, ch := range checks {
-			en := entry{ID: ch.ID, Title: ch.Title, Category: ch.Category, Flags: ch.Flags.Strings(), Spec: ch.Spec, Labels: len(ch.Labels), Inputs: []string{}}
+			en := entry{ID: ch.ID, Aliases: ch.Aliases, Title: ch.Title, Category: ch.Category, Flags: ch.Flags.Strings(), Spec: ch.Spec, Labels: len(ch.Labels), Inputs: []string{}}
 			if ch.NeedsRoot() {
 				en.Flags = append([]string{"needs-root"}, en.Flags...)
 			}
@@ -314,6 +323,12 @@ func runCommands(add func(*command)) {
 			}
 			if checks[i].Flags.RunsOnlyWhenNamed() {
 				fmt.Fprint(e.stdout, " (runs only when named)")
+			}
+			if len(en.Aliases) > 0 {
+				fmt.Fprintf(e.stdout, " (formerly %s)", strings.Join(en.Aliases, ", "))
+			}
+			if len(en.FWTS) > 0 {
+				fmt.Fprintf(e.stdout, "  fwts: %s", strings.Join(en.FWTS, ","))
 			}
 			fmt.Fprintln(e.stdout)
 		}

@@ -51,14 +51,7 @@ func checkCommand(c *command, ch *tests.Check, extra func(*flag.FlagSet, *tests.
 		if err := out.validate(); err != nil {
 			return fail(e, c, err)
 		}
-		var done func()
-		cfg.Progress, done = progressWriter(e.stderr)
-		d, err := execute(&cfg)
-		done()
-		if err != nil {
-			return fail(e, c, err)
-		}
-		return out.emit(e, c, d)
+		return out.run(e, c, &cfg)
 	}
 	return c
 }

@@ -3,15 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/report"
 )
-
-// recordPrefix is how a recorder's failure starts ("record fwcheck/acpi/RSDP: ").
-var recordPrefix = regexp.MustCompile(`^record \S+: `)
 
 // snapshotSummary says what a snapshot could not capture. What this
 // machine simply lacks (no EFI, no TPM: the path does not exist) is one
@@ -30,10 +26,9 @@ func snapshotSummary(w io.Writer, missing []input.NotCaptured, verbose bool) {
 		pathSeen[m.Path+"\x00"+m.Reason] = true
 		if !m.Absent {
 			// The root tables share one cause: say it once per input.
-			why := recordPrefix.ReplaceAllString(m.Reason, "")
-			if !pathSeen[m.Input+"\x00"+why] {
-				pathSeen[m.Input+"\x00"+why] = true
-				unreadable = append(unreadable, m.Input+": "+why)
+			if !pathSeen[m.Input+"\x00"+m.Cause] {
+				pathSeen[m.Input+"\x00"+m.Cause] = true
+				unreadable = append(unreadable, m.Input+": "+m.Cause)
 			}
 			continue
 		}

@@ -151,7 +151,7 @@ func TestHugeRootTables(t *testing.T) {
 	out := file(t, "out.json", nil)
 	r := run(t, "run", "--acpidump", in, "--json", out, "--color", "never")
 	assert.Equal(t, 1, r.code, "%.300s", r.stderr)
-	_, _, unchecked, labels := readDoc(t, out).result(t, "acpitables")
+	_, _, unchecked, labels := readDoc(t, out).result(t, "acpi-tables")
 	assert.Contains(t, unchecked, "XSDT entries 4096 to 2999999: the XSDT lists 3000000 tables, more than the 4096 fwcheck reads (real machines have under 100)")
 	assert.Equal(t, tests.MaxPerLabel, labels["ACPIRootTablesMismatch"], "capped; the rest are counted in results[].omitted")
 }

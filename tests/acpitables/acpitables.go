@@ -1,6 +1,18 @@
 // Package acpitables checks what every ACPI table shares: headers,
 // revisions against the ACPI version the FADT declares, tables that must be
 // unique, and the root tables (RSDP, XSDT, RSDT) that list them.
+//
+// fwts' rsdp and xsdt tests, rule by rule (fwts names → fwcheck labels):
+// RSDPBadFirstChecksum → RSDPChecksum and RSDPBadSecondChecksum →
+// RSDPExtendedChecksum (the checksum check); RSDPBadOEMId →
+// RSDPOEMIDNotASCII; RSDPBadRevisionId → RSDPRevision; RSDPNullRSDTPointer
+// and RSDPNoAddressesFound → RSDPNoRootTable; RSDPBadLength → RSDPLength;
+// the reserved bytes → RSDPReserved; XSDTEntryNull →
+// ACPIRootTableNullEntry. Left out: RSDPBadAddresses (an Arm rule, that
+// an arm64 RSDP must give an XSDT; the Arm issue's), fwts' note that both
+// RSDT and XSDT are given (the specification allows both), and root table
+// entries whose address holds no table of the run's set: a dump or sysfs
+// may leave tables out, so they are reported as information, never failed.
 package acpitables
 
 import (
@@ -53,6 +65,11 @@ var (
 	labelRSDPAddrMismatch = tests.NewLabel("RSDPRootAddressMismatch", tests.High, "ACPI 6.5 §5.2.5.3",
 		"The address the RSDP gives for the XSDT or RSDT is not where that table was found. Point "+
 			"the RSDP at the table the OS should use.")
+	labelRSDPReserved = tests.NewLabel("RSDPReserved", tests.Low, "ACPI 6.5 §5.2.5.3",
+		"The three reserved bytes at the end of an ACPI 2.0+ RSDP are not zero. Clear them.")
+	labelRSDPOEMID = tests.NewLabel("RSDPOEMIDNotASCII", tests.Low, "ACPI 6.5 §5.2.5.3",
+		"The RSDP's OEM ID holds bytes that are not printable ASCII (trailing NUL padding is fine). Fill "+
+			"it with the same printable OEM ID the tables carry.")
 	labelRootLength = tests.NewLabel("ACPIRootTableLength", tests.Medium, "ACPI 6.5 §5.2.7, §5.2.8",
 		"The RSDT/XSDT length leaves a partial entry after the header: the RSDT holds 4-byte and the "+
 			"XSDT 8-byte addresses. Make Length equal the header plus a whole number of entries.")
@@ -73,14 +90,15 @@ var (
 
 // Check is the acpitables check.
 var Check = &tests.Check{
-	ID:       "acpitables",
+	ID:       "acpi-tables",
+	Aliases:  []string{"acpitables"},
 	Title:    "ACPI table headers, revisions, duplicates and the RSDP/XSDT/RSDT",
 	Category: tests.ACPI,
 	Inputs:   []input.Decl{input.ACPITables},
 	Spec:     "ACPI 6.5 §5.2.5-§5.2.8",
 	Labels: []*tests.Label{labelTableTooShort, labelHeaderLength, labelTableTruncated, labelTableExtraBytes,
 		labelSignature, labelOEMField, labelRevisionNewer, labelRevisionUnknown, labelDuplicate, labelRSDPLength,
-		labelRSDPRevision, labelRSDPNoRoot, labelRSDPAddrMismatch, labelRootLength, labelRootNullEntry,
+		labelRSDPRevision, labelRSDPNoRoot, labelRSDPAddrMismatch, labelRSDPReserved, labelRSDPOEMID, labelRootLength, labelRootNullEntry,
 		labelRootDupEntry, labelRootTruncation, labelRootMismatch},
 	Run: run,
 }
@@ -276,6 +294,14 @@ func checkRoots(p *tests.Pass, ts *acpi.Tables) {
 		}
 		if r.Revision >= 2 && r.Length != acpi.RSDPv2Size {
 			p.Fail(labelRSDPLength, "RSDP revision %d has Length %d", r.Revision, r.Length)
+		}
+		// The corpus holds one RSDP, a clean one: these two labels are
+		// warnings until a real occurrence is read.
+		if r.Revision >= 2 && r.Reserved != [3]byte{} {
+			p.Warn(labelRSDPReserved, "RSDP reserved bytes %x", r.Reserved[:])
+		}
+		if !printable(r.OEMID, true) {
+			p.Warn(labelRSDPOEMID, "RSDP OEM ID %q", r.OEMID)
 		}
 		if r.RSDTAddress == 0 && (r.Revision < 2 || r.XSDTAddress == 0) {
 			p.Fail(labelRSDPNoRoot, "RSDP revision %d: RSDT address 0x%x, XSDT address 0x%x", r.Revision, r.RSDTAddress, r.XSDTAddress)

@@ -118,3 +118,28 @@ func TestACPITablesWithoutRootsSaySo(t *testing.T) {
 	assert.Contains(t, r.Unchecked[0].Remedy, "fwcheck snapshot")
 	assert.Equal(t, "XSDT and RSDT", r.Unchecked[1].What)
 }
+
+// RSDPReserved and RSDPOEMIDNotASCII are warnings until a corpus RSDP
+// shows them.
+func TestRSDPReservedAndOEMID(t *testing.T) {
+	xsdt := checktest.Table{Raw: checktest.SDT("XSDT", 1, checktest.XSDTBody(0x7FD00000)), Addr: 0x7FC10000}
+	rsdt := checktest.Table{Raw: checktest.SDT("RSDT", 1, checktest.RSDTBody(0x7FD00000)), Addr: 0x7FC00000}
+	fadt := checktest.Table{Raw: checktest.FADT(nil), Addr: 0x7FD00000}
+	warnings := func(raw []byte) []string {
+		r := checktest.Run(t, Check, checktest.Machine(t, nil, checktest.Table{Raw: raw, Addr: 0xF0000}, xsdt, rsdt, fadt))
+		var out []string
+		for _, f := range r.Findings {
+			if f.Kind == tests.KindWarning || f.Kind == tests.KindFail {
+				out = append(out, f.Label)
+			}
+		}
+		return out
+	}
+	assert.Empty(t, warnings(checktest.RSDP(2, 0x7FC00000, 0x7FC10000)))
+	b := checktest.RSDP(2, 0x7FC00000, 0x7FC10000)
+	b[34] = 1
+	assert.Equal(t, []string{"RSDPReserved"}, warnings(b))
+	b = checktest.RSDP(2, 0x7FC00000, 0x7FC10000)
+	b[10] = 0x07
+	assert.Equal(t, []string{"RSDPOEMIDNotASCII"}, warnings(b))
+}

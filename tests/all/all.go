@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/fwcheck/fwcheck/tests"
+	"github.com/fwcheck/fwcheck/tests/acpistruct"
 	"github.com/fwcheck/fwcheck/tests/acpitables"
 	"github.com/fwcheck/fwcheck/tests/amlparse"
 	"github.com/fwcheck/fwcheck/tests/apicedge"
@@ -18,16 +19,19 @@ import (
 	"github.com/fwcheck/fwcheck/tests/cpufeatures"
 	"github.com/fwcheck/fwcheck/tests/cpufreq"
 	"github.com/fwcheck/fwcheck/tests/cpulocks"
+	"github.com/fwcheck/fwcheck/tests/crat"
 	"github.com/fwcheck/fwcheck/tests/dbg2"
 	"github.com/fwcheck/fwcheck/tests/deviceids"
 	"github.com/fwcheck/fwcheck/tests/dmaprotection"
 	"github.com/fwcheck/fwcheck/tests/dmar"
 	"github.com/fwcheck/fwcheck/tests/e820"
 	"github.com/fwcheck/fwcheck/tests/ecdt"
+	"github.com/fwcheck/fwcheck/tests/erst"
 	"github.com/fwcheck/fwcheck/tests/esrt"
 	"github.com/fwcheck/fwcheck/tests/fadt"
 	"github.com/fwcheck/fwcheck/tests/fan"
 	"github.com/fwcheck/fwcheck/tests/fpdt"
+	"github.com/fwcheck/fwcheck/tests/hest"
 	"github.com/fwcheck/fwcheck/tests/hpet"
 	"github.com/fwcheck/fwcheck/tests/hpetcrs"
 	"github.com/fwcheck/fwcheck/tests/ivrs"
@@ -53,12 +57,17 @@ import (
 	"github.com/fwcheck/fwcheck/tests/smbios"
 	"github.com/fwcheck/fwcheck/tests/smm"
 	"github.com/fwcheck/fwcheck/tests/spcr"
+	"github.com/fwcheck/fwcheck/tests/srat"
 	"github.com/fwcheck/fwcheck/tests/thermal"
 	"github.com/fwcheck/fwcheck/tests/tpm2table"
 	"github.com/fwcheck/fwcheck/tests/tpmeventlog"
 	"github.com/fwcheck/fwcheck/tests/uefiboot"
 	"github.com/fwcheck/fwcheck/tests/uniqueid"
 	"github.com/fwcheck/fwcheck/tests/wsmt"
+
+	"github.com/fwcheck/fwcheck/tests/cstates"
+	"github.com/fwcheck/fwcheck/tests/pcie"
+	"github.com/fwcheck/fwcheck/tests/wakealarm"
 )
 
 // Checks returns every check, in run order (by category, then ID). It
@@ -122,6 +131,20 @@ var checks = sync.OnceValue(func() []*tests.Check {
 		dmaprotection.Check,
 		me.Check,
 		biosprotect.Check,
+		hest.Check,
+		erst.Check,
+		erst.EINJ,
+		srat.Check,
+		srat.SLIT,
+		srat.MSCT,
+		srat.HMAT,
+		crat.Check,
+		crat.CDIT,
+		acpistruct.Check,
+		cstates.Check,
+		cpufreq.Steps,
+		pcie.Check,
+		wakealarm.Check,
 	}
 	if err := tests.Validate(cs); err != nil {
 		panic(err)

@@ -6,7 +6,8 @@ package all
 // check missing here has no fwts counterpart; the mapping is of the
 // ground covered, not of rule-for-rule equivalence.
 var fwtsTests = map[string][]string{
-	"acpitables":      {"acpitables", "rsdp", "rsdt", "xsdt"},
+	"acpi-structure":  {"phat", "wdat", "spmi", "sbst", "csrt", "sdev", "pcct", "pmtt", "nfit", "pptt", "mchi", "uefi", "wpbt", "waet", "slic", "msdm", "asf", "cedt", "xenv", "stao", "mpst", "drtm"},
+	"acpi-tables":     {"acpitables", "rsdp", "rsdt", "xsdt"},
 	"aml-parse":       {"syntaxcheck"},
 	"bert":            {"bert"},
 	"bgrt":            {"bgrt"},
@@ -18,7 +19,7 @@ var fwtsTests = map[string][]string{
 	"dmar":            {"dmar"},
 	"ecdt":            {"ecdt"},
 	"esrt":            {"esrt"},
-	"fadt":            {"fadt"},
+	"fadt":            {"fadt", "facs"},
 	"fpdt":            {"fpdt"},
 	"hpet":            {"hpet"},
 	"hpet-crs":        {"hpet"},
@@ -35,7 +36,7 @@ var fwtsTests = map[string][]string{
 	"prw":             {"method"},
 	"reboot":          {"reboot"},
 	"s3":              {"s3"},
-	"secureboot":      {"securebootcert"},
+	"secure-boot":     {"securebootcert"},
 	"sleep-states":    {"method"},
 	"smbios":          {"dmicheck"},
 	"spcr":            {"spcr"},
@@ -43,6 +44,13 @@ var fwtsTests = map[string][]string{
 	"tpm2-table":      {"tpm2", "tcpa"},
 	"uefi-boot":       {"uefibootpath"},
 	"wsmt":            {"wsmt"},
+	"hest":            {"hest"},
+	"erst":            {"erst"},
+	"einj":            {"einj"},
+	"srat":            {"srat"},
+	"slit":            {"slit"},
+	"msct":            {"msct"},
+	"hmat":            {"hmat"},
 }
 
 // FWTS returns the fwts tests that correspond to check id, nil when fwts

@@ -15,7 +15,9 @@ func TestFWTSMappingNamesChecks(t *testing.T) {
 		assert.NotNil(t, tests.Lookup(cs, id), "fwts mapping for unknown check %s", id)
 		assert.NotEmpty(t, fw, id)
 	}
+	// fwts has no test of AMD's CRAT and CDIT.
+	noFWTS := map[string]bool{"crat": true, "cdit": true}
 	for _, id := range tableCheckIDs {
-		assert.NotEmpty(t, FWTS(id), "table check %s has an fwts counterpart", id)
+		assert.Equal(t, !noFWTS[id], len(FWTS(id)) > 0, "table check %s has an fwts counterpart", id)
 	}
 }

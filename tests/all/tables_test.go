@@ -18,17 +18,20 @@ import (
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/internal/corpus"
 	"github.com/fwcheck/fwcheck/tests"
+	"github.com/fwcheck/fwcheck/tests/acpistruct"
 	"github.com/fwcheck/fwcheck/tests/checktest"
 )
 
 // tableCheckIDs are the checks of the optional description tables (issue
 // 25), golden-tested apart from the core ACPI suite so that each has its
 // own files: testdata/acpi/tables/NAME.txt.
-var tableCheckIDs = []string{"fpdt", "bgrt", "wsmt", "dmar", "lpit", "ivrs", "dbg2", "dbgp", "spcr", "ecdt", "bert"}
+var tableCheckIDs = []string{"fpdt", "bgrt", "wsmt", "dmar", "lpit", "ivrs", "dbg2", "dbgp", "spcr", "ecdt", "bert",
+	"hest", "erst", "einj", "srat", "slit", "msct", "hmat", "crat", "cdit", "acpi-structure"}
 
 // tableSigs are the signatures those checks read, with the tables they
 // consult across (FADT, MADT, HPET, DSDT).
-var tableSigs = []string{"FPDT", "BGRT", "WSMT", "DMAR", "LPIT", "IVRS", "DBG2", "DBGP", "SPCR", "ECDT", "BERT"}
+var tableSigs = append([]string{"FPDT", "BGRT", "WSMT", "DMAR", "LPIT", "IVRS", "DBG2", "DBGP", "SPCR", "ECDT", "BERT",
+	"HEST", "ERST", "EINJ", "SRAT", "SLIT", "MSCT", "HMAT", "CRAT", "CDIT"}, acpistruct.Signatures()...)
 
 func tableChecks(t testing.TB) []*tests.Check {
 	t.Helper()
@@ -76,8 +79,8 @@ func TestTableLabelMachines(t *testing.T) {
 	labelsOf := map[string][]*tests.Label{}
 	for _, c := range checks {
 		pkg := c.ID
-		if c.ID == "dbgp" {
-			pkg = "dbg2"
+		if p, ok := checkPackage[c.ID]; ok {
+			pkg = p
 		}
 		path := filepath.Join("..", pkg, pkg+".go")
 		if labelsOf[path] == nil {
@@ -112,6 +115,10 @@ func TestTableLabelMachines(t *testing.T) {
 		assert.Equal(t, want, got, "%s: the label table is stale (go test ./tests/all -run TestTableLabelMachines -update)", path)
 	}
 }
+
+// checkPackage names the package of the checks that share one with
+// another check (its doc holds both label tables).
+var checkPackage = map[string]string{"dbgp": "dbg2", "einj": "erst", "slit": "srat", "msct": "srat", "hmat": "srat", "cdit": "crat", "acpi-structure": "acpistruct"}
 
 func machines(ms []string) string {
 	if len(ms) == 0 {

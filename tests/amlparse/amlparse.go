@@ -6,6 +6,7 @@
 package amlparse
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/fwcheck/fwcheck/acpi/aml"
@@ -49,6 +50,13 @@ var (
 			"every object declared in it is missing on the running system. Define X in this table or an "+
 			"earlier one, or put the Scope inside If (CondRefOf (X)).")
 
+	labelLoadOrder = tests.NewLabel("AMLLoadOrder", tests.Medium, "ACPI 6.5 §5.3, §19.6.45 (External)",
+		"Code that runs while a table loads (an If at table level, a Field's region, a Scope) uses an "+
+			"object only a table loaded after it defines. The OS loads the tables one after another and "+
+			"runs each table's load-time code as it goes, so the object does not exist yet: ACPICA fails "+
+			"the lookup (AE_NOT_FOUND) and skips the code, or the whole scope. Define the object in this "+
+			"table or an earlier one, or move the code into a method that runs later (_INI).")
+
 	labelEndless = tests.NewLabel("AMLEndlessLoop", tests.High, "ACPI 6.5 §19.6.150 (While)",
 		"Evaluating a standard object runs a loop (or a chain of calls) that does not end on the "+
 			"values the firmware itself holds, without reading any hardware register. The OS thread "+
@@ -67,7 +75,7 @@ var Check = &tests.Check{
 	Inputs:   []input.Decl{input.ACPITables},
 	Spec:     spec,
 	Labels: []*tests.Label{labelMalformed, labelBadName, labelDuplicate, labelUnresolved, labelConflict, labelForwardCall,
-		labelExternalScope, labelEndless},
+		labelExternalScope, labelLoadOrder, labelEndless},
 	Run: run,
 }
 
@@ -76,7 +84,7 @@ func run(p *tests.Pass) error {
 	if l == nil {
 		return nil
 	}
-	extOnly := 0
+	runTime := 0
 	for _, pr := range l.Problems {
 		switch pr.Kind {
 		case aml.Malformed:
@@ -101,13 +109,24 @@ func run(p *tests.Pass) error {
 				p.Fail(labelExternalScope, "%s+0x%X: %s", pr.Table, pr.Offset, pr.Msg)
 			}
 		case aml.ExternalOnly:
-			extOnly++
+			// decided once, as in the methods check: the OS fails the code
+			// that uses it (AE_NOT_FOUND); uses guarded by CondRefOf and
+			// names a run-time table may define are not reported
+			p.Fail(labelUnresolved, "%s+0x%X: %s", pr.Table, pr.Offset, pr.Msg)
+		case aml.RunTimeOnly:
+			runTime++
+		case aml.LoadOrder:
+			// an acpidump lists the tables in the order Linux's sysfs
+			// gives, not always the XSDT's, and the order is what decides
+			p.Warn(labelLoadOrder, "%s+0x%X: %s (in the order the tables were given)", pr.Table, pr.Offset, pr.Msg)
 		case aml.TooLarge:
 			p.NotChecked("the AML beyond the load budget", pr.Msg, "")
 		}
 	}
-	if extOnly > 0 {
-		p.Info(nil, "%d objects are used but only declared External (no loaded table defines them; typically tables the firmware loads at run time, or uses guarded by CondRefOf)", extOnly)
+	if runTime > 0 {
+		p.NotChecked(fmt.Sprintf("%d references to objects no table given defines", runTime),
+			"the firmware loads tables at run time (Load/LoadTable) in their scopes that the tables given lack, and those may define them",
+			"take the tables from the running machine after boot (Linux lists the loaded ones in /sys/firmware/acpi/tables/dynamic)")
 	}
 	// endless loops: the standard objects whose evaluation hits the step
 	// or call depth limit without reading a region field

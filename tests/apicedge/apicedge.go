@@ -39,9 +39,9 @@ var (
 			"Use 0 (conforms to the bus), 1 (edge) or 3 (level).")
 )
 
-// Check is the apicedge check.
+// Check is the apic-edge check.
 var Check = &tests.Check{
-	ID: "apicedge", Title: "legacy IRQs 0-15 edge-triggered unless the MADT's overrides say otherwise",
+	ID: "apic-edge", Aliases: []string{"apicedge"}, Title: "legacy IRQs 0-15 edge-triggered unless the MADT's overrides say otherwise",
 	Category: tests.ACPI,
 	Inputs:   []input.Decl{input.Interrupts},
 	Optional: []input.Decl{input.ACPITables},

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/fwcheck/fwcheck/acpi"
-	"github.com/fwcheck/fwcheck/input"
+	"github.com/fwcheck/fwcheck/memmap"
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/checktest"
 	"github.com/fwcheck/fwcheck/tests/internal/tablecheck"
@@ -35,7 +35,7 @@ func TestBERT(t *testing.T) {
 			assert.Equal(t, c.want, tablecheck.Labels(checktest.RunTables(t, Check, c.raw)))
 		})
 	}
-	mm := []input.MemoryRange{{Start: 0x100000, End: 0xBF000000 - 1, Type: "System RAM"}, {Start: 0xBF000000, End: 0xBFFFFFFF, Type: "Reserved"}}
+	mm := []memmap.Range{{Start: 0x100000, End: 0xBF000000 - 1, Type: "System RAM"}, {Start: 0xBF000000, End: 0xBFFFFFFF, Type: "Reserved"}}
 	r := checktest.Run(t, Check, checktest.Machine(t, mm, checktest.Table{Raw: bert(1, 84, 0xBF7AA750)}))
 	assert.Equal(t, tests.StatusPassed, r.Status)
 	r = checktest.Run(t, Check, checktest.Machine(t, mm, checktest.Table{Raw: bert(1, 84, 0xBEFFFFF0)}))

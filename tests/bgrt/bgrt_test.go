@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/fwcheck/fwcheck/input"
+	"github.com/fwcheck/fwcheck/memmap"
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/checktest"
 	"github.com/fwcheck/fwcheck/tests/internal/tablecheck"
@@ -50,7 +50,7 @@ func TestBGRT(t *testing.T) {
 }
 
 func TestBGRTImageInMemoryMap(t *testing.T) {
-	mm := []input.MemoryRange{{Start: 0x100000, End: 0x8FFFFFFF, Type: "System RAM"}}
+	mm := []memmap.Range{{Start: 0x100000, End: 0x8FFFFFFF, Type: "System RAM"}}
 	r := checktest.Run(t, Check, checktest.Machine(t, mm, checktest.Table{Raw: bgrt(1, nil)}))
 	assert.Equal(t, tests.StatusPassed, r.Status)
 	mm[0].End = 0x8BFFFFFF

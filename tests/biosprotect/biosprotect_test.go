@@ -15,7 +15,7 @@ func lpcConfig(dev uint16, biosCntl byte) []byte {
 	b[0], b[1], b[2], b[3] = 0x86, 0x80, byte(dev), byte(dev>>8)
 	b[0x0a], b[0x0b] = 0x01, 0x06 // ISA bridge
 	b[0xdc] = biosCntl
-	return []byte("0000:00:1f.0 " + hex.EncodeToString(b) + "\n")
+	return []byte("0000:00:1f.0 - " + hex.EncodeToString(b) + "\n")
 }
 
 func TestBIOSProtect(t *testing.T) {
@@ -31,7 +31,7 @@ func TestBIOSProtect(t *testing.T) {
 		{"write enabled", map[string][]byte{"fwcheck/pci-config.txt": lpcConfig(0x1e44, 0x09)},
 			[]string{"BIOSWriteEnabled", "BIOSLockDisabled", "SMMBWPDisabled"}, tests.StatusIncomplete, "BIOS_CNTL(0xdc)=0x09"},
 		{"300 series", map[string][]byte{"fwcheck/pci-config.txt": lpcConfig(0xa305, 0x2a)}, nil, tests.StatusIncomplete, "8086:a305 is not in fwcheck's chipset table"},
-		{"AMD", map[string][]byte{"fwcheck/pci-config.txt": []byte("0000:00:1f.0 22100000\n")}, nil, tests.StatusNotApplicable, ""},
+		{"AMD", map[string][]byte{"fwcheck/pci-config.txt": []byte("0000:00:1f.0 - 22100000\n")}, nil, tests.StatusNotApplicable, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -89,7 +89,7 @@ func checkRSDPChecksums(p *tests.Pass, ts *acpi.Tables) {
 	}
 	n := int(r.Length)
 	if n < acpi.RSDPv2Size || n > len(t.Raw) {
-		// A bad Length is the acpitables check's to report; check the
+		// A bad Length is the acpi-tables check's to report; check the
 		// ACPI 2.0 structure itself.
 		n = acpi.RSDPv2Size
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/fwcheck/fwcheck/acpi"
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/internal/corpus"
+	"github.com/fwcheck/fwcheck/memmap"
 	"github.com/fwcheck/fwcheck/tests"
 )
 
@@ -164,7 +165,7 @@ type Table struct {
 
 // Machine writes the tables as acpidump text and builds a machine over it;
 // memmap, when not nil, becomes the firmware memory map.
-func Machine(t testing.TB, memmap []input.MemoryRange, tables ...Table) *input.Machine {
+func Machine(t testing.TB, memmap []memmap.Range, tables ...Table) *input.Machine {
 	t.Helper()
 	ts := &acpi.Tables{}
 	for _, st := range tables {

@@ -19,9 +19,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/fwcheck/fwcheck/cpuinfo"
+	"github.com/fwcheck/fwcheck/cpu/cpuinfo"
+	"github.com/fwcheck/fwcheck/cpu/msr"
 	"github.com/fwcheck/fwcheck/input"
-	"github.com/fwcheck/fwcheck/msr"
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/internal/vm"
 )

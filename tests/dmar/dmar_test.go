@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/fwcheck/fwcheck/input"
+	"github.com/fwcheck/fwcheck/memmap"
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/checktest"
 	"github.com/fwcheck/fwcheck/tests/internal/tablecheck"
@@ -106,7 +106,7 @@ func TestDMAR(t *testing.T) {
 
 func TestDMARRMRRInMemoryMap(t *testing.T) {
 	raw := dmar(1, drhd(1, 0, 0xFED91000), rmrr(0, 0x8D0CD000, 0x8D0ECFFF, scope(1, 0, 0, 0x14, 0)))
-	mm := []input.MemoryRange{{Start: 0x100000, End: 0x8D0CCFFF, Type: "System RAM"}, {Start: 0x8D0CD000, End: 0x8FFFFFFF, Type: "Reserved"}}
+	mm := []memmap.Range{{Start: 0x100000, End: 0x8D0CCFFF, Type: "System RAM"}, {Start: 0x8D0CD000, End: 0x8FFFFFFF, Type: "Reserved"}}
 	r := checktest.Run(t, Check, checktest.Machine(t, mm, checktest.Table{Raw: raw}))
 	assert.Equal(t, tests.StatusPassed, r.Status, "%+v", r)
 	mm[0].End, mm[1].Start = 0x8D0DFFFF, 0x8D0E0000

@@ -65,10 +65,7 @@ func run(p *tests.Pass) error {
 	src := ""
 	mm, mmErr := tests.Load(p, input.MemoryMap)
 	if mmErr == nil && len(mm) > 0 {
-		src = "/sys/firmware/memmap"
-		for _, r := range mm {
-			m = append(m, memmap.Range{Start: r.Start, End: r.End, Type: r.Type})
-		}
+		src, m = "/sys/firmware/memmap", mm
 	} else if e := memmap.E820FromLog(texts); len(e) > 0 {
 		src, m = "the e820 map in the kernel log", e
 	} else {

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/fwcheck/fwcheck/input"
+	"github.com/fwcheck/fwcheck/memmap"
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/checktest"
 )
@@ -16,17 +17,17 @@ func TestE820(t *testing.T) {
 	fadt := checktest.Table{Raw: checktest.FADT(nil), Addr: 0x7FFE0000}
 	cases := []struct {
 		name string
-		mm   []input.MemoryRange
+		mm   []memmap.Range
 		want []string
 	}{
-		{"clean", []input.MemoryRange{{Start: 0, End: 0x9FBFF, Type: "System RAM"}, {Start: 0x9FC00, End: 0xFFFFF, Type: "Reserved"},
+		{"clean", []memmap.Range{{Start: 0, End: 0x9FBFF, Type: "System RAM"}, {Start: 0x9FC00, End: 0xFFFFF, Type: "Reserved"},
 			{Start: 0x100000, End: 0x7FFDFFFF, Type: "System RAM"}, {Start: 0x7FFE0000, End: 0x7FFFFFFF, Type: "ACPI Tables"}}, nil},
-		{"legacy area usable", []input.MemoryRange{{Start: 0, End: 0xFFFFF, Type: "System RAM"},
+		{"legacy area usable", []memmap.Range{{Start: 0, End: 0xFFFFF, Type: "System RAM"},
 			{Start: 0x100000, End: 0x7FFDFFFF, Type: "System RAM"}, {Start: 0x7FFE0000, End: 0x7FFFFFFF, Type: "ACPI Tables"}}, []string{"E820LegacyAreaUsable"}},
-		{"overlap and table in RAM", []input.MemoryRange{{Start: 0, End: 0x9FBFF, Type: "System RAM"},
+		{"overlap and table in RAM", []memmap.Range{{Start: 0, End: 0x9FBFF, Type: "System RAM"},
 			{Start: 0x100000, End: 0x7FFFFFFF, Type: "System RAM"}, {Start: 0x7FFE0000, End: 0x7FFFFFFF, Type: "Reserved"}},
 			[]string{"E820Overlap", "E820ACPITableInUsableRAM"}},
-		{"empty entry", []input.MemoryRange{{Start: 0, End: 0x9FBFF, Type: "System RAM"}, {Start: 0x100000, End: 0xFFFFF, Type: "Reserved"},
+		{"empty entry", []memmap.Range{{Start: 0, End: 0x9FBFF, Type: "System RAM"}, {Start: 0x100000, End: 0xFFFFF, Type: "Reserved"},
 			{Start: 0x7FFE0000, End: 0x7FFFFFFF, Type: "ACPI Tables"}}, []string{"E820EmptyEntry"}},
 	}
 	for _, c := range cases {

@@ -2,6 +2,46 @@
 // revision, the FACS and DSDT pointers, the PM register blocks, the fields
 // OSes rely on, and the reset register, whose chipset-specific hazards
 // (the single 0xCF9 write) it names.
+//
+// fwts' facs test, rule by rule (fwts names → fwcheck labels):
+// FACSInvalidLength → FACSInvalid; FACSInvalidAlignment →
+// FADTFACSAlignment; FACSNotReserved → FACSNotReserved (a warning: no
+// corpus dump carries a memory map, so no occurrence has been read); the
+// reserved bytes at 33-35, the reserved flag bits 31:2 and
+// FACSInvalidReserved1 (bytes 40-63) → FACSReservedNonZero. Added beside
+// fwts: FACSS4BIOSWithoutRequest (S4BIOS_F set with no S4BIOS_REQ value or
+// SMI_CMD port to use it). Corpus occurrences read against ACPI 6.5
+// §5.2.10: FACSReservedNonZero on 4C483D36D3E6 and 728634434C6F (version-1
+// FACSs whose bytes from 33 on hold what look like stale memory, 0xff
+// runs among them), FACSS4BIOSWithoutRequest on 83A64B35F7D8 (S4BIOS_F set,
+// S4BIOS_REQ 0). Left out: the reserved bits of OSPM Flags,
+// which the OS writes, not the firmware (a finding would blame firmware
+// for what the running OS stored there), and the FACS version (0, 1 and 2
+// are all in the corpus, each right for the ACPI version of its
+// firmware).
+//
+// fwts' fadt test, rule by rule: FADTFACSZero and FADT32BitFACSNull →
+// FADTFACSMissing; FwCtrl32and64Differ → FADTFACSAddressMismatch;
+// FADTDSDTNull and FADTXDSDTNull with both pointers zero →
+// FADTDSDTMissing; FADT32And64Mismatch → FADTDSDTAddressMismatch;
+// FADTSCIIRQZero → FADTSCIInterruptZero; FADTSMICMDZero →
+// FADTSMICommandMissing (a warning until a corpus machine shows it);
+// FADTBadPMTMRLEN, FADTBadGPEBLKLEN and FADTBadGPE1BLKLEN →
+// FADTPMBlockLength; FADTBadRESETREG → FADTResetRegSpace; its zero
+// RESET_VALUE warning → FADTResetValueZero; FADTPM1CNTAddrMismatch and
+// FADTPM1CNTSizeMismatch → FADTXBlockAddressMismatch and
+// FADTXBlockWidthMismatch; FADTPM1AInvalidWidth → FADTPMBlockLength
+// (PM1_CNT_LEN of at least 2); FadtResetRegWidth and FadtResetRegBitOffset →
+// FADTResetRegWidth and FADTResetRegOffset. The revision-to-length matrix:
+// 116 bytes for revision 1, 129 for 2 (through RESET_VALUE, which revision
+// 2 added; the corpus' revision-2 FADTs are 132), 244 for 3 and 4, 268 for
+// 5, 276 for 6 and later (FADTLengthRevision). Left out: FADTXDSDTNull
+// with the 32-bit DSDT set (ACPI 6.5 allows either pointer alone, and a
+// DSDT below 4 GiB needs no X_DSDT); fwts' warnings that a hardware-reduced
+// FADT has nonzero SMI_CMD, PM_TMR_LEN or GPE block lengths (the
+// specification says OSPM ignores those fields then); SCI_ENNotEnabled,
+// which reads the PM1a control port (checks read no I/O ports, and the
+// running OS, not the firmware, owns SCI_EN by then).
 package fadt
 
 import (
@@ -10,6 +50,7 @@ import (
 	"github.com/fwcheck/fwcheck/acpi"
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/tests"
+	"github.com/fwcheck/fwcheck/tests/internal/tablecheck"
 )
 
 const fadtSpec = "ACPI 6.5 §5.2.9"
@@ -22,7 +63,7 @@ var (
 		"The FADT is too short or its header length does not match its bytes, so its fields cannot "+
 			"be read. Publish a FADT of the size its revision defines.")
 	labelFADTLength = tests.NewLabel("FADTLengthRevision", tests.Medium, fadtSpec,
-		"The FADT is shorter than its revision requires (116 bytes for revision 1, 244 for 3 and 4, "+
+		"The FADT is shorter than its revision requires (116 bytes for revision 1, 129 for 2, 244 for 3 and 4, "+
 			"268 for 5, 276 for 6), so fields the revision promises are missing and read as zero. "+
 			"Either lower the revision or publish the full table.")
 	labelFACSMismatch = tests.NewLabel("FADTFACSAddressMismatch", tests.Medium, fadtSpec,
@@ -39,6 +80,17 @@ var (
 	labelFACSInvalid = tests.NewLabel("FACSInvalid", tests.Medium, "ACPI 6.5 §5.2.10",
 		"The FACS is shorter than its 64-byte layout or lacks its signature, so the OS reads the "+
 			"waking vector and global lock from the wrong bytes. Publish a complete FACS.")
+	labelFACSReserved = tests.NewLabel("FACSReservedNonZero", tests.Low, "ACPI 6.5 §5.2.10",
+		"The FACS's reserved bytes (offsets 33-35 and 40-63) or reserved flag bits (31:2) are not zero. "+
+			"Firmware owns these bytes only to clear them; a later revision may give them a meaning. Clear "+
+			"them when the FACS is built.")
+	labelFACSS4BIOS = tests.NewLabel("FACSS4BIOSWithoutRequest", tests.Low, "ACPI 6.5 §5.2.10, §5.2.9",
+		"The FACS sets S4BIOS_F, saying the firmware can save and restore memory for S4 itself, but the "+
+			"FADT gives no S4BIOS_REQ value (or no SMI_CMD port) to ask for it, so the OS cannot use it. "+
+			"Give the SMI command value that enters S4BIOS, or clear S4BIOS_F.")
+	labelFACSNotReserved = tests.NewLabel("FACSNotReserved", tests.Medium, "ACPI 6.5 §5.2.10, §15.3",
+		"The FACS is not in memory the firmware memory map reserves (ACPI NVS), so the OS may reuse it "+
+			"and the waking vector and global lock are lost. Report the FACS's range as ACPI NVS.")
 	labelSleepPair = tests.NewLabel("FADTSleepRegisterPair", tests.Medium, "ACPI 6.5 §4.8.3.7, §5.2.9",
 		"Only one of SLEEP_CONTROL_REG and SLEEP_STATUS_REG is set. A hardware-reduced OS needs both "+
 			"to enter and leave sleep states; give both registers or neither.")
@@ -77,6 +129,10 @@ var (
 	labelSMICmd = tests.NewLabel("FADTSMICommandValues", tests.Medium, fadtSpec,
 		"SMI_CMD is set but ACPI_ENABLE and ACPI_DISABLE are the same non-zero value, so the OS cannot tell firmware to "+
 			"hand over or take back the hardware. Give the two distinct command values the SMI handler implements.")
+	labelSMICmdMissing = tests.NewLabel("FADTSMICommandMissing", tests.Low, fadtSpec,
+		"SMI_CMD is 0, which says the platform has no SMI command port, yet ACPI_ENABLE, ACPI_DISABLE, "+
+			"S4BIOS_REQ, PSTATE_CNT or CST_CNT give commands to write to it; these fields must be 0 without "+
+			"the port, and the commands cannot be sent. Give the SMI command port, or clear the commands.")
 	labelResetNoAddr = tests.NewLabel("FADTResetSupportedNoAddress", tests.High, fadtSpec,
 		"RESET_REG_SUP (flag bit 10) says the reset register works, but RESET_REG's address is zero. "+
 			"An OS that trusts the flag writes to address 0 and the machine does not reboot. Fill in "+
@@ -120,8 +176,9 @@ var Check = &tests.Check{
 	Title:    "FADT fields, pointers, register blocks and the RESET register",
 	Category: tests.ACPI,
 	Inputs:   []input.Decl{input.ACPITables},
+	Optional: []input.Decl{input.MemoryMap},
 	Spec:     fadtSpec,
-	Labels:   []*tests.Label{labelFADTMissing, labelFADTMalformed, labelFADTLength, labelFACSMismatch, labelFACSNone, labelFACSAlign, labelFACSInvalid, labelSleepPair, labelDSDTMismatch, labelDSDTNone, labelPMBlockMissing, labelPMBlockLen, labelXBlockMismatch, labelXBlockWidth, labelReserved, labelPMProfile, labelHWReducedRev, labelSCIInt, labelSMICmd, labelResetNoAddr, labelResetUnflagged, labelResetSpace, labelResetWidth, labelResetOffset, labelResetAccess, labelResetValueZero, labelResetCF9, labelResetSMI, labelResetKBC},
+	Labels:   []*tests.Label{labelFADTMissing, labelFADTMalformed, labelFADTLength, labelFACSMismatch, labelFACSNone, labelFACSAlign, labelFACSInvalid, labelFACSReserved, labelFACSS4BIOS, labelFACSNotReserved, labelSleepPair, labelDSDTMismatch, labelDSDTNone, labelPMBlockMissing, labelPMBlockLen, labelXBlockMismatch, labelXBlockWidth, labelReserved, labelPMProfile, labelHWReducedRev, labelSCIInt, labelSMICmd, labelSMICmdMissing, labelResetNoAddr, labelResetUnflagged, labelResetSpace, labelResetWidth, labelResetOffset, labelResetAccess, labelResetValueZero, labelResetCF9, labelResetSMI, labelResetKBC},
 	Run:      run,
 }
 
@@ -155,13 +212,49 @@ func checkFACS(p *tests.Pass, ts *acpi.Tables, f *acpi.FADT) {
 	if a := f.FACSAddress(); a != 0 && a%64 != 0 {
 		p.Fail(labelFACSAlign, "FACS address 0x%x is not 64-byte aligned", a)
 	}
-	for _, t := range ts.Get(acpi.SigFACS) {
-		if fc, err := acpi.ParseFACS(t.Raw); err != nil {
+	facs := ts.Get(acpi.SigFACS)
+	for _, t := range facs {
+		fc, err := acpi.ParseFACS(t.Raw)
+		if err != nil {
 			p.Fail(labelFACSInvalid, "%s: %v", t.Name(), err)
-		} else {
+			continue
+		}
+		before := p.Failures()
+		if fc.Flags&^(acpi.FACSS4BIOS|acpi.FACS64BitWakeAvail) != 0 || fc.Reserved33 != [3]byte{} || fc.Reserved40 != 0 {
+			p.Fail(labelFACSReserved, "%s: flags 0x%08x, reserved bytes 33-35 %x, reserved bytes 40-63 %s",
+				t.Name(), fc.Flags, fc.Reserved33[:], nonzero(fc.Reserved40))
+		}
+		if fc.Flags&acpi.FACSS4BIOS != 0 && (f.S4BIOSReq == 0 || f.SMICmd == 0) {
+			p.Fail(labelFACSS4BIOS, "%s: S4BIOS_F set; FADT S4BIOS_REQ 0x%02x, SMI_CMD 0x%x", t.Name(), f.S4BIOSReq, f.SMICmd)
+		}
+		if p.Failures() == before {
 			p.Passed("%s: %d bytes, version %d", t.Name(), fc.Length, fc.Version)
 		}
 	}
+	a := f.FACSAddress()
+	if a == 0 || len(facs) == 0 {
+		return
+	}
+	mm := tablecheck.MemoryMap(p, "FACS range against the firmware memory map")
+	if mm == nil {
+		return
+	}
+	n := uint64(acpi.FACSMinSize)
+	if fc, err := acpi.ParseFACS(facs[0].Raw); err == nil {
+		n = uint64(fc.Length)
+	}
+	if ok, what := tablecheck.Reserved(mm, a, a+n-1); !ok {
+		// No corpus dump carries a memory map: the label is a warning
+		// until a real occurrence is read.
+		p.Warn(labelFACSNotReserved, "FACS 0x%x-0x%x: %s", a, a+n-1, what)
+	}
+}
+
+func nonzero(v uint64) string {
+	if v == 0 {
+		return "zero"
+	}
+	return fmt.Sprintf("nonzero (0x%x)", v)
 }
 
 func checkFADTLength(p *tests.Pass, f *acpi.FADT) {
@@ -173,6 +266,8 @@ func checkFADTLength(p *tests.Pass, f *acpi.FADT) {
 		want = acpi.FADTLenRev5
 	case r >= 3:
 		want = acpi.FADTLenRev3
+	case r == 2:
+		want = acpi.FADTLenRev2
 	default:
 		want = acpi.FADTLenRev1
 	}
@@ -291,6 +386,10 @@ func checkFADTFields(p *tests.Pass, f *acpi.FADT) {
 			p.Info(nil, "SMI_CMD is 0x%x but ACPI_ENABLE and ACPI_DISABLE are 0: the platform stays in ACPI mode", f.SMICmd)
 		case f.SMICmd != 0 && f.ACPIEnable == f.ACPIDisable:
 			p.Fail(labelSMICmd, "SMI_CMD 0x%x with ACPI_ENABLE = ACPI_DISABLE = 0x%02x", f.SMICmd, f.ACPIEnable)
+		case f.SMICmd == 0 && f.ACPIEnable|f.ACPIDisable|f.S4BIOSReq|f.PStateCnt|f.CSTCnt != 0:
+			// No corpus machine lacks SMI_CMD: a warning until one is read.
+			p.Warn(labelSMICmdMissing, "SMI_CMD is 0 with ACPI_ENABLE 0x%02x, ACPI_DISABLE 0x%02x, S4BIOS_REQ 0x%02x, PSTATE_CNT 0x%02x, CST_CNT 0x%02x",
+				f.ACPIEnable, f.ACPIDisable, f.S4BIOSReq, f.PStateCnt, f.CSTCnt)
 		}
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fwcheck/fwcheck/acpi"
+	"github.com/fwcheck/fwcheck/memmap"
+	"github.com/fwcheck/fwcheck/tests/internal/tablecheck"
 )
 
 func TestFADTClean(t *testing.T) {
@@ -118,4 +120,68 @@ func TestFADTRevision1HasNoResetReg(t *testing.T) {
 		msgs = append(msgs, f.Message)
 	}
 	assert.Contains(t, msgs, "FADT revision 1 (116 bytes) has no RESET_REG: the OS resets by other means")
+}
+
+func TestFACSRules(t *testing.T) {
+	facs := func(mod func(b []byte)) []byte {
+		b := make([]byte, 64)
+		copy(b, "FACS")
+		b[4], b[32] = 64, 2
+		if mod != nil {
+			mod(b)
+		}
+		return b
+	}
+	cases := []struct {
+		name string
+		fadt []byte
+		facs []byte
+		want []string
+	}{
+		{"clean", checktest.FADT(nil), facs(nil), nil},
+		{"64-bit wake flag", checktest.FADT(nil), facs(func(b []byte) { b[20] = 2 }), nil},
+		{"reserved flag bit", checktest.FADT(nil), facs(func(b []byte) { b[20] = 4 }), []string{"FACSReservedNonZero"}},
+		{"reserved byte 33", checktest.FADT(nil), facs(func(b []byte) { b[33] = 0x1A }), []string{"FACSReservedNonZero"}},
+		{"reserved bytes 40-63", checktest.FADT(nil), facs(func(b []byte) { b[63] = 0xFF }), []string{"FACSReservedNonZero"}},
+		{"OSPM flags are the OS's", checktest.FADT(nil), facs(func(b []byte) { b[36], b[39] = 1, 0x80 }), nil},
+		{"S4BIOS without request", checktest.FADT(nil), facs(func(b []byte) { b[20] = 1 }), []string{"FACSS4BIOSWithoutRequest"}},
+		{"S4BIOS with request", checktest.FADT(func(b []byte) { b[54] = 0xF2 }), facs(func(b []byte) { b[20] = 1 }), nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := checktest.RunTables(t, Check, c.fadt, c.facs)
+			assert.Equal(t, c.want, checktest.FailLabels(r))
+		})
+	}
+}
+
+func TestFACSInReservedMemory(t *testing.T) {
+	facs := make([]byte, 64)
+	copy(facs, "FACS")
+	facs[4] = 64
+	mm := []memmap.Range{{Start: 0x100000, End: 0x7FEFFFFF, Type: "System RAM"}, {Start: 0x7FF00000, End: 0x7FFFFFFF, Type: "ACPI Non-volatile Storage"}}
+	r := checktest.Run(t, Check, checktest.Machine(t, mm, checktest.Table{Raw: checktest.FADT(nil)}, checktest.Table{Raw: facs}))
+	assert.Empty(t, tablecheck.Labels(r), "%+v", r.Findings)
+	mm[0].End, mm[1].Start = 0x7FF0003F, 0x7FF00040
+	r = checktest.Run(t, Check, checktest.Machine(t, mm, checktest.Table{Raw: checktest.FADT(nil)}, checktest.Table{Raw: facs}))
+	assert.Equal(t, []string{"FACSNotReserved"}, tablecheck.Labels(r))
+}
+
+func TestFADTSMICommandMissingAndRevision2(t *testing.T) {
+	r := checktest.RunTables(t, Check, checktest.FADT(func(b []byte) { binary.LittleEndian.PutUint32(b[48:], 0) }))
+	assert.Equal(t, []string{"FADTSMICommandMissing"}, tablecheck.Labels(r))
+	r = checktest.RunTables(t, Check, checktest.FADT(func(b []byte) {
+		binary.LittleEndian.PutUint32(b[48:], 0)
+		b[52], b[53] = 0, 0
+	}))
+	assert.Empty(t, tablecheck.Labels(r))
+
+	rev2 := func(n int) []byte {
+		b := checktest.FADT(func(b []byte) { b[8] = 2 })[:n]
+		binary.LittleEndian.PutUint32(b[4:], uint32(n))
+		checktest.FixSum(b)
+		return b
+	}
+	assert.NotContains(t, checktest.FailLabels(checktest.RunTables(t, Check, rev2(132))), "FADTLengthRevision")
+	assert.Contains(t, checktest.FailLabels(checktest.RunTables(t, Check, rev2(116))), "FADTLengthRevision")
 }

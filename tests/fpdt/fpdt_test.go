@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/fwcheck/fwcheck/input"
+	"github.com/fwcheck/fwcheck/memmap"
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/checktest"
 	"github.com/fwcheck/fwcheck/tests/internal/tablecheck"
@@ -68,7 +68,7 @@ func TestFPDT(t *testing.T) {
 
 func TestFPDTAgainstMemoryMap(t *testing.T) {
 	raw := fpdt(1, ptr(1, 16, 1, 0x8F9C9750), ptr(0, 16, 1, 0x8F9C9730))
-	mm := []input.MemoryRange{{Start: 0, End: 0x8F000000, Type: "System RAM"}, {Start: 0x8F000000, End: 0x8FFFFFFF, Type: "Reserved"}}
+	mm := []memmap.Range{{Start: 0, End: 0x8F000000, Type: "System RAM"}, {Start: 0x8F000000, End: 0x8FFFFFFF, Type: "Reserved"}}
 	r := checktest.Run(t, Check, checktest.Machine(t, mm, checktest.Table{Raw: raw}))
 	assert.Nil(t, labels(r))
 	assert.Equal(t, tests.StatusPassed, r.Status, "every pointer was checked against the map")

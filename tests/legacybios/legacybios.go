@@ -202,12 +202,11 @@ func checkEBDA(p *tests.Pass, s *input.LegacyBIOSState, addr uint64, ok bool) {
 	} else {
 		r := memmap.Range{Start: addr, End: end - 1}
 		var reserved []string
-		for _, m := range mm {
-			mr := memmap.Range{Start: m.Start, End: m.End, Type: m.Type}
+		for _, mr := range mm {
 			if !mr.Overlaps(r) {
 				continue
 			}
-			if memmap.Usable(m.Type) {
+			if memmap.Usable(mr.Type) {
 				p.Fail(labelEBDANotReserved, "EBDA 0x%x-0x%x overlaps usable RAM %s", r.Start, r.End, mr)
 			} else {
 				reserved = append(reserved, mr.String())

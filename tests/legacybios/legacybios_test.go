@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fwcheck/fwcheck/input"
+	"github.com/fwcheck/fwcheck/memmap"
 	"github.com/fwcheck/fwcheck/pcbios"
 	"github.com/fwcheck/fwcheck/pcbios/pcbiostest"
 	"github.com/fwcheck/fwcheck/tests"
@@ -29,7 +30,7 @@ type machine struct {
 	mp      []byte
 	uefi    bool
 	madt    []byte
-	memmap  []input.MemoryRange
+	memmap  []memmap.Range
 	smbios  []byte // sysfs entry point
 	noMemap bool
 }
@@ -47,7 +48,7 @@ func seabios() *machine {
 	m.put(0xF6040, bios32(0xFD26C))
 	m.put(0xF6060, pnp())
 	m.madt = checktest.MADT(3, checktest.LAPIC(0, 0, 1), checktest.LAPIC(1, 1, 1), checktest.IOAPIC(0, 0xFEC00000))
-	m.memmap = []input.MemoryRange{{Start: 0, End: 0x9FBFF, Type: "System RAM"}, {Start: 0x9FC00, End: 0x9FFFF, Type: "Reserved"},
+	m.memmap = []memmap.Range{{Start: 0, End: 0x9FBFF, Type: "System RAM"}, {Start: 0x9FC00, End: 0x9FFFF, Type: "Reserved"},
 		{Start: 0xF0000, End: 0xFFFFF, Type: "Reserved"}, {Start: 0x100000, End: 0x7FFDFFFF, Type: "System RAM"}}
 	return m
 }

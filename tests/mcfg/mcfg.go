@@ -197,7 +197,7 @@ func runMCFG(p *tests.Pass) error {
 		return nil
 	}
 	if n := len(ts.Get(acpi.SigMCFG)); n > 1 {
-		p.Info(nil, "%d MCFG tables; only MCFG1 is checked (duplicates are reported by acpitables)", n)
+		p.Info(nil, "%d MCFG tables; only MCFG1 is checked (duplicates are reported by acpi-tables)", n)
 	}
 	m, err := acpi.ParseMCFG(t)
 	if err != nil {

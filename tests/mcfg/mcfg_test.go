@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/fwcheck/fwcheck/input"
+	"github.com/fwcheck/fwcheck/memmap"
 )
 
 func TestMCFG(t *testing.T) {
@@ -64,16 +64,16 @@ func TestMCFGOverlapsGrouped(t *testing.T) {
 
 func TestMCFGReservedInMemoryMap(t *testing.T) {
 	mcfg := checktest.Table{Raw: checktest.MCFG(checktest.MCFGEntry(0xE0000000, 0, 0, 63))}
-	ram := input.MemoryRange{Start: 0, End: 0x9FFFF, Type: "System RAM"}
+	ram := memmap.Range{Start: 0, End: 0x9FFFF, Type: "System RAM"}
 	cases := []struct {
 		name string
-		mm   []input.MemoryRange
+		mm   []memmap.Range
 		want []string
 	}{
-		{"reserved", []input.MemoryRange{ram, {Start: 0xE0000000, End: 0xEFFFFFFF, Type: "Reserved"}}, nil},
-		{"partly reserved", []input.MemoryRange{ram, {Start: 0xE0000000, End: 0xE1FFFFFF, Type: "Reserved"}}, []string{"MCFGNotReserved"}},
-		{"RAM", []input.MemoryRange{{Start: 0, End: 0xFFFFFFFF, Type: "System RAM"}}, []string{"MCFGNotReserved"}},
-		{"absent from the map", []input.MemoryRange{ram}, []string{"MCFGNotReserved"}},
+		{"reserved", []memmap.Range{ram, {Start: 0xE0000000, End: 0xEFFFFFFF, Type: "Reserved"}}, nil},
+		{"partly reserved", []memmap.Range{ram, {Start: 0xE0000000, End: 0xE1FFFFFF, Type: "Reserved"}}, []string{"MCFGNotReserved"}},
+		{"RAM", []memmap.Range{{Start: 0, End: 0xFFFFFFFF, Type: "System RAM"}}, []string{"MCFGNotReserved"}},
+		{"absent from the map", []memmap.Range{ram}, []string{"MCFGNotReserved"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -18,7 +18,7 @@ func heciConfig(hfsts1 uint32) []byte {
 	copy(b, []byte{0x86, 0x80, 0x60, 0xa3})
 	b[0x0a], b[0x0b] = 0x80, 0x07
 	binary.LittleEndian.PutUint32(b[0x40:], hfsts1)
-	return []byte("0000:00:16.0 " + hex.EncodeToString(b) + "\n")
+	return []byte("0000:00:16.0 - " + hex.EncodeToString(b) + "\n")
 }
 
 func TestME(t *testing.T) {
@@ -41,7 +41,7 @@ func TestME(t *testing.T) {
 			[]string{"MENotNormal"}, tests.StatusWarning, "working state 2 (recovery)"},
 		{"HAP disabled", map[string][]byte{"fwcheck/mei.txt": []byte("fw_status 90000244\n")},
 			nil, tests.StatusPassed, "the ME is disabled"},
-		{"no ME", map[string][]byte{"fwcheck/pci-config.txt": []byte("0000:00:00.0 8680c029\n")},
+		{"no ME", map[string][]byte{"fwcheck/pci-config.txt": []byte("0000:00:00.0 - 8680c029\n")},
 			nil, tests.StatusNotApplicable, ""},
 	}
 	for _, c := range cases {

@@ -35,6 +35,7 @@
 package methods
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -140,7 +141,9 @@ var labels = []*tests.Label{labelType, labelRepaired, labelShape, labelRange, la
 // unconfirmed labels have no occurrence in the shared corpus yet: they
 // are reported as warnings until one is seen and read in the AML.
 var unconfirmed = map[*tests.Label]bool{labelThermal: true, labelPassive: true, labelPSS: true, labelPPC: true,
-	labelCST: true, labelBCL: true, labelBattery: true, labelWDG: true, labelTSD: true}
+	labelCST: true, labelBCL: true, labelBattery: true, labelWDG: true, labelTSD: true,
+	labelECGPE: true, labelECNoGPE: true, labelButtons: true, labelPSD: true, labelPRTSource: true, labelLink: true,
+	labelTAD: true}
 
 // Check is the methods check.
 var Check = &tests.Check{
@@ -149,7 +152,7 @@ var Check = &tests.Check{
 	Category: tests.ACPI,
 	Inputs:   []input.Decl{input.ACPITables},
 	Spec:     spec,
-	Labels:   labels,
+	Labels:   append(append([]*tests.Label{}, labels...), classLabels...),
 	Run:      run,
 }
 
@@ -190,6 +193,7 @@ func run(p *tests.Pass) error {
 	}
 	c := evaluate(p, l)
 	c.classes()
+	c.devClasses()
 	c.finish()
 	return nil
 }
@@ -197,16 +201,18 @@ func run(p *tests.Pass) error {
 // evaluate evaluates every predefined object of the namespace.
 func evaluate(p *tests.Pass, l *amlcheck.Loaded) *run1 {
 	em := &aml.Emulation{}
-	e := aml.NewEvaluator(l.NS, em.Options(aml.Options{}))
+	// the run's AML budget, shared with aml-parse and the other AML checks
+	e := aml.NewEvaluator(l.NS, em.Options(aml.Options{Run: l.Budget}))
 	e.RunREG()
 	c := &run1{p: p, l: l, e: e, em: em, results: map[*aml.Node]map[string]*result{}, unchecked: map[string][]string{}}
 	c.dynamic = loadsTables(l.NS)
 	var queries, controls []*aml.Node
 	l.NS.Walk(func(n *aml.Node) bool {
-		if n.InMethod {
+		if n.InMethod || n.External {
+			// not in the OS's namespace, nor what a Scope of it declares
 			return false
 		}
-		if n.External || n.Predefined || n.Parent == nil {
+		if n.Predefined || n.Parent == nil {
 			return true
 		}
 		r := lookup(n.Name)
@@ -347,8 +353,9 @@ func (c *run1) evalError(path string, err error, emulated bool) {
 	case aml.EvalAMLError:
 		c.report(labelAMLError, emulated, "%s: %v", path, err)
 	case aml.EvalUnresolved:
-		if c.dynamic && strings.Contains(err.Error(), "External") {
-			c.notChecked("it uses an object only a table the firmware loads at run time (Load/LoadTable) defines", path)
+		var ee *aml.EvalError
+		if errors.As(err, &ee) && ee.RunTime != "" {
+			c.notChecked("it uses an object that a table the firmware loads at run time (Load/LoadTable), absent from the tables given, may define", path+" ("+ee.RunTime+")")
 			return
 		}
 		c.report(labelUndefined, emulated, "%s: %v", path, err)
@@ -360,6 +367,12 @@ func (c *run1) evalError(path string, err error, emulated bool) {
 		c.notChecked("it runs past the step limit (see aml-parse's AMLEndlessLoop)", path)
 	case aml.EvalDepthLimit:
 		c.notChecked("its calls nest past the depth limit", path)
+	case aml.EvalBudget:
+		// the per-evaluation bytes or time, or the run's AML budget that
+		// aml-parse and the other AML checks share
+		b := c.l.Budget
+		c.notChecked(fmt.Sprintf("the AML evaluation budget ended it (%s; the run's evaluations together: %d steps, %d MiB, %s)",
+			c.e.Budget(), b.Steps, b.Bytes>>20, b.Time), path+": "+err.Error())
 	case aml.EvalNotStatic:
 		c.notChecked("it uses what the evaluator cannot emulate (Timer, Events, table loads)", path)
 	default:

@@ -8,8 +8,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fwcheck/fwcheck/acpi/aml"
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/checktest"
+	"github.com/fwcheck/fwcheck/tests/internal/amlcheck"
 )
 
 // TestFixture runs the check over testdata/dsdt.asl (compiled by iasl -f,
@@ -47,6 +49,12 @@ func TestFixture(t *testing.T) {
 		{"CSTCount warning", `\_PR.CPU0._CST: count 2, but 1 C-state packages follow`},
 		{"ThermalTripOrder warning", `\TZ0: _HOT 3700 (96.9 °C) lies above _CRT 3600`},
 		{"ThermalTripOrder warning", `\TZ0: _AC1 3300 (56.9 °C) lies above _AC0 3200`},
+		{"PSDDomain warning", `_PSD domain 0: \_PR.CPU0 says coordination 0xFC for 2 processors, \_PR.CPU1 says 0xFE for 2`},
+		{"ECNoGPE warning", `\_SB.EC0 (PNP0C09) has no _GPE`},
+		{"LinkDeviceMethods warning", `\_SB.LNKX (PNP0C0F) has no _PRS, _SRS`},
+		{"PRTSource warning", `\_SB.PCI1._PRT: an entry names \_SB.NOTL (Integer), not a link device`},
+		{"WDGMethodMissing fail", `\_SB.WMI1._WDG: the method 44332211-6655-8877-99AA-BBCCDDEEFF00 (object ID "AA") has no WMAA`},
+		{"TimeAlarmMethods warning", `\_SB.TAD0._GCP is 0x5 (bit 2: real-time clock) but it has no _GRT, _SRT`},
 	} {
 		assert.Contains(t, got[w.key], w.msg, w.key)
 	}
@@ -69,4 +77,29 @@ func TestNamesDoc(t *testing.T) {
 	want, err := os.ReadFile("NAMES.md")
 	require.NoError(t, err)
 	assert.Equal(t, string(want), got, "NAMES.md is stale: run go test ./tests/methods -run TestNamesDoc -update")
+}
+
+// TestRunBudget: the check spends the run's AML budget, the one aml-parse
+// and the other AML checks share; once it is spent, what is left is NOT
+// CHECKED with the budget as the reason, not evaluated on a budget of its
+// own.
+func TestRunBudget(t *testing.T) {
+	b, err := os.ReadFile("testdata/dsdt.aml")
+	require.NoError(t, err)
+	ns, _ := aml.Load(aml.Table{Name: "DSDT", Signature: "DSDT", Revision: b[8], AML: b[36:]})
+	fresh := evaluate(nil, &amlcheck.Loaded{NS: ns, Budget: aml.NewRunBudget()})
+	spent := &aml.RunBudget{Steps: 20, Bytes: aml.DefaultRunBytes, Time: aml.DefaultRunTime}
+	c := evaluate(nil, &amlcheck.Loaded{NS: ns, Budget: spent})
+	steps, _, _ := spent.Used()
+	assert.LessOrEqual(t, steps, int64(20), "the evaluations stay within the run's steps")
+	ended := 0
+	for reason, objs := range c.unchecked {
+		if strings.Contains(reason, "AML evaluation budget") {
+			ended += len(objs)
+		}
+	}
+	assert.Greater(t, ended, 0, "objects past the run's budget are not checked, for that reason")
+	for reason := range fresh.unchecked {
+		assert.NotContains(t, reason, "AML evaluation budget", "the default run budget is far above one machine's")
+	}
 }

@@ -22,9 +22,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fwcheck/fwcheck/cpu/msr"
+	"github.com/fwcheck/fwcheck/cpu/mtrr"
 	"github.com/fwcheck/fwcheck/input"
-	"github.com/fwcheck/fwcheck/msr"
-	"github.com/fwcheck/fwcheck/mtrr"
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/internal/vm"
 )

@@ -23,11 +23,11 @@ import (
 	"sync"
 
 	"github.com/fwcheck/fwcheck/acpi"
-	"github.com/fwcheck/fwcheck/cpuinfo"
+	"github.com/fwcheck/fwcheck/cpu/cpuinfo"
+	"github.com/fwcheck/fwcheck/cpu/msr"
+	lib "github.com/fwcheck/fwcheck/cpu/mtrr"
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/memmap"
-	"github.com/fwcheck/fwcheck/msr"
-	lib "github.com/fwcheck/fwcheck/mtrr"
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/internal/vm"
 )
@@ -325,10 +325,7 @@ func checkRAM(p *tests.Pass, s *lib.State, texts []string, tom2Unknown bool) {
 	var ram []memmap.Range
 	src := ""
 	if mm, err := tests.Load(p, input.MemoryMap); err == nil && len(mm) > 0 {
-		src = "the firmware memory map"
-		for _, r := range mm {
-			ram = append(ram, memmap.Range{Start: r.Start, End: r.End, Type: r.Type})
-		}
+		src, ram = "the firmware memory map", mm
 	} else if e := memmap.E820FromLog(texts); len(e) > 0 {
 		src, ram = "the e820 map in the kernel log", e
 	} else {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/internal/corpus"
+	"github.com/fwcheck/fwcheck/memmap"
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/checktest"
 )
@@ -21,7 +22,7 @@ type machine struct {
 	vendor  string
 	def     uint64
 	vars    [][2]uint64
-	memmap  []input.MemoryRange
+	memmap  []memmap.Range
 	pci     string // recorded pci-bars lines
 	syscfg  uint64
 	tom2    uint64
@@ -63,7 +64,7 @@ func (m machine) build() *input.Machine {
 }
 
 var (
-	ram2G = []input.MemoryRange{{Start: 0, End: 0x9FBFF, Type: "System RAM"}, {Start: 0x100000, End: 0x7FFFFFFF, Type: "System RAM"},
+	ram2G = []memmap.Range{{Start: 0, End: 0x9FBFF, Type: "System RAM"}, {Start: 0x100000, End: 0x7FFFFFFF, Type: "System RAM"},
 		{Start: 0xFEC00000, End: 0xFEC00FFF, Type: "Reserved"}}
 	// 0-2 GiB WB, default UC.
 	wb2G = [][2]uint64{{0x6, 0xF80000800}}
@@ -110,7 +111,7 @@ func TestMTRR(t *testing.T) {
 // write-back when SYSCFG says so (MtrrTom2En and Tom2ForceMemTypeWB), and
 // not otherwise.
 func TestAMDTOM2(t *testing.T) {
-	mm := append(append([]input.MemoryRange{}, ram2G...), input.MemoryRange{Start: 0x100000000, End: 0x17FFFFFFF, Type: "System RAM"})
+	mm := append(append([]memmap.Range{}, ram2G...), memmap.Range{Start: 0x100000000, End: 0x17FFFFFFF, Type: "System RAM"})
 	m := machine{vendor: "AuthenticAMD", def: 0xC00, vars: wb2G, memmap: mm, hasTOM2: true, syscfg: 1<<21 | 1<<22 | 1<<20 | 1<<18, tom2: 0x180000000}
 	r := checktest.Run(t, Check, m.build())
 	assert.Nil(t, checktest.FailLabels(r), tests.Render([]tests.Result{r}))

@@ -91,26 +91,9 @@ type Record struct {
 	Outcome *Outcome `json:"outcome,omitempty"`
 }
 
-// Outcome is one reboot's result, as the journal and the results hold it.
-type Outcome struct {
-	Cycle  int    `json:"cycle"`
-	Status string `json:"status"` // completed, hung, failed
-	Method string `json:"method"`
-	// RequestToKernelMS is from the request to the next kernel's start,
-	// from the journal's stamp and the kernel's boot time (whole seconds:
-	// ±1000 ms); absent when the clock went backwards.
-	RequestToKernelMS float64 `json:"request_to_kernel_ms,omitempty"`
-	// The firmware's boot phases from the FPDT, in ms after the reset:
-	// firmware start, OS loader load and start, ExitBootServices.
-	FirmwareStartMS    float64 `json:"firmware_start_ms,omitempty"`
-	LoaderLoadMS       float64 `json:"loader_load_ms,omitempty"`
-	LoaderStartMS      float64 `json:"loader_start_ms,omitempty"`
-	ExitBootServicesMS float64 `json:"exit_boot_services_ms,omitempty"`
-	// LogFindings are the labels of the kernel-log findings of the boot
-	// that followed, one per finding.
-	LogFindings []string `json:"log_findings,omitempty"`
-	Problems    []string `json:"problems,omitempty"`
-}
+// Outcome is one reboot's result, as the journal and the results hold it:
+// the framework's per-cycle record, whose reboot fields this check fills.
+type Outcome = tests.CycleRecord
 
 // run carries the journal's run one step further: it records the outcome
 // of the reset that led to this boot, if the journal is waiting for one,
@@ -244,7 +227,7 @@ func arrived(p *tests.Pass, at time.Time, n int, method string) Outcome {
 	adv := klogcheck.NewAdvisor(p)
 	recs, _ := tests.KernelRecords(p)
 	for _, f := range adv.Findings(recs, "") {
-		if f.Counts() && f.Label != "" {
+		if f.Fails() && f.Label != "" {
 			o.LogFindings = append(o.LogFindings, f.Label)
 		}
 	}
@@ -305,7 +288,7 @@ func readState(open func(string) (io.ReadCloser, error), path string) (state, er
 
 // summarize reports the run from its outcomes.
 func summarize(p *tests.Pass, os []Outcome, method string) {
-	p.Record("cycles", os)
+	p.RecordCycles(os)
 	if len(os) == 0 {
 		return
 	}

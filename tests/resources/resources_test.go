@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fwcheck/fwcheck/input"
+	"github.com/fwcheck/fwcheck/memmap"
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/checktest"
 )
@@ -15,7 +15,7 @@ import (
 func TestResources(t *testing.T) {
 	b, err := os.ReadFile("testdata/dsdt.aml")
 	require.NoError(t, err)
-	mm := []input.MemoryRange{
+	mm := []memmap.Range{
 		{Start: 0, End: 0x9FFFF, Type: "System RAM"},
 		{Start: 0x100000, End: 0x7FFFFFFF, Type: "System RAM"},
 		{Start: 0xFED00000, End: 0xFEDFFFFF, Type: "Reserved"},

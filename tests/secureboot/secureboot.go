@@ -54,9 +54,10 @@ var (
 			"the single byte 0 or 1 the specification defines.")
 )
 
-// Check is the secureboot check.
+// Check is the secure-boot check.
 var Check = &tests.Check{
-	ID:       "secureboot",
+	ID:       "secure-boot",
+	Aliases:  []string{"secureboot"},
 	Title:    "Secure Boot state and key databases (PK, KEK, db, dbx)",
 	Category: tests.UEFI,
 	Inputs:   []input.Decl{input.EFIVars},

@@ -40,10 +40,9 @@ import (
 	"fmt"
 
 	"github.com/fwcheck/fwcheck/chipset"
-	"github.com/fwcheck/fwcheck/cpuinfo"
+	"github.com/fwcheck/fwcheck/cpu/cpuinfo"
+	"github.com/fwcheck/fwcheck/cpu/msr"
 	"github.com/fwcheck/fwcheck/input"
-	"github.com/fwcheck/fwcheck/msr"
-	"github.com/fwcheck/fwcheck/pci"
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/internal/vm"
 )
@@ -124,7 +123,7 @@ func run(p *tests.Pass) error {
 	return nil
 }
 
-func (c *checker) hostBridge(cfg *pci.Dump, cfgErr error, amd bool) {
+func (c *checker) hostBridge(cfg *input.PCIState, cfgErr error, amd bool) {
 	p := c.p
 	if cfg == nil {
 		p.NotChecked("SMRAM locks in the host bridge", fmt.Sprintf("PCI configuration space not read: %v", cfgErr), "run as root")

@@ -2,12 +2,11 @@ package smm
 
 import (
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/fwcheck/fwcheck/pci"
+	"github.com/fwcheck/fwcheck/sysdev"
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/checktest"
 )
@@ -58,11 +57,7 @@ func q35(smram, esmramc byte) string {
 	b := make([]byte, 256)
 	copy(b, []byte{0x86, 0x80, 0xc0, 0x29})
 	b[0x9d], b[0x9e] = smram, esmramc
-	d := &pci.Dump{}
-	_ = d.Add("0000:00:00.0", b)
-	var s strings.Builder
-	_ = d.Format(&s)
-	return s.String()
+	return string(sysdev.FormatPCI([]sysdev.PCIDevice{{Addr: "0000:00:00.0", Config: b}}))
 }
 
 // On a VM whose firmware never enabled SMRAM, an unlocked SMRAM is the

@@ -1,4 +1,4 @@
-// Package uniqueid is the uniqueid check: no two present devices that
+// Package uniqueid is the unique-id check: no two present devices that
 // share a hardware or compatible ID have the same _UID (ACPI 6.5
 // §6.1.12), evaluated from the AML.
 package uniqueid
@@ -22,9 +22,10 @@ var labelDuplicateUID = tests.NewLabel("DuplicateUID", tests.Medium, spec,
 		"refuse the second device, or mix up their settings across boots. Give every device of an ID "+
 		"its own _UID (an integer or a string).")
 
-// Check is the uniqueid check.
+// Check is the unique-id check.
 var Check = &tests.Check{
-	ID:       "uniqueid",
+	ID:       "unique-id",
+	Aliases:  []string{"uniqueid"},
 	Title:    "Devices sharing an ID have distinct _UIDs",
 	Category: tests.ACPI,
 	Inputs:   []input.Decl{input.ACPITables},
@@ -178,7 +179,7 @@ func uidString(v *aml.Object) (string, bool) {
 // emulated returns an evaluator over the emulated region space (reads
 // give zeros, writes are kept in the emulation), _REG run.
 func emulated(l *amlcheck.Loaded) *aml.Evaluator {
-	e := aml.NewEvaluator(l.NS, (&aml.Emulation{}).Options(aml.Options{}))
+	e := aml.NewEvaluator(l.NS, (&aml.Emulation{}).Options(aml.Options{Run: l.Budget}))
 	e.RunREG()
 	return e
 }

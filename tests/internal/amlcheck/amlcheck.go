@@ -1,4 +1,4 @@
-// Package amlcheck is what the AML checks (aml-parse, uniqueid,
+// Package amlcheck is what the AML checks (aml-parse, unique-id,
 // device-ids, hpet-crs, sleep-states, prw, osi, resources) share: the
 // machine's namespace, an input derived from its tables (Namespace), and the device
 // objects evaluated the way the checks need them (present or not, IDs,
@@ -29,7 +29,7 @@ type Loaded struct {
 // the driver computes it once per phase and every AML check of the run
 // shares it (it is never modified after loading). A check that declares
 // input.ACPITables may read it.
-var Namespace = input.Declare(input.Spec[*Loaded]{
+var Namespace = input.Declare(input.Def[*Loaded]{
 	Name: "aml-namespace", Doc: "the AML namespace the DSDT and SSDTs load",
 	Requires: []input.Decl{input.ACPITables},
 	Derive: func(d input.Deps) (*Loaded, error) {
@@ -121,14 +121,17 @@ func PresenceOf(e *aml.Evaluator, n *aml.Node) (pr Presence, reason string) {
 }
 
 // Devices returns the namespace's devices (Device objects, not those
-// declared inside method bodies), in namespace order.
+// declared inside method bodies nor under an External-only object), in
+// namespace order.
 func Devices(ns *aml.Namespace) []*aml.Node {
 	var out []*aml.Node
 	ns.Walk(func(n *aml.Node) bool {
-		if n.InMethod {
+		if n.InMethod || n.External {
+			// an External-only object is not in the OS's namespace, nor
+			// what a Scope of it declares (ACPICA drops the body)
 			return false
 		}
-		if n.Type == aml.TypeDevice && !n.External {
+		if n.Type == aml.TypeDevice {
 			out = append(out, n)
 		}
 		return true

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fwcheck/fwcheck/acpi"
 	"github.com/fwcheck/fwcheck/input"
+	"github.com/fwcheck/fwcheck/memmap"
 	"github.com/fwcheck/fwcheck/tests"
 )
 
@@ -104,7 +105,7 @@ func (t *T) NotRead(n int) {
 // MemoryMap returns the firmware memory map when the run has one (the
 // check declares input.MemoryMap as optional); otherwise it records what
 // is not checked and returns nil.
-func MemoryMap(p *tests.Pass, what string) []input.MemoryRange {
+func MemoryMap(p *tests.Pass, what string) []memmap.Range {
 	mm, err := tests.Load(p, input.MemoryMap)
 	if err == nil && len(mm) > 0 {
 		return mm
@@ -122,17 +123,17 @@ func MemoryMap(p *tests.Pass, what string) []input.MemoryRange {
 // [start, end] (inclusive) as reserved from the OS (reserved, ACPI NVS,
 // ACPI reclaim is not); when not, it describes the entries that cover the
 // range.
-func Reserved(mm []input.MemoryRange, start, end uint64) (bool, string) {
+func Reserved(mm []memmap.Range, start, end uint64) (bool, string) {
 	return covered(mm, start, end, isReserved)
 }
 
 // Mapped reports whether the memory map has entries, of any type, over
 // every byte of [start, end].
-func Mapped(mm []input.MemoryRange, start, end uint64) (bool, string) {
+func Mapped(mm []memmap.Range, start, end uint64) (bool, string) {
 	return covered(mm, start, end, func(string) bool { return true })
 }
 
-func covered(mm []input.MemoryRange, start, end uint64, ok func(string) bool) (bool, string) {
+func covered(mm []memmap.Range, start, end uint64, ok func(string) bool) (bool, string) {
 	if end < start {
 		return false, "an empty range"
 	}

@@ -5,11 +5,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/fwcheck/fwcheck/input"
+	"github.com/fwcheck/fwcheck/memmap"
 )
 
 func TestCoverage(t *testing.T) {
-	mm := []input.MemoryRange{{Start: 0, End: 0x9FFFF, Type: "System RAM"}, {Start: 0xA0000, End: 0xFFFFF, Type: "Reserved"},
+	mm := []memmap.Range{{Start: 0, End: 0x9FFFF, Type: "System RAM"}, {Start: 0xA0000, End: 0xFFFFF, Type: "Reserved"},
 		{Start: 0x100000, End: 0x1FFFFF, Type: "ACPI Non-volatile Storage"}}
 	ok, _ := Reserved(mm, 0xF0000, 0x10FFFF)
 	assert.True(t, ok, "reserved and ACPI NVS together cover it")

@@ -5,7 +5,7 @@
 package vm
 
 import (
-	"github.com/fwcheck/fwcheck/cpuinfo"
+	"github.com/fwcheck/fwcheck/cpu/cpuinfo"
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/klog"
 )

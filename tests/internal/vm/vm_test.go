@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/fwcheck/fwcheck/cpuinfo"
+	"github.com/fwcheck/fwcheck/cpu/cpuinfo"
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/klog"
 )

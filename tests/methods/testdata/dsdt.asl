@@ -1,5 +1,5 @@
 /* Fixture for the methods check: one defect per label, and objects that
- * pass. Compiled with: iasl -p dsdt dsdt.asl */
+ * pass. Compiled with: iasl -f -p dsdt dsdt.asl (-f: the defects are errors to iasl) */
 DefinitionBlock ("dsdt.aml", "DSDT", 2, "FWCHK", "METHODS", 1)
 {
     External (\_SB.NONE, MethodObj)
@@ -70,6 +70,45 @@ DefinitionBlock ("dsdt.aml", "DSDT", 2, "FWCHK", "METHODS", 1)
                 Package (5) { 5, 0, 0, 0xFD, 1 },
                 Package (5) { 5, 0, 1, 0xFD, 1 } })
             Name (_CST, Package (2) { 2, Package (4) { ResourceTemplate () { Register (FFixedHW, 0, 0, 0) }, 1, 1, 1000 } })
+            Name (_PSD, Package (1) { Package (5) { 5, 0, 0, 0xFC, 2 } })
+        }
+        Processor (CPU1, 1, 0x410, 6)
+        {
+            Name (_PSD, Package (1) { Package (5) { 5, 0, 0, 0xFE, 2 } })  /* PSDDomain: HW_ALL against CPU0's SW_ALL */
+        }
+    }
+    Scope (\_SB)
+    {
+        Device (EC0)  /* ECNoGPE */
+        {
+            Name (_HID, EisaId ("PNP0C09"))
+            Name (_CRS, ResourceTemplate () { IO (Decode16, 0x62, 0x62, 0, 1) IO (Decode16, 0x66, 0x66, 0, 1) })
+        }
+        Device (LNKX)  /* LinkDeviceMethods: no _PRS, _SRS */
+        {
+            Name (_HID, EisaId ("PNP0C0F"))
+            Name (_UID, 9)
+            Name (_CRS, ResourceTemplate () { IRQ (Level, ActiveLow, Shared) {11} })
+        }
+        Name (NOTL, 5)
+        Device (PCI1)
+        {
+            Name (_HID, EisaId ("PNP0A03"))
+            Name (_UID, 1)
+            Name (_PRT, Package (1) { Package (4) { 0xFFFF, 0, NOTL, 0 } })  /* PRTSource: an Integer Name */
+        }
+        Device (WMI1)
+        {
+            Name (_HID, "PNP0C14")
+            Name (_UID, "W1")
+            /* WDGMethodMissing: method block "AA" (flags 2) without WMAA */
+            Name (_WDG, Buffer (20) { 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0xFF, 0x00,
+                                      0x41, 0x41, 0x01, 0x02 })
+        }
+        Device (TAD0)  /* TimeAlarmMethods: _GCP bit 2 without _GRT, _SRT */
+        {
+            Name (_HID, "ACPI000E")
+            Method (_GCP) { Return (0x05) }
         }
     }
     ThermalZone (TZ0)

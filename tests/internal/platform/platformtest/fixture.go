@@ -36,7 +36,16 @@ func Fixture(tb testing.TB, name string, extra map[string][]byte) *input.Machine
 		}
 		files[input.RecordedDir+"/"+rec] = d.Marshal()
 	}
-	// Plain files (no links in these trees): the lid, the cpufreq policies.
+	// The cpuidle states, sampled twice: the tree's counters, then those
+	// of cpuidle-after (the same CPU directories, usage and time only).
+	idle := sysdev.ReadCPUIdle(fsys)
+	if _, err := fs.Stat(fsys, "cpuidle-after"); err == nil {
+		idle.AddAfter(sysdev.ReadCPUIdleAt(fsys, "cpuidle-after"))
+		idle.Attrs["sample/seconds"] = "2"
+	}
+	files[input.RecordedDir+"/"+input.CPUIdleFile] = idle.Marshal()
+	// Plain files (no links in these trees): the lid, the cpufreq policies,
+	// recorded values (fwcheck/cpu-speed.txt).
 	copyTree := func(root string) error {
 		return fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil || !d.Type().IsRegular() {
@@ -50,6 +59,9 @@ func Fixture(tb testing.TB, name string, extra map[string][]byte) *input.Machine
 	}
 	require.NoError(tb, copyTree("proc"))
 	require.NoError(tb, copyTree("sys/devices"))
+	if _, err := fs.Stat(fsys, input.RecordedDir); err == nil {
+		require.NoError(tb, copyTree(input.RecordedDir))
+	}
 	for k, v := range extra {
 		files[k] = v
 	}

@@ -1,0 +1,271 @@
+// Package acpistruct checks the structure of the optional ACPI tables
+// fwcheck has no field rules for yet: PHAT, WDAT, SPMI, SBST, CSRT, SDEV,
+// PCCT, PMTT, NFIT, PPTT, NHLT, MCHI, UEFI, WPBT, WAET, SLIC, MSDM, ASF!,
+// CEDT, VIOT, CCEL, XENV, STAO, SVKL, MPST, DRTM and iBFT. For each it
+// reads the length against the table's fixed part, the revision against
+// the ones its specification defines, and, where the table is a list of
+// typed, length-prefixed structures, walks every structure by its own
+// length (no overrun, no zero-length loop; types it does not know are
+// information) and compares the count a table gives with the structures
+// it holds.
+//
+// One check with a table of descriptions (structures below), not one
+// package per table: these rules are the same for every table and only
+// the numbers differ, so one label set (TableShort, TableRevision,
+// TableStructureLength, TableStructureCount) says it, the message naming
+// the table. A table whose fields gain rules of their own moves to its
+// own check, as HEST, ERST, SRAT and the others did.
+//
+// Never printed: the content of MSDM and SLIC (the MSDM holds the
+// Windows product key; both are checked for length only, and no message
+// quotes their bytes).
+//
+// Left out on purpose: SLIC's and MSDM's revisions (Microsoft has not
+// published the tables; corpus SLICs carry 1 and 3), SPMI's last byte
+// (10 corpus machines have 65-byte SPMIs and 6 stop at 64, before the
+// trailing reserved byte: 64 is the minimum taken), and the structures of
+// MPST, DRTM and iBFT, which are not a simple typed list (iBFT's are
+// found by offsets, MPST's and DRTM's are nested lists): their length is
+// checked against the fixed part only.
+//
+// Labels and the corpus machines that have them (linuxhw core/ and full/
+// dumps, tests/all TestTableLabelMachines):
+//
+//	TableShort            none
+//	TableRevision         none
+//	TableStructureLength  8: core/4B89F57A5AA6 core/742F023DAEF2 core/795503221AEA core/D0292BFAFD2C …
+//	TableStructureCount   none
+package acpistruct
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/fwcheck/fwcheck/acpi"
+	"github.com/fwcheck/fwcheck/input"
+	"github.com/fwcheck/fwcheck/tests"
+	"github.com/fwcheck/fwcheck/tests/internal/tablecheck"
+)
+
+// desc describes one table.
+type desc struct {
+	sig, spec string
+	// min is the fixed part's length (header included).
+	min int
+	// revs are the revisions the specification defines; nil: not checked.
+	revs []uint8
+	// walk describes the structure list; nil for a table without one.
+	walk *acpi.StructureLayout
+	// typeMask is applied to a structure's type before it is compared
+	// with types; lastFlag is a type bit marking the last structure (ASF!
+	// sets bit 7 on its last record; what follows it is not records).
+	typeMask, lastFlag uint32
+	// types are the structure types defined; nil: the field is not a
+	// type (CSRT's groups start with their length), nothing is said.
+	types map[uint32]string
+	// countOff and countSize locate a count of structures (0: none).
+	countOff, countSize int
+	// secret: never quote the table's bytes.
+	secret bool
+}
+
+func layout(start, typeOff, typeSize, lenOff, lenSize int) *acpi.StructureLayout {
+	return &acpi.StructureLayout{Start: start, TypeOff: typeOff, TypeSize: typeSize, LenOff: lenOff, LenSize: lenSize}
+}
+
+func names(n ...string) map[uint32]string {
+	m := map[uint32]string{}
+	for i, s := range n {
+		if s != "" {
+			m[uint32(i)] = s
+		}
+	}
+	return m
+}
+
+// tables are the descriptions, by signature. The layouts are the
+// specifications' (ACPI 6.5 sections, or the table's own document).
+var tables = []desc{
+	{sig: "PHAT", spec: "ACPI 6.5 §5.2.31", min: 36, revs: []uint8{1}, walk: layout(36, 0, 2, 2, 2),
+		types: names("firmware version data", "firmware health data")},
+	{sig: "WDAT", spec: "Microsoft Hardware Watchdog Timers Design Specification 1.0 (WDAT)", min: 68, revs: []uint8{1}},
+	{sig: "SPMI", spec: "IPMI 2.0 Appendix C3 (SPMI)", min: 64, revs: []uint8{5}},
+	{sig: "SBST", spec: "ACPI 6.5 §5.2.14", min: 48, revs: []uint8{1}},
+	{sig: "CSRT", spec: "Microsoft Core System Resources Table (CSRT)", min: 36, revs: []uint8{0, 1}, walk: layout(36, 4, 4, 0, 4)},
+	{sig: "SDEV", spec: "ACPI 6.5 §5.2.27", min: 36, revs: []uint8{1}, walk: layout(36, 0, 1, 2, 2),
+		types: names("ACPI namespace device", "PCIe endpoint device")},
+	{sig: "PCCT", spec: "ACPI 6.5 §14.1", min: 48, revs: []uint8{1, 2}, walk: layout(48, 0, 1, 1, 1),
+		types: names("generic communications subspace", "HW-reduced communications subspace", "HW-reduced communications subspace type 2",
+			"extended PCC master subspace", "extended PCC slave subspace", "HW registers based communications subspace")},
+	{sig: "PMTT", spec: "ACPI 6.5 §5.2.21.12", min: 40, revs: []uint8{1, 2}, walk: layout(40, 0, 1, 2, 2),
+		types: names("socket", "memory controller", "DIMM")},
+	{sig: "NFIT", spec: "ACPI 6.5 §5.2.26", min: 40, revs: []uint8{1}, walk: layout(40, 0, 2, 2, 2),
+		types: names("system physical address range", "memory device to SPA range map", "interleave", "SMBIOS management information",
+			"NVDIMM control region", "NVDIMM block data window region", "flush hint address", "platform capabilities")},
+	{sig: "PPTT", spec: "ACPI 6.5 §5.2.30", min: 36, revs: []uint8{1, 2, 3}, walk: layout(36, 0, 1, 1, 1),
+		types: names("processor hierarchy node", "cache type", "ID")},
+	{sig: "NHLT", spec: "Intel Non-HDA Link Table (NHLT)", min: 37, revs: []uint8{0, 1}, walk: layout(37, 4, 1, 0, 4),
+		types: names("HD-Audio link", "DSP", "PDM", "SSP"), countOff: 36, countSize: 1},
+	{sig: "MCHI", spec: "DMTF DSP0256 MCTP Host Interface (MCHI)", min: 36, revs: []uint8{1}},
+	{sig: "UEFI", spec: "UEFI 2.10 Appendix O (UEFI ACPI data table)", min: 54, revs: []uint8{1}},
+	{sig: "WPBT", spec: "Microsoft Windows Platform Binary Table (WPBT)", min: 52, revs: []uint8{1}},
+	{sig: "WAET", spec: "Microsoft Windows ACPI Emulated Devices Table (WAET)", min: 40, revs: []uint8{1}},
+	{sig: "SLIC", spec: "Microsoft Software Licensing Description Table (SLIC)", min: 36, secret: true},
+	{sig: "MSDM", spec: "Microsoft Software Licensing Tables (MSDM)", min: 56, secret: true},
+	{sig: "ASF!", spec: "DMTF DSP0136 ASF 2.0 §4.1", min: 36, revs: []uint8{0x10, 0x20}, walk: layout(36, 0, 1, 2, 2), typeMask: 0x7F, lastFlag: 0x80,
+		types: names("ASF_INFO", "ASF_ALRT", "ASF_RCTL", "ASF_RMCP", "ASF_ADDR")},
+	{sig: "CEDT", spec: "CXL 3.0 §9.17.1", min: 36, revs: []uint8{1}, walk: layout(36, 0, 1, 2, 2),
+		types: names("CXL host bridge", "CXL fixed memory window", "CXL XOR interleave math", "RCEC downstream port")},
+	{sig: "VIOT", spec: "Virtual I/O Translation Table (VIOT) 1.0", min: 48, revs: []uint8{0}, walk: layout(48, 0, 1, 2, 2),
+		types: names("", "PCI range", "MMIO endpoint", "virtio-iommu-pci", "virtio-iommu-mmio"), countOff: 36, countSize: 2},
+	{sig: "CCEL", spec: "ACPI 6.5 §5.2.34", min: 56, revs: []uint8{1}},
+	{sig: "XENV", spec: "Xen Environment Table (XENV)", min: 56, revs: []uint8{1}},
+	{sig: "STAO", spec: "Status Override Table (STAO) 1.0", min: 37, revs: []uint8{1}},
+	{sig: "SVKL", spec: "ACPI 6.5 §5.2.35", min: 40, revs: []uint8{1}},
+	{sig: "MPST", spec: "ACPI 6.5 §5.2.21", min: 44, revs: []uint8{1}},
+	{sig: "DRTM", spec: "TCG D-RTM Architecture 1.0 (DRTM)", min: 36, revs: []uint8{1}},
+	{sig: "IBFT", spec: "iSCSI Boot Firmware Table 1.03", min: 48, revs: []uint8{1}},
+}
+
+const specAll = "ACPI 6.5 §5.2.6 and each table's specification"
+
+var (
+	labelShort = tests.NewLabel("TableShort", tests.Medium, specAll,
+		"The table is shorter than its fixed fields (or than its Length says), so an OS reads them from "+
+			"beyond the table. Publish the whole table with a Length covering its fields.")
+	labelRevision = tests.NewLabel("TableRevision", tests.Low, specAll,
+		"The table's revision is not one its specification defines, so an OS may read it with the wrong "+
+			"layout. Set the revision the table's layout follows.")
+	labelStructLength = tests.NewLabel("TableStructureLength", tests.Medium, specAll,
+		"A structure of the table has a length shorter than its own type and length fields, or runs past "+
+			"the end of the table, so the OS stops reading the structures there. Give each structure its "+
+			"real length.")
+	labelCount = tests.NewLabel("TableStructureCount", tests.Low, specAll,
+		"The table's count of structures is larger than the structures it holds. Make the count and the "+
+			"structures agree.")
+	allLabels = []*tests.Label{labelShort, labelRevision, labelStructLength, labelCount}
+)
+
+// confirmed are the labels whose corpus occurrences were read against
+// the specifications: TableStructureLength on the 165-byte ASF! tables of
+// seven machines (4B89F57A5AA6 and others), whose RMCP boot options
+// record (23 bytes, ASF 2.0 §4.1.2.4) is followed at offset 143 by bytes
+// that give a record of type 0 and length 160, running past the end of
+// the table, and no record before it has the last-record bit; ACPICA's
+// disassembler reads the same structure and runs out of table too.
+var confirmed = []*tests.Label{labelStructLength}
+
+// Check is the acpi-structure check.
+var Check = &tests.Check{
+	ID:       "acpi-structure",
+	Title:    "structure of the optional tables without a check of their own (PHAT, NHLT, ASF!, …)",
+	Category: tests.ACPI,
+	Inputs:   []input.Decl{input.ACPITables},
+	Spec:     specAll,
+	Labels:   allLabels,
+	Run:      run,
+}
+
+// Signatures lists the tables the check reads.
+func Signatures() []string {
+	out := make([]string, len(tables))
+	for i, d := range tables {
+		out[i] = d.sig
+	}
+	return out
+}
+
+func run(p *tests.Pass) error {
+	unconfirmed := tablecheck.Unconfirmed(allLabels, confirmed)
+	ts := tests.Input(p, input.ACPITables)
+	n := 0
+	for _, d := range tables {
+		for _, t := range ts.Get(d.sig) {
+			n++
+			check(tablecheck.New(p, t, unconfirmed), t, d)
+		}
+	}
+	if n == 0 {
+		p.NotApplicable("none of the %d tables it reads is present", len(tables))
+	}
+	return nil
+}
+
+func check(r *tablecheck.T, t *acpi.Table, d desc) {
+	length := int(t.Header.Length)
+	if length < d.min || length > len(t.Raw) {
+		r.Fail(labelShort, "Length %d, %d bytes present, its fixed fields need %d", length, len(t.Raw), d.min)
+		return
+	}
+	if d.revs != nil {
+		r.Revision(labelRevision, t, d.revs...)
+	}
+	if d.walk == nil {
+		if d.secret {
+			r.Done("revision %d, %d bytes (content not shown)", t.Header.Revision, length)
+		} else {
+			r.Done("revision %d, %d bytes", t.Header.Revision, length)
+		}
+		return
+	}
+	subs, notRead, err := acpi.WalkStructures(d.sig+" structure", t, *d.walk)
+	count := -1
+	if d.countSize > 0 {
+		b := t.Raw[d.countOff:]
+		count = int(b[0])
+		if d.countSize == 2 {
+			count |= int(b[1]) << 8
+		}
+	}
+	if d.lastFlag != 0 {
+		for i, s := range subs {
+			if s.Type&d.lastFlag != 0 {
+				subs, err = subs[:i+1], nil // the fault, if any, lies after the last record
+				break
+			}
+		}
+	}
+	var we *acpi.WalkError
+	switch {
+	case count >= 0 && len(subs) >= count:
+		// A fault after the counted structures is in data that follows
+		// them (NHLT's OEM configuration blob), not in a structure.
+		subs = subs[:count]
+	case count >= 0 && errors.As(err, &we):
+		r.Walk(labelStructLength, err)
+	case count >= 0:
+		r.Fail(labelCount, "count %d, the table holds %d structures", count, len(subs))
+	default:
+		r.Walk(labelStructLength, err)
+	}
+	r.NotRead(notRead)
+	unknown := 0
+	for _, s := range subs {
+		if d.types == nil {
+			continue
+		}
+		if _, ok := d.types[s.Type&maskOf(d)]; !ok {
+			if unknown++; unknown <= 4 {
+				r.Info("structure type %d at offset %d (length %d) is not one fwcheck knows: not interpreted", s.Type&maskOf(d), s.Offset, s.Length)
+			}
+		}
+	}
+	if unknown > 4 {
+		r.Info("%d more structures of types fwcheck does not know", unknown-4)
+	}
+	r.Done("revision %d, %d bytes, %s", t.Header.Revision, length, plural(len(subs), "structure"))
+}
+
+func maskOf(d desc) uint32 {
+	if d.typeMask != 0 {
+		return d.typeMask
+	}
+	return ^uint32(0)
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}

@@ -1,0 +1,76 @@
+package acpistruct
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/fwcheck/fwcheck/tests"
+	"github.com/fwcheck/fwcheck/tests/checktest"
+	"github.com/fwcheck/fwcheck/tests/internal/tablecheck"
+)
+
+// asf builds an ASF! record of type typ and n bytes.
+func asf(typ byte, n int) []byte {
+	b := make([]byte, n)
+	b[0] = typ
+	binary.LittleEndian.PutUint16(b[2:], uint16(n))
+	return b
+}
+
+func cat(bs ...[]byte) []byte {
+	var out []byte
+	for _, b := range bs {
+		out = append(out, b...)
+	}
+	return out
+}
+
+func TestStructure(t *testing.T) {
+	phat := func(typ uint16, n int) []byte {
+		b := make([]byte, n)
+		binary.LittleEndian.PutUint16(b, typ)
+		binary.LittleEndian.PutUint16(b[2:], uint16(n))
+		return b
+	}
+	nhltEndpoint := func(link byte) []byte {
+		b := make([]byte, 40)
+		binary.LittleEndian.PutUint32(b, 40)
+		b[4] = link
+		return b
+	}
+	cases := []struct {
+		name string
+		raw  []byte
+		want []string
+	}{
+		{"clean ASF!", checktest.SDT("ASF!", 0x20, cat(asf(0, 16), asf(1, 20), asf(0x84, 6))), nil},
+		{"ASF! bytes after the last record", checktest.SDT("ASF!", 0x20, cat(asf(0, 16), asf(0x84, 6), []byte{0, 0x10, 0xA0, 0})), nil},
+		{"ASF! record past the end", checktest.SDT("ASF!", 0x20, cat(asf(0, 16), []byte{0, 0x10, 0xA0, 0, 0, 0})), []string{"TableStructureLength"}},
+		{"ASF! revision", checktest.SDT("ASF!", 0x30, asf(0x80, 16)), []string{"TableRevision"}},
+		{"unknown ASF! type is info", checktest.SDT("ASF!", 0x20, asf(0x89, 8)), nil},
+		{"PHAT zero length", checktest.SDT("PHAT", 1, cat(phat(0, 28), make([]byte, 4))), []string{"TableStructureLength"}},
+		{"clean PHAT", checktest.SDT("PHAT", 1, cat(phat(0, 28), phat(1, 40))), nil},
+		{"NHLT with its trailing configuration", checktest.SDT("NHLT", 0, cat([]byte{2}, nhltEndpoint(1), nhltEndpoint(2), []byte{9, 0, 0, 0, 1, 2, 3})), nil},
+		{"NHLT endpoint count", checktest.SDT("NHLT", 0, cat([]byte{3}, nhltEndpoint(1), nhltEndpoint(2))), []string{"TableStructureCount"}},
+		{"NHLT endpoint past the end", checktest.SDT("NHLT", 0, cat([]byte{2}, nhltEndpoint(1), nhltEndpoint(2)[:30])), []string{"TableStructureLength"}},
+		{"SBST short", checktest.SDT("SBST", 1, make([]byte, 8)), []string{"TableShort"}},
+		{"clean SBST", checktest.SDT("SBST", 1, make([]byte, 12)), nil},
+		{"SPMI of 64 bytes", checktest.SDT("SPMI", 5, make([]byte, 28)), nil},
+		{"SLIC of any revision", checktest.SDT("SLIC", 3, make([]byte, 338)), nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := checktest.RunTables(t, Check, c.raw)
+			assert.Equal(t, c.want, tablecheck.Labels(r), "%+v", r.Findings)
+		})
+	}
+	assert.Equal(t, tests.StatusNotApplicable, checktest.RunTables(t, Check, checktest.HPET(nil)).Status)
+	// No message quotes a licensing table's bytes.
+	key := []byte("ABCDE-FGHIJ-KLMNO-PQRST-UVWXY")
+	r := checktest.RunTables(t, Check, checktest.SDT("MSDM", 3, cat(make([]byte, 20), key)))
+	for _, f := range r.Findings {
+		assert.NotContains(t, f.Message, "ABCDE", f.Message)
+	}
+}
