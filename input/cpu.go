@@ -199,7 +199,8 @@ func loadMSRs(src Source) (*msr.Dump, error) {
 // IA32_MTRRCAP.VCNT says. Registers a CPU lacks (the AMD ones on Intel)
 // are recorded as errors.
 var msrRegs = append(append([]uint32{mtrr.MSRCap, mtrr.MSRDefType}, mtrr.FixedMSRs...),
-	msr.PAT, msr.FeatureControl, msr.MiscEnable, mtrr.MSRSysCfg, mtrr.MSRTOM, mtrr.MSRTOM2, msr.VMCR)
+	msr.PAT, msr.FeatureControl, msr.MiscEnable, mtrr.MSRSysCfg, mtrr.MSRTOM, mtrr.MSRTOM2, msr.VMCR,
+	msr.SMRRPhysBase, msr.SMRRPhysMask, msr.HWCR, msr.SMMAddr, msr.SMMMask, msr.DebugInterface)
 
 var cpuDir = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]+$`) })
 

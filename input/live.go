@@ -31,12 +31,14 @@ var errNoRootTable = fmt.Errorf("the RSDP does not point at one: %w", fs.ErrNotE
 // belongs to that source, not to the process.
 func liveRecorders() map[string]Recorder {
 	rs := map[string]Recorder{
-		KlogFile:   recordKlog,
-		MSRFile:    recordMSRs,
-		PCIBARFile: recordPCIBARs,
-		CPUIDFile:  recordCPUID,
-		BDAFile:    recordBDA,
-		PCRFile:    recordPCRs,
+		KlogFile:          recordKlog,
+		MSRFile:           recordMSRs,
+		PCIBARFile:        recordPCIBARs,
+		DMAProtectionFile: recordDMAState,
+		MEIFile:           recordMEI,
+		CPUIDFile:         recordCPUID,
+		BDAFile:           recordBDA,
+		PCRFile:           recordPCRs,
 	}
 	var (
 		mu    sync.Mutex

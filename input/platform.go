@@ -281,3 +281,16 @@ func recordPCIConfig(root string) ([]byte, error) {
 	}
 	return sysdev.FormatPCI(devs), nil
 }
+
+// Find returns the function at addr ("0000:00:1f.0"), or nil.
+func (s *PCIState) Find(addr string) *sysdev.PCIDevice {
+	if s == nil {
+		return nil
+	}
+	for i := range s.Devices {
+		if s.Devices[i].Addr == addr {
+			return &s.Devices[i]
+		}
+	}
+	return nil
+}

@@ -261,3 +261,50 @@ func ParsePCI(b []byte) ([]PCIDevice, error) {
 	sort.Slice(out, func(i, j int) bool { return out[i].Addr < out[j].Addr })
 	return out, nil
 }
+
+// Register reads are bounded by what was recorded: a register beyond the
+// bytes the kernel returned (an unprivileged read gives 64) is not there.
+
+// U8 returns the byte at off, and whether it was recorded.
+func (d *PCIDevice) U8(off int) (uint8, bool) {
+	if d == nil || off < 0 || off+1 > len(d.Config) {
+		return 0, false
+	}
+	return d.Config[off], true
+}
+
+// U16 returns the little-endian 16-bit register at off.
+func (d *PCIDevice) U16(off int) (uint16, bool) {
+	if d == nil || off < 0 || off+2 > len(d.Config) {
+		return 0, false
+	}
+	return binary.LittleEndian.Uint16(d.Config[off:]), true
+}
+
+// U32 returns the little-endian 32-bit register at off.
+func (d *PCIDevice) U32(off int) (uint32, bool) {
+	if d == nil || off < 0 || off+4 > len(d.Config) {
+		return 0, false
+	}
+	return binary.LittleEndian.Uint32(d.Config[off:]), true
+}
+
+// ID returns the vendor and device IDs (0xFFFF each when not recorded).
+func (d *PCIDevice) ID() (vendor, device uint16) {
+	v, ok := d.U16(0)
+	if !ok {
+		return 0xFFFF, 0xFFFF
+	}
+	dv, _ := d.U16(2)
+	return v, dv
+}
+
+// Class returns the 24-bit class code: base class, subclass, programming
+// interface (0 when not recorded).
+func (d *PCIDevice) Class() uint32 {
+	v, ok := d.U32(8)
+	if !ok {
+		return 0
+	}
+	return v >> 8
+}

@@ -124,3 +124,26 @@ func FuzzParseCPUIdle(f *testing.F) {
 		}
 	})
 }
+
+func TestPCIDeviceRegisters(t *testing.T) {
+	b := make([]byte, 256)
+	copy(b, []byte{0x86, 0x80, 0xc0, 0x29, 0, 0, 0, 0, 0, 0, 0, 0x06})
+	b[0x9d] = 0x1a
+	b[0xb8], b[0xbb] = 0x01, 0xcb
+	d := &PCIDevice{Addr: "0000:00:00.0", Config: b}
+	v, dv := d.ID()
+	assert.Equal(t, [2]uint16{0x8086, 0x29c0}, [2]uint16{v, dv})
+	assert.Equal(t, uint32(0x060000), d.Class())
+	x, ok := d.U8(0x9d)
+	assert.True(t, ok)
+	assert.Equal(t, uint8(0x1a), x)
+	y, _ := d.U32(0xb8)
+	assert.Equal(t, uint32(0xcb000001), y)
+	d.Config = b[:64]
+	_, ok = d.U8(0x9d)
+	assert.False(t, ok, "a register past the recorded bytes is not there")
+	var none *PCIDevice
+	v, _ = none.ID()
+	assert.Equal(t, uint16(0xFFFF), v)
+	assert.Zero(t, none.Class())
+}

@@ -28,18 +28,21 @@ type Category string
 
 // The categories, in the order their checks run.
 const (
-	ACPI  Category = "acpi"
-	BIOS  Category = "bios"
-	CPU   Category = "cpu"
-	UEFI  Category = "uefi"
-	TPM   Category = "tpm"
-	Log   Category = "log"
-	Power Category = "power"
+	ACPI Category = "acpi"
+	BIOS Category = "bios"
+	CPU  Category = "cpu"
+	// Security checks read (never write) the firmware's own protections:
+	// SMM and flash locks, debug interfaces, DMA protection.
+	Security Category = "security"
+	UEFI     Category = "uefi"
+	TPM      Category = "tpm"
+	Log      Category = "log"
+	Power    Category = "power"
 )
 
 // Categories lists every category in run order. Power runs last because
 // its checks change the machine's state.
-var Categories = []Category{ACPI, BIOS, CPU, UEFI, TPM, Log, Power}
+var Categories = []Category{ACPI, BIOS, CPU, Security, UEFI, TPM, Log, Power}
 
 // Flags describe what running a check involves. Whether a check needs root
 // is not a flag: it follows from its inputs (see Check.NeedsRoot).

@@ -227,7 +227,7 @@ func runCommands(add func(*command)) {
 		var cats, skip listFlag
 		var out outputFlags
 		out.register(fs)
-		fs.Var(&cats, "category", "run only checks of these `categories` (acpi, bios, cpu, uefi, tpm, log, power)")
+		fs.Var(&cats, "category", "run only checks of these `categories` (acpi, bios, cpu, security, uefi, tpm, log, power)")
 		fs.Var(&skip, "skip", "skip these check `IDs` (comma-separated)")
 		fs.StringVar(&cfg.From, "from", "", "read inputs from a `SNAPSHOT` (.tar.gz or directory) made by 'fwcheck snapshot'")
 		var acpidump, klogFile string

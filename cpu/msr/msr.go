@@ -33,6 +33,15 @@ const (
 	MiscEnable     = 0x1A0      // IA32_MISC_ENABLE
 	PAT            = 0x277      // IA32_PAT
 	VMCR           = 0xC0010114 // AMD VM_CR (SVMDIS, LOCK)
+	// The SMM protection registers the smm check reads.
+	SMRRPhysBase = 0x1F2      // IA32_SMRR_PHYSBASE
+	SMRRPhysMask = 0x1F3      // IA32_SMRR_PHYSMASK (bit 11: valid)
+	HWCR         = 0xC0010015 // AMD HWCR (bit 0: SMMLOCK)
+	SMMAddr      = 0xC0010112 // AMD SMM_ADDR (TSeg base)
+	SMMMask      = 0xC0010113 // AMD SMM_MASK (bit 1: TSeg valid)
+	// DebugInterface is IA32_DEBUG_INTERFACE (Intel DCI): bit 0 enable,
+	// bit 30 lock.
+	DebugInterface = 0xC80
 )
 
 var names = map[uint32]string{
@@ -43,6 +52,8 @@ var names = map[uint32]string{
 	0x26E: "IA32_MTRR_FIX4K_F0000", 0x26F: "IA32_MTRR_FIX4K_F8000",
 	PAT: "IA32_PAT", FeatureControl: "IA32_FEATURE_CONTROL", MiscEnable: "IA32_MISC_ENABLE",
 	0xC0010010: "SYSCFG", 0xC001001A: "TOP_MEM", 0xC001001D: "TOP_MEM2", VMCR: "VM_CR",
+	SMRRPhysBase: "IA32_SMRR_PHYSBASE", SMRRPhysMask: "IA32_SMRR_PHYSMASK", HWCR: "HWCR",
+	SMMAddr: "SMM_ADDR", SMMMask: "SMM_MASK", DebugInterface: "IA32_DEBUG_INTERFACE",
 }
 
 // Name returns the register's name ("IA32_MTRR_PHYSBASE3"), or its address.

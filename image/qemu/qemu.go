@@ -27,9 +27,12 @@ const Binary = "qemu-system-x86_64"
 
 // Machine is one machine setup: a QEMU machine type and its firmware.
 type Machine struct {
-	Name  string // "ovmf-q35", "seabios-pc"
-	Type  string // QEMU -machine type
-	UEFI  bool
+	Name string // "ovmf-q35", "seabios-pc"
+	Type string // QEMU -machine type
+	UEFI bool
+	// SMM boots the machine with SMM (-machine smm=on) and OVMF's SMM
+	// build, whose flash only SMM may write.
+	SMM   bool
 	setup func(tmp string, c Config) ([]string, error) // firmware arguments
 }
 
@@ -38,7 +41,11 @@ type Machine struct {
 // broken (after the first resume, suspends return at once), a real
 // firmware fault the suspend/resume check must find.
 var (
-	OVMF       = Machine{Name: "ovmf-q35", Type: "q35", UEFI: true, setup: ovmfArgs}
+	OVMF = Machine{Name: "ovmf-q35", Type: "q35", UEFI: true, setup: ovmfArgs}
+	// OVMFSMM is q35 with SMM emulated and OVMF's SMM build (Debian's
+	// OVMF_CODE_4M.secboot.fd), which keeps its variable store in SMRAM
+	// and locks SMRAM before it boots the OS.
+	OVMFSMM    = Machine{Name: "ovmf-q35-smm", Type: "q35", UEFI: true, SMM: true, setup: ovmfArgs}
 	SeaBIOS    = Machine{Name: "seabios-pc", Type: "pc", setup: func(tmp string, _ Config) ([]string, error) { return seabiosArgs(tmp) }}
 	SeaBIOSQ35 = Machine{Name: "seabios-q35", Type: "q35", setup: func(tmp string, _ Config) ([]string, error) { return seabiosArgs(tmp) }}
 )
@@ -69,6 +76,13 @@ func ovmfArgs(tmp string, c Config) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	var secure []string
+	if c.Machine.SMM {
+		if code, err = findOVMFSMM(); err != nil {
+			return nil, err
+		}
+		secure = []string{"-global", "driver=cfi.pflash01,property=secure,value=on"}
+	}
 	if c.OVMFVars != "" {
 		vars = c.OVMFVars
 	}
@@ -81,10 +95,23 @@ func ovmfArgs(tmp string, c Config) ([]string, error) {
 	if err := os.WriteFile(myVars, b, 0o644); err != nil {
 		return nil, err
 	}
-	return []string{
-		"-drive", "if=pflash,format=raw,unit=0,readonly=on,file=" + code,
-		"-drive", "if=pflash,format=raw,unit=1,file=" + myVars,
-	}, nil
+	return append(secure,
+		"-drive", "if=pflash,format=raw,unit=0,readonly=on,file="+code,
+		"-drive", "if=pflash,format=raw,unit=1,file="+myVars,
+	), nil
+}
+
+// findOVMFSMM returns OVMF's SMM build (FWCHECK_OVMF_SMM_CODE overrides).
+func findOVMFSMM() (string, error) {
+	for _, c := range []string{os.Getenv("FWCHECK_OVMF_SMM_CODE"), "/usr/share/OVMF/OVMF_CODE_4M.secboot.fd", "/usr/share/edk2/ovmf/OVMF_CODE.secboot.fd"} {
+		if c == "" {
+			continue
+		}
+		if _, err := os.Stat(c); err == nil {
+			return c, nil
+		}
+	}
+	return "", errors.New("OVMF's SMM build not found (apt-get install ovmf: OVMF_CODE_4M.secboot.fd)")
 }
 
 // SeaBIOS images QEMU's pc machine loads by default.
@@ -106,6 +133,9 @@ func Available(m Machine) error {
 	}
 	if m.UEFI {
 		_, _, err := findOVMF()
+		if err == nil && m.SMM {
+			_, err = findOVMFSMM()
+		}
 		return err
 	}
 	_, err := seabiosArgs("")
@@ -274,7 +304,7 @@ func (c Config) args(tmp string, interactive bool) ([]string, error) {
 		cpu = "host"
 	}
 	a := []string{
-		"-machine", c.Machine.Type + ",accel=" + accel,
+		"-machine", c.Machine.Type + map[bool]string{true: ",smm=on"}[c.Machine.SMM] + ",accel=" + accel,
 		"-cpu", cpu,
 		"-m", fmt.Sprint(mem),
 		// Offer S3 to the guest explicitly, whatever the QEMU version's

@@ -14,12 +14,15 @@ import (
 	"github.com/fwcheck/fwcheck/tests/apicedge"
 	"github.com/fwcheck/fwcheck/tests/bert"
 	"github.com/fwcheck/fwcheck/tests/bgrt"
+	"github.com/fwcheck/fwcheck/tests/biosprotect"
 	"github.com/fwcheck/fwcheck/tests/checksum"
 	"github.com/fwcheck/fwcheck/tests/cpufeatures"
 	"github.com/fwcheck/fwcheck/tests/cpufreq"
+	"github.com/fwcheck/fwcheck/tests/cpulocks"
 	"github.com/fwcheck/fwcheck/tests/crat"
 	"github.com/fwcheck/fwcheck/tests/dbg2"
 	"github.com/fwcheck/fwcheck/tests/deviceids"
+	"github.com/fwcheck/fwcheck/tests/dmaprotection"
 	"github.com/fwcheck/fwcheck/tests/dmar"
 	"github.com/fwcheck/fwcheck/tests/e820"
 	"github.com/fwcheck/fwcheck/tests/ecdt"
@@ -37,6 +40,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/lpit"
 	"github.com/fwcheck/fwcheck/tests/madt"
 	"github.com/fwcheck/fwcheck/tests/mcfg"
+	"github.com/fwcheck/fwcheck/tests/me"
 	"github.com/fwcheck/fwcheck/tests/methods"
 	"github.com/fwcheck/fwcheck/tests/msrconsistency"
 	"github.com/fwcheck/fwcheck/tests/mtrr"
@@ -51,6 +55,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/secureboot"
 	"github.com/fwcheck/fwcheck/tests/sleepstates"
 	"github.com/fwcheck/fwcheck/tests/smbios"
+	"github.com/fwcheck/fwcheck/tests/smm"
 	"github.com/fwcheck/fwcheck/tests/spcr"
 	"github.com/fwcheck/fwcheck/tests/srat"
 	"github.com/fwcheck/fwcheck/tests/thermal"
@@ -121,6 +126,11 @@ var checks = sync.OnceValue(func() []*tests.Check {
 		spcr.Check,
 		thermal.Check,
 		wsmt.Check,
+		smm.Check,
+		cpulocks.Check,
+		dmaprotection.Check,
+		me.Check,
+		biosprotect.Check,
 		hest.Check,
 		erst.Check,
 		erst.EINJ,

@@ -1,0 +1,48 @@
+package image_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/fwcheck/fwcheck/image/qemu"
+	"github.com/fwcheck/fwcheck/tests"
+)
+
+// TestBootSMM boots q35 twice and reads the host bridge's SMRAM control as
+// the smm check does: with SMM emulated and OVMF's SMM build, which locks
+// SMRAM (D_LCK) before it boots the OS, the check passes; with the plain
+// OVMF build, which never enables SMRAM, the open lock is reported and
+// explained by the VM, not failed.
+func TestBootSMM(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		m      qemu.Machine
+		status tests.Status // checked on the SMM build
+		says   string
+	}{
+		{qemu.OVMFSMM, tests.StatusPassed, "SMRAM locked (D_LCK set)"},
+		{qemu.OVMF, "", "D_LCK clear"},
+	} {
+		t.Run(c.m.Name, func(t *testing.T) {
+			t.Parallel()
+			if err := qemu.Available(c.m); err != nil {
+				t.Skipf("%v (make deps-image)", err)
+			}
+			r := boot(t, c.m, "fwcheck.run=smm", false, false)
+			res := result(t, r.doc, "smm")
+			assert.True(t, mentions(res, c.says), "%+v", res.Findings)
+			for _, f := range res.Findings {
+				if f.Kind == tests.KindFail {
+					assert.NotEmpty(t, f.Explained, "a failure on QEMU's firmware must be explained: %+v", f)
+				}
+			}
+			if c.m.SMM {
+				assert.Equal(t, c.status, res.Status, "%+v", res)
+				assert.Nil(t, finding(res, "SMRAMNotLocked"))
+			} else if f := finding(res, "SMRAMNotLocked"); assert.NotNil(t, f, "%+v", res.Findings) {
+				assert.Contains(t, f.Explained, "does not use SMM")
+			}
+		})
+	}
+}
