@@ -105,3 +105,24 @@ func TestEmptyLog(t *testing.T) {
 	assert.Zero(t, res.Oops.Records)
 	assert.Zero(t, res.Oops.Total())
 }
+
+// BenchmarkScanLog is the klog and oops checks' one pass over every corpus
+// boot log concatenated (1.8 MB), streamed from a file: the database's
+// automaton built, every message matched, every record scanned for crash
+// reports.
+func BenchmarkScanLog(b *testing.B) {
+	var all []byte
+	for _, p := range append(corpus.Glob(b, "klog/*.txt"), corpus.Glob(b, "klog/linuxhw/*.dmesg.txt")...) {
+		data, err := os.ReadFile(p)
+		require.NoError(b, err)
+		all = append(all, data...)
+	}
+	f := filepath.Join(b.TempDir(), "all.txt")
+	require.NoError(b, os.WriteFile(f, all, 0o600))
+	b.SetBytes(int64(len(all)))
+	for b.Loop() {
+		if res := logscan.ScanLog(klog.LogFile(f)); res.Err != nil || res.Klog.Lines == 0 {
+			b.Fatal(res.Err)
+		}
+	}
+}
