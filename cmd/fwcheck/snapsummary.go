@@ -5,13 +5,14 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/report"
 )
 
 // recordPrefix is how a recorder's failure starts ("record fwcheck/acpi/RSDP: ").
-var recordPrefix = regexp.MustCompile(`^record \S+: `)
+var recordPrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^record \S+: `) })
 
 // snapshotSummary says what a snapshot could not capture. What this
 // machine simply lacks (no EFI, no TPM: the path does not exist) is one
@@ -30,7 +31,7 @@ func snapshotSummary(w io.Writer, missing []input.NotCaptured, verbose bool) {
 		pathSeen[m.Path+"\x00"+m.Reason] = true
 		if !m.Absent {
 			// The root tables share one cause: say it once per input.
-			why := recordPrefix.ReplaceAllString(m.Reason, "")
+			why := recordPrefix().ReplaceAllString(m.Reason, "")
 			if !pathSeen[m.Input+"\x00"+why] {
 				pathSeen[m.Input+"\x00"+why] = true
 				unreadable = append(unreadable, m.Input+": "+why)
