@@ -46,10 +46,22 @@ test: deps-image lint
 test-short: lint
 	$(GO) test -count=1 -short ./...
 
+# bench prints every performance figure of the README's table: the Go
+# benchmarks, start-up as one process per run (wall and CPU time, with the
+# load average: on a shared machine compare CPU times), and, when QEMU and a
+# kernel are there, the live image's kernel start to verdicts on q35/OVMF
+# under TCG (BENCH_BOOT=0 leaves the boot out; it takes 10 s to minutes).
+BENCH_BOOT ?= 1
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	@echo "== start-up, one process per run (load average $$(cut -d' ' -f1 /proc/loadavg))"
 	$(GO) test -run '^$$' -bench '^BenchmarkStartup$$' -benchtime 50x ./cmd/fwcheck
+	@if [ "$(BENCH_BOOT)" = 1 ] && command -v qemu-system-x86_64 >/dev/null && ls /usr/share/OVMF/OVMF_CODE*.fd >/dev/null 2>&1; then \
+	  $(MAKE) --no-print-directory image >/dev/null && $(find_kernel) && \
+	  echo "== live image, q35/OVMF under $(QEMU_ACCEL), no results disk (load average $$(cut -d' ' -f1 /proc/loadavg))" && \
+	  ./fwcheck-image boot --accel "$(QEMU_ACCEL)" --initramfs $(IMAGE) --kernel "$$k" --firmware ovmf --append "fwcheck.after=poweroff" 2>&1 | \
+	    grep -a -E "fwcheck .*: running|verdicts [0-9.]+ s after kernel start|no FWCHECK after"; \
+	else echo "== live image boot left out (BENCH_BOOT=0, or no QEMU/OVMF: make deps-image)"; fi
 
 # The AML evaluator against ACPICA's acpiexec (acpica-tools, from deps-image)
 # on every full corpus dump and QEMU's DSDTs, over the device objects the

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Remedy says what would let an input that could not be had (err, from
@@ -64,7 +65,7 @@ func remedyFor(src Source, name, reason, fallback string) string {
 	return fallback
 }
 
-var modprobeFatal = regexp.MustCompile(`modprobe: FATAL: Module (\S+) not found[^;]*`)
+var modprobeFatal = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`modprobe: FATAL: Module (\S+) not found[^;]*`) })
 
 // rootCause names, from a reason, what keeps root from reading an input.
 func rootCause(src Source, reason string) string {
@@ -96,9 +97,9 @@ func rootCause(src Source, reason string) string {
 
 func moduleCause(src Source, reason, lower string, notFound, denied bool, mod, option, what string) string {
 	switch {
-	case modprobeFatal.MatchString(reason):
+	case modprobeFatal().MatchString(reason):
 		return fmt.Sprintf("this kernel has no %s driver (%s): boot a kernel with %s, or install this kernel's modules",
-			mod, modprobeFatal.FindString(reason), option)
+			mod, modprobeFatal().FindString(reason), option)
 	case notFound || strings.Contains(lower, "module available"):
 		return fmt.Sprintf("load the %s module (modprobe %s); the kernel needs %s", mod, mod, option)
 	case denied:

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -191,5 +192,43 @@ func FuzzFollowKmsg(f *testing.F) {
 		})
 		require.NoError(t, err)
 		require.LessOrEqual(t, n, strings.Count(in, ";"))
+	})
+}
+
+// parseSecsStrconv is parseSecs as it was written with strconv: the
+// reference the hand-written digit loops must agree with.
+func parseSecsStrconv(s string) (time.Duration, bool) {
+	dot := strings.IndexByte(s, '.')
+	if dot < 1 || dot > 9 || len(s)-dot-1 < 1 || len(s)-dot-1 > 9 {
+		return 0, false
+	}
+	sec, err := strconv.ParseUint(s[:dot], 10, 64)
+	if err != nil || s[0] == '+' {
+		return 0, false
+	}
+	frac := s[dot+1:]
+	for _, c := range frac {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	for len(frac) < 6 {
+		frac += "0"
+	}
+	us, _ := strconv.ParseInt(frac[:6], 10, 64)
+	return time.Duration(sec)*time.Second + time.Duration(us)*time.Microsecond, true
+}
+
+// FuzzParseSecs: the timestamp parser agrees with the strconv version.
+func FuzzParseSecs(f *testing.F) {
+	for _, s := range []string{"0.000000", "12.345678", "1.5", "123456789.123456789", "1234567890.1", "+1.0", "-1.0", "1.", ".5", "1.2x", "1_0.5", "1.1234567890", "9.99\u00e9"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, ok := parseSecs(s)
+		wd, wok := parseSecsStrconv(s)
+		if d != wd || ok != wok {
+			t.Fatalf("parseSecs(%q) = %v, %v; strconv version %v, %v", s, d, ok, wd, wok)
+		}
 	})
 }

@@ -74,6 +74,30 @@ func (l *Log) EachLine(fn func(Record) bool) error {
 	return scan(f, false, fn)
 }
 
+// EachBoth reads the log once for two readers, so that they pay for one
+// parse: line sees every record as EachLine does, folded every record as
+// Each does, in log order (a folded record comes once the next different
+// one has been read). It stops when either returns false.
+func (l *Log) EachBoth(line, folded func(Record) bool) error {
+	if l == nil {
+		return nil
+	}
+	if l.open == nil {
+		for _, r := range l.recs {
+			if !line(r) || !folded(r) {
+				return nil
+			}
+		}
+		return nil
+	}
+	f, err := l.open()
+	if err != nil {
+		return fmt.Errorf("klog: %w", err)
+	}
+	defer f.Close()
+	return scanBoth(f, line, folded)
+}
+
 // Records returns every record of the log. It holds the whole log in
 // memory: readers of logs of any size use Each.
 func (l *Log) Records() ([]Record, error) {
@@ -178,21 +202,34 @@ func identityLine(text string) bool {
 func Scan(r io.Reader, fn func(Record) bool) error { return scan(r, true, fn) }
 
 func scan(r io.Reader, fold bool, fn func(Record) bool) error {
+	if fold {
+		return scanBoth(r, nil, fn)
+	}
+	return scanBoth(r, fn, nil)
+}
+
+// scanBoth parses kernel-log text once for two readers: line (if not nil)
+// sees every record, folded (if not nil) the records with identical
+// consecutive ones folded into one. It stops when either returns false.
+func scanBoth(r io.Reader, line, folded func(Record) bool) error {
 	var pending Record
 	have := false
 	prevKmsg := false
 	stopped := false
 	emit := func(rec Record) {
-		if !fold {
-			stopped = !fn(rec)
+		if line != nil && !line(rec) {
+			stopped = true
+			return
+		}
+		if folded == nil {
 			return
 		}
 		if have {
-			if fold && pending.Text == rec.Text && pending.Level == rec.Level && pending.Facility == rec.Facility {
+			if pending.Text == rec.Text && pending.Level == rec.Level && pending.Facility == rec.Facility {
 				pending.Count += rec.Count
 				return
 			}
-			if !fn(pending) {
+			if !folded(pending) {
 				stopped = true
 				return
 			}
@@ -219,7 +256,7 @@ func scan(r io.Reader, fold bool, fn func(Record) bool) error {
 		return fmt.Errorf("klog: %w", lr.err)
 	}
 	if have && !stopped {
-		fn(pending)
+		folded(pending)
 	}
 	return nil
 }

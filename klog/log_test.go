@@ -42,6 +42,42 @@ func TestLogFileMatchesParse(t *testing.T) {
 	}
 }
 
+// EachBoth gives, in one parse, the records EachLine and Each give in two,
+// for text logs (where Each folds) and logs in memory (where it does not);
+// either reader stops the pass.
+func TestLogEachBothMatchesEachLineAndEach(t *testing.T) {
+	paths := corpusLogs(t)
+	data, err := os.ReadFile(paths[0])
+	require.NoError(t, err)
+	recs, err := Parse(bytes.NewReader(data))
+	require.NoError(t, err)
+	// Identical consecutive lines, to be folded (and a log ending in them).
+	data = append(data, "[ 9.000000] same\n[ 9.100000] same\n[ 9.200000] other\n[ 9.300000] last\n[ 9.400000] last\n"...)
+	for _, l := range []*Log{LogFile(paths[0]), LogBytes(data), LogOf(recs)} {
+		var wantLines, wantFolded, lines, folded []Record
+		require.NoError(t, l.EachLine(func(r Record) bool { wantLines = append(wantLines, r); return true }))
+		require.NoError(t, l.Each(func(r Record) bool { wantFolded = append(wantFolded, r); return true }))
+		require.NoError(t, l.EachBoth(func(r Record) bool { lines = append(lines, r); return true },
+			func(r Record) bool { folded = append(folded, r); return true }))
+		assert.Equal(t, wantLines, lines)
+		assert.Equal(t, wantFolded, folded)
+	}
+	last := LogBytes(data)
+	var folded []Record
+	require.NoError(t, last.Each(func(r Record) bool { folded = append(folded, r); return true }))
+	assert.Equal(t, 2, folded[len(folded)-1].Count, "the trailing pair is folded")
+
+	n := 0
+	require.NoError(t, LogBytes(data).EachBoth(func(Record) bool { n++; return n < 3 }, func(Record) bool { return true }))
+	assert.Equal(t, 3, n, "the line reader stops the pass")
+	n = 0
+	require.NoError(t, LogBytes(data).EachBoth(func(Record) bool { return true }, func(Record) bool { n++; return false }))
+	assert.Equal(t, 1, n, "the folded reader stops the pass")
+	_, err = LogFile(filepath.Join(t.TempDir(), "missing")).Records()
+	require.Error(t, err)
+	assert.ErrorContains(t, LogFile(filepath.Join(t.TempDir(), "missing")).EachBoth(nil, nil), "missing")
+}
+
 func TestLogEachStopsAndReportsErrors(t *testing.T) {
 	l := LogBytes([]byte("[ 1.000000] a\n[ 2.000000] b\n[ 3.000000] c\n"))
 	var seen []string

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Matcher finds, for a message text, the first database entry that matches
@@ -23,7 +24,9 @@ import (
 // boot log makes a few dozen entries candidates, not 750), and the
 // automaton is built when the first text is matched, so an empty log or a
 // command that never matches pays for none of it. Building the automaton
-// (6,000 states × 55 byte classes) takes about 1 ms with flat tables.
+// (6,500 states × 55 byte classes) took 13 M instructions with a dense
+// table (6% of `fwcheck klog` on 1.8 MB); its transitions are now computed
+// as the text takes them (see acAutomaton).
 //
 // Why generate rather than compile everything lazily: the automaton needs
 // every entry's required literals before the first line, and finding them
@@ -406,15 +409,32 @@ func better(a, b []string) bool {
 	return minLen(a) > minLen(b)
 }
 
-// acAutomaton is an Aho–Corasick automaton compiled to a dense DFA over byte
-// classes. delta holds, per state row and byte class, the next state's row
-// offset, negated when that state reports matches.
+// acAutomaton is an Aho–Corasick automaton run as a DFA over byte
+// classes whose transitions are computed when first taken (a lazy DFA).
+// delta holds, per state row and byte class, the next state's row offset
+// plus one, negated when that state reports matches; 0 is a transition
+// not yet computed. The trie (first-child, next-sibling lists), the
+// failure links and each state's outputs are built up front.
+//
+// Why lazy (issue 24): the dense table of the embedded database is 6,500
+// states × 55 classes (1.4 MB); filling all of it was 6% of `fwcheck klog`
+// on 1.8 MB of boot logs and most of the klog check's time on a live
+// image's short log, though a log takes a small part of the transitions.
+// A transition computed follows the failure links through the trie at
+// most once; the table's pages are touched only where the log goes, and
+// the scan loop pays one predictable test per byte. Transitions are
+// written and read atomically, so that a Matcher stays safe for
+// concurrent use.
 type acAutomaton struct {
-	class    [256]int32
-	nclass   int
-	delta    []int32
-	outStart []int32 // per state: index into outs
-	outs     []int32 // entry indexes, per state, terminated by -1
+	class  [256]int32
+	nclass int
+	delta  []int32
+	// The trie: per state, its first child, next sibling and the class of
+	// the edge into it (-1: none).
+	child, sibling, edge []int32
+	fail                 []int32 // per state: its failure state
+	outStart             []int32 // per state: index into outs
+	outs                 []int32 // entry indexes, per state, terminated by -1
 }
 
 func buildAC(pats []string, owner []int32, fold bool) *acAutomaton {
@@ -442,27 +462,27 @@ func buildAC(pats []string, owner []int32, fold bool) *acAutomaton {
 			a.class[b] = a.class[b+'a'-'A']
 		}
 	}
-	nc := a.nclass
-	// The trie and then the full transition function live in one flat
-	// table, goTo[state*nc+class]; rows per state cost an allocation each
-	// and made building take several milliseconds. In the trie 0 means no
-	// edge (no edge leads back to the root), so new rows need no filling.
 	total := 1
 	for _, p := range pats {
 		total += len(p)
 	}
-	goTo := make([]int32, nc, total*nc)
+	a.child = make([]int32, 1, total)
+	a.sibling = make([]int32, 1, total)
+	a.edge = make([]int32, 1, total)
+	a.child[0], a.sibling[0], a.edge[0] = -1, -1, -1
 	out := make([][]int32, 1, total)
 	for k, p := range pats {
 		s := int32(0)
 		for i := 0; i < len(p); i++ {
-			at := int(s)*nc + int(a.class[p[i]])
-			t := goTo[at]
-			if t == 0 {
-				t = int32(len(out))
-				goTo = goTo[:len(goTo)+nc]
+			c := a.class[p[i]]
+			t := a.trieChild(s, c)
+			if t < 0 {
+				t = int32(len(a.child))
+				a.child = append(a.child, -1)
+				a.edge = append(a.edge, c)
+				a.sibling = append(a.sibling, a.child[s])
+				a.child[s] = t
 				out = append(out, nil)
-				goTo[at] = t
 			}
 			s = t
 		}
@@ -470,44 +490,41 @@ func buildAC(pats []string, owner []int32, fold bool) *acAutomaton {
 			out[s] = append(out[s], owner[k])
 		}
 	}
-	n := len(out)
-	fail := make([]int32, n)
+	n := len(a.child)
+	// Failure links in breadth-first order, through the trie alone (no
+	// transition is computed yet); each state's outputs gain its failure
+	// state's.
+	a.fail = make([]int32, n)
 	queue := make([]int32, 0, n)
-	for c := 0; c < nc; c++ {
-		if t := goTo[c]; t > 0 {
-			fail[t] = 0
-			queue = append(queue, t)
-		}
+	for t := a.child[0]; t >= 0; t = a.sibling[t] {
+		queue = append(queue, t)
 	}
 	for len(queue) > 0 {
 		s := queue[0]
 		queue = queue[1:]
-		if f := out[fail[s]]; len(f) > 0 {
+		if f := out[a.fail[s]]; len(f) > 0 {
 			for _, o := range f {
 				if !slices.Contains(out[s], o) {
 					out[s] = append(out[s], o)
 				}
 			}
 		}
-		row, frow := goTo[int(s)*nc:int(s+1)*nc], goTo[int(fail[s])*nc:int(fail[s]+1)*nc]
-		for c, t := range row {
-			if t > 0 {
-				fail[t] = frow[c]
-				queue = append(queue, t)
-			} else {
-				row[c] = frow[c]
+		for t := a.child[s]; t >= 0; t = a.sibling[t] {
+			c := a.edge[t]
+			f := a.fail[s]
+			for {
+				if u := a.trieChild(f, c); u >= 0 {
+					a.fail[t] = u
+					break
+				}
+				if f == 0 {
+					a.fail[t] = 0
+					break
+				}
+				f = a.fail[f]
 			}
+			queue = append(queue, t)
 		}
-	}
-	// The transition table becomes delta in place: row offsets, negated
-	// for states that report matches.
-	a.delta = goTo[: n*nc : n*nc]
-	for i, t := range a.delta {
-		v := t * int32(nc)
-		if len(out[t]) > 0 {
-			v = -v
-		}
-		a.delta[i] = v
 	}
 	a.outStart = make([]int32, n)
 	for s := 0; s < n; s++ {
@@ -515,7 +532,52 @@ func buildAC(pats []string, owner []int32, fold bool) *acAutomaton {
 		a.outs = append(a.outs, out[s]...)
 		a.outs = append(a.outs, -1)
 	}
+	// Zeroed memory from the allocator: every transition not computed.
+	a.delta = make([]int32, n*a.nclass)
 	return a
+}
+
+// trieChild returns the child of state s along class c, or -1.
+func (a *acAutomaton) trieChild(s, c int32) int32 {
+	for t := a.child[s]; t >= 0; t = a.sibling[t] {
+		if a.edge[t] == c {
+			return t
+		}
+	}
+	return -1
+}
+
+// transition computes, stores and returns delta's entry for state s (a
+// state number) and class c: the trie's edge if there is one, else the
+// failure state's transition (computed the same way, at most a pattern's
+// length deep).
+func (a *acAutomaton) transition(s, c int32) int32 {
+	at := s*int32(a.nclass) + c
+	if v := atomic.LoadInt32(&a.delta[at]); v != 0 {
+		return v
+	}
+	t := a.trieChild(s, c)
+	if t < 0 {
+		if s == 0 {
+			t = 0
+		} else {
+			t = a.target(a.transition(a.fail[s], c))
+		}
+	}
+	v := t*int32(a.nclass) + 1
+	if a.outs[a.outStart[t]] >= 0 {
+		v = -v
+	}
+	atomic.StoreInt32(&a.delta[at], v)
+	return v
+}
+
+// target returns the state number a delta entry leads to.
+func (a *acAutomaton) target(v int32) int32 {
+	if v < 0 {
+		v = -v
+	}
+	return (v - 1) / int32(a.nclass)
 }
 
 // scan appends to cands the entries (owner indexes below nEntries) whose
@@ -528,24 +590,30 @@ func (a *acAutomaton) scan(text string, cands []int32, nEntries int32, words []s
 	nc := int32(a.nclass)
 	delta := a.delta
 	cls := &a.class
-	s := int32(0)
+	s := int32(0) // the state's row offset
 	word := false
 	for i := 0; i < len(text); i++ {
-		s = delta[s+cls[text[i]]]
-		if s < 0 {
-			s = -s
-			for k := a.outStart[s/nc]; a.outs[k] >= 0; k++ {
-				e := a.outs[k]
-				if e >= nEntries {
-					if !word {
-						start, end := i+1-len(words[e-nEntries]), i+1
-						word = (start == 0 || !isWordByte(text[start-1])) && (end == len(text) || !isWordByte(text[end]))
-					}
-					continue
+		c := cls[text[i]]
+		v := atomic.LoadInt32(&delta[s+c])
+		if v == 0 {
+			v = a.transition(s/nc, c)
+		}
+		if v > 0 {
+			s = v - 1
+			continue
+		}
+		s = -v - 1
+		for k := a.outStart[s/nc]; a.outs[k] >= 0; k++ {
+			e := a.outs[k]
+			if e >= nEntries {
+				if !word {
+					start, end := i+1-len(words[e-nEntries]), i+1
+					word = (start == 0 || !isWordByte(text[start-1])) && (end == len(text) || !isWordByte(text[end]))
 				}
-				if !slices.Contains(cands, e) {
-					cands = append(cands, e)
-				}
+				continue
+			}
+			if !slices.Contains(cands, e) {
+				cands = append(cands, e)
 			}
 		}
 	}

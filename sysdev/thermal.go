@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // ThermalDir is the thermal class below a machine's root.
@@ -17,8 +18,8 @@ const ZoneType = "acpitz"
 const FanType = "Fan"
 
 var (
-	tripRE = regexp.MustCompile(`^trip_point_([0-9]+)_(temp|type|hyst)$`)
-	cdevRE = regexp.MustCompile(`^cdev([0-9]+)(_trip_point|_weight)?$`)
+	tripRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^trip_point_([0-9]+)_(temp|type|hyst)$`) })
+	cdevRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^cdev([0-9]+)(_trip_point|_weight)?$`) })
 )
 
 // WantThermal selects the thermal class attributes the checks read.
@@ -29,7 +30,7 @@ func WantThermal(dev, name string) bool {
 		case "type", "temp", "mode", "policy", "passive":
 			return true
 		}
-		return tripRE.MatchString(name) || cdevRE.MatchString(name)
+		return tripRE().MatchString(name) || cdevRE().MatchString(name)
 	case strings.HasPrefix(dev, "cooling_device"):
 		return name == "type" || name == "max_state" || name == "cur_state"
 	}
@@ -149,7 +150,7 @@ func parseZone(d *Dump, dev string, names []string) Zone {
 	cdevs := map[int]*Binding{}
 	for _, name := range names {
 		k := dev + "/" + name
-		if s := tripRE.FindStringSubmatch(name); s != nil {
+		if s := tripRE().FindStringSubmatch(name); s != nil {
 			i, _ := strconv.Atoi(s[1])
 			if trips[i] == nil {
 				if len(trips) >= MaxAttrs {
@@ -167,7 +168,7 @@ func parseZone(d *Dump, dev string, names []string) Zone {
 			case "hyst":
 				tp.Hyst, _ = d.Int(dev, name)
 			}
-		} else if s := cdevRE.FindStringSubmatch(name); s != nil {
+		} else if s := cdevRE().FindStringSubmatch(name); s != nil {
 			i, _ := strconv.Atoi(s[1])
 			if cdevs[i] == nil {
 				if len(cdevs) >= MaxAttrs {

@@ -14,11 +14,9 @@ package tests
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/fwcheck/fwcheck/input"
 )
@@ -192,10 +190,40 @@ type Label struct {
 	Advice   string   `json:"advice"`
 }
 
-var (
-	labelRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z][A-Za-z0-9]+$`) })
-	idRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`) })
-)
+// camelCase reports whether s matches ^[A-Z][A-Za-z0-9]+$ (a label
+// name). It is written out, not a regexp: every NewLabel runs it at
+// package initialisation, and the regexp's matching of the 380 labels was
+// half of `fwcheck version`'s instructions (issue 24).
+func camelCase(s string) bool {
+	if len(s) < 2 || s[0] < 'A' || s[0] > 'Z' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if c := s[i]; !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// checkID reports whether s matches ^[a-z][a-z0-9]*(-[a-z0-9]+)*$ (a
+// check ID: lowercase words joined by single hyphens), written out for
+// the same reason.
+func checkID(s string) bool {
+	if len(s) < 1 || s[0] < 'a' || s[0] > 'z' || s[len(s)-1] == '-' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z' || c >= '0' && c <= '9':
+		case c == '-' && s[i-1] != '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // NewLabel declares a label. It panics on a malformed name, an invalid
 // severity or empty advice: such a program is wrong. Uniqueness across
@@ -215,7 +243,7 @@ func (l *Label) Validate() error { return l.validate() }
 
 func (l *Label) validate() error {
 	switch {
-	case !labelRE().MatchString(l.Name):
+	case !camelCase(l.Name):
 		return fmt.Errorf("label %q is not CamelCase", l.Name)
 	case l.Severity < Low || l.Severity > Critical:
 		return fmt.Errorf("label %q has no valid severity", l.Name)
@@ -234,7 +262,7 @@ func Validate(cs []*Check) error {
 	var errs []error
 	for _, c := range cs {
 		switch {
-		case !idRE().MatchString(c.ID) || c.ID == "all":
+		case !checkID(c.ID) || c.ID == "all":
 			errs = append(errs, fmt.Errorf("check ID %q must be lowercase words joined by hyphens, and not \"all\"", c.ID))
 		case ids[c.ID]:
 			errs = append(errs, fmt.Errorf("duplicate check ID %q (an ID or an alias)", c.ID))

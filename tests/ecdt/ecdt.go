@@ -122,7 +122,7 @@ func checkNamespace(p *tests.Pass, r *tablecheck.T, ts *acpi.Tables, id string) 
 		p.NotChecked(r.Name+": EC_ID against the namespace", "the tables hold no DSDT (this dump has the static tables only)", "give a dump with the DSDT and SSDTs")
 		return
 	}
-	l := amlcheck.LoadTables(ts)
+	l := tests.Input(p, amlcheck.Namespace) // the run's one namespace, shared with the AML checks
 	n := l.NS.Lookup(id)
 	if n == nil {
 		r.Fail(labelNamespace, "EC_ID %s is not in the namespace", id)

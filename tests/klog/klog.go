@@ -14,37 +14,21 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/fwcheck/fwcheck/input"
 	klog "github.com/fwcheck/fwcheck/klog"
 	"github.com/fwcheck/fwcheck/tests"
+	"github.com/fwcheck/fwcheck/tests/internal/logscan"
 )
 
 // klogUnexplained labels error-level kernel messages that no advice entry
 // explains: reported as low-severity information so users still see them.
-var klogUnexplained = tests.NewLabel("KlogUnexplained", tests.Low, "Linux kernel log priority levels (KERN_ERR and worse)",
+var klogUnexplained = tests.NewLabel(logscan.Unexplained, tests.Low, "Linux kernel log priority levels (KERN_ERR and worse)",
 	"The kernel logged this at error level (or it reads like an error) and fwcheck's advice database has no entry for it. "+
 		"It may or may not be a firmware problem: look up the message in the kernel source to see what it checks, "+
 		"and report it to fwcheck if it points at firmware.")
-
-// maxUnexplained bounds the unexplained infos one log produces.
-const maxUnexplained = 100
-
-// In logs without priority levels errorWords recognise error messages;
-// notErrorPhrases and userspaceLine exclude lines that only name errors
-// (error-record tables, error collectors), module-signature taint notes and
-// userspace lines ("systemd[1]: …") that journald copies into the log.
-var (
-	notErrorPhrases = []string{"error record", "error report", "error log", "error injection", "error handling",
-		"error containment", "error collector", "error source", "errors collector", "support is initialized",
-		"enabled with irq", "module verification failed"}
-	userspaceLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\w.@/-]+\[\d+\]: `) })
-)
 
 // DB is the check's "db" setting (--klog.db, --klog-db): an fwts-format
 // klog.json whose entries are matched before fwcheck's own. The file is
@@ -130,196 +114,90 @@ func entrySpec(e klog.Entry) string {
 	return ""
 }
 
-// klogEntries returns the advice entries to match: the user's fwts file,
-// if any, then the embedded database.
-func klogEntries(p *tests.Pass) ([]klog.Entry, error) {
-	own, err := klog.DefaultDB()
-	if err != nil {
-		return nil, err
-	}
-	return append(slices.Clone(DB.Get(p)), own...), nil
-}
-
+// runKlog reports the run's one reading of the log (logscan.Scan, shared
+// with the oops check); with a database of the user's it reads the log
+// again, matching those entries first.
 func runKlog(p *tests.Pass) error {
-	log := tests.Input(p, input.KernelLog)
-	entries, err := klogEntries(p)
-	if err != nil {
-		return err
+	s := tests.Input(p, logscan.Scan)
+	if s.Err != nil {
+		return s.Err
 	}
-	env, err := log.Env()
-	if err != nil {
-		return err
+	if s.KlogErr != nil {
+		return s.KlogErr
 	}
-	m, err := klog.NewMatcherWords(entries, env, errorWords)
-	if err != nil {
-		return err
-	}
-	g := newGrouper()
-	n, matched := 0, 0
-	// The log is streamed: only the groups below are kept, at most
-	// tests.MaxPerLabel per label.
-	var limits tests.LogLimits
-	err = log.EachLine(func(r klog.Record) bool {
-		n++
-		limits.Add(r)
-		e, word := m.MatchWords(r.Text)
-		if e != nil {
-			matched++
-			g.add(e, r)
-			return true
+	ms := s.Klog
+	if extra := DB.Get(p); len(extra) > 0 {
+		own, err := klog.DefaultDB()
+		if err != nil {
+			return err
 		}
-		if klogIsError(r, word) {
-			g.add(nil, r)
+		m, err := klog.NewMatcherWords(append(slices.Clone(extra), own...), s.Env, logscan.ErrorWords)
+		if err != nil {
+			return err
 		}
-		return true
-	})
-	if err != nil {
-		return err
+		ms = logscan.NewMatches(m)
+		if err := tests.Input(p, input.KernelLog).EachLine(func(r klog.Record) bool { ms.Add(r); return true }); err != nil {
+			return err
+		}
 	}
-	if n == 0 {
+	if ms.Lines == 0 {
 		p.Skip("the kernel log is empty")
 		return nil
 	}
-	fails := g.report(p, env)
+	fails := report(p, ms.Groups, s.Env)
 	switch {
-	case matched == 0:
-		p.Passed("no known firmware-related messages in %d kernel log records", n)
+	case ms.Matched == 0:
+		p.Passed("no known firmware-related messages in %d kernel log records", ms.Lines)
 	case fails == 0:
 		// Only information (CPU, driver, hardware messages): the log was
 		// read and holds no firmware failure.
-		p.Passed("no firmware failure in %d kernel log records; the known messages are information", n)
+		p.Passed("no firmware failure in %d kernel log records; the known messages are information", ms.Lines)
 	}
-	limits.Report(p)
+	ms.Limits.Report(p)
 	return nil
-}
-
-// group is one distinct message under one label: how often it was logged,
-// and when first and last.
-type group struct {
-	e     *klog.Entry // nil: an unexplained error line
-	first klog.Record
-	last  time.Duration
-	count int
-}
-
-// grouper gathers the matches of a log into groups, in order of first
-// occurrence, keeping at most tests.MaxPerLabel groups per label (and
-// maxUnexplained unexplained ones); beyond that it only counts.
-type grouper struct {
-	groups   []*group
-	byKey    map[string]*group
-	perLabel map[string]int
-	overflow map[string][2]int // label: distinct messages, lines not kept
-	order    []string          // labels in order of first overflow
-}
-
-func newGrouper() *grouper {
-	return &grouper{byKey: map[string]*group{}, perLabel: map[string]int{}, overflow: map[string][2]int{}}
-}
-
-func (g *grouper) add(e *klog.Entry, r klog.Record) {
-	label, limit := klogUnexplained.Name, maxUnexplained
-	if e != nil {
-		label, limit = e.Label, tests.MaxPerLabel
-	}
-	key := label + "\x00" + r.Text
-	c := max(r.Count, 1)
-	if gr := g.byKey[key]; gr != nil {
-		gr.count += c
-		if r.Time >= 0 {
-			gr.last = r.Time
-		}
-		return
-	}
-	if g.perLabel[label] >= limit {
-		o, seen := g.overflow[label]
-		if !seen {
-			g.order = append(g.order, label)
-		}
-		// Without the text kept, a message over the limit counts as
-		// distinct each time it is logged.
-		g.overflow[label] = [2]int{o[0] + 1, o[1] + c}
-		return
-	}
-	g.perLabel[label]++
-	gr := &group{e: e, first: r, last: r.Time, count: c}
-	gr.first.Text = strings.Clone(r.Text)
-	g.byKey[key] = gr
-	g.groups = append(g.groups, gr)
 }
 
 // report reports the groups and returns how many are failures (explained
 // or not).
-func (g *grouper) report(p *tests.Pass, env klog.Env) int {
+func report(p *tests.Pass, g *logscan.Grouper, env klog.Env) int {
 	fails := 0
-	for _, gr := range g.groups {
-		if gr.e == nil {
+	for _, gr := range g.Groups {
+		if gr.Entry == nil {
 			p.Report(tests.Finding{
 				Kind: tests.KindInfo, Label: klogUnexplained.Name, Severity: tests.Low,
 				Message: "unexplained: " + groupLine(gr), Advice: klogUnexplained.Advice,
 			})
 			continue
 		}
-		f := finding(gr.e, groupLine(gr), env)
+		f := finding(gr.Entry, groupLine(gr), env)
 		if f.Kind == tests.KindFail {
 			fails++
 		}
 		p.Report(f)
 	}
-	for _, l := range g.order {
-		o := g.overflow[l]
+	g.Overflow(func(l string, messages, lines int) {
 		what := l + " messages"
 		if l == klogUnexplained.Name {
 			what = "unexplained error lines"
 		}
-		p.Info(nil, "%d more %s not listed (%d lines)", o[0], what, o[1])
-	}
+		p.Info(nil, "%d more %s not listed (%d lines)", messages, what, lines)
+	})
 	return fails
 }
 
 // groupLine formats a group: its first line as klogLine does, with how
 // many times it was logged and when last.
-func groupLine(gr *group) string {
-	r := gr.first
+func groupLine(gr *logscan.Group) string {
+	r := gr.First
 	r.Count = 1
 	line := klogLine(r)
 	switch {
-	case gr.count <= 1:
+	case gr.Count <= 1:
 		return line
-	case gr.last >= 0 && gr.last != r.Time:
-		return fmt.Sprintf("%s (repeated %d times, last at %s)", line, gr.count, klog.Record{Time: gr.last}.Stamp())
+	case gr.Last >= 0 && gr.Last != r.Time:
+		return fmt.Sprintf("%s (repeated %d times, last at %s)", line, gr.Count, klog.Record{Time: gr.Last}.Stamp())
 	}
-	return fmt.Sprintf("%s (repeated %d times)", line, gr.count)
-}
-
-// klogIsError reports whether r is at error level or worse; for logs
-// without levels, whether its text reads like an error: word says it holds
-// one of errorWords (the matcher finds them in the same pass as the
-// database's literals).
-func klogIsError(r klog.Record, word bool) bool {
-	if r.Level >= 0 {
-		return r.Level <= klog.Err
-	}
-	return word && !namesErrors(r.Text) && !userspaceLine().MatchString(r.Text)
-}
-
-// errorWords are the words that make a line without a level read like an
-// error, matched as whole words, ignoring ASCII case. (A case-insensitive
-// regex for them, tried on every line the database did not match, was
-// most of the check's time.)
-var errorWords = []string{"error", "failed", "failure", "timed out", "timeout", "invalid", "corrupt", "corrupted", "bogus", "broken"}
-
-// namesErrors reports whether text contains one of notErrorPhrases,
-// ignoring ASCII case.
-func namesErrors(text string) bool {
-	for _, p := range notErrorPhrases {
-		for i := 0; i+len(p) <= len(text); i++ {
-			if text[i]|0x20 == p[0] && strings.EqualFold(text[i:i+len(p)], p) {
-				return true
-			}
-		}
-	}
-	return false
+	return fmt.Sprintf("%s (repeated %d times)", line, gr.Count)
 }
 
 // klogLine formats a record for a finding: "[   1.234567] text", with the

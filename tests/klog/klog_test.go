@@ -10,6 +10,7 @@ import (
 	klog "github.com/fwcheck/fwcheck/klog"
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/checktest"
+	"github.com/fwcheck/fwcheck/tests/internal/logscan"
 	"github.com/fwcheck/fwcheck/tests/oops"
 
 	"github.com/stretchr/testify/assert"
@@ -300,7 +301,7 @@ func TestReadsLikeErrorAgreesWithRegex(t *testing.T) {
 	files := append(corpus.Glob(t, "klog/linuxhw/*.dmesg.txt"), corpus.Glob(t, "suspend-qemu/*.serial.txt")...)
 	es, err := klog.DefaultDB()
 	require.NoError(t, err)
-	m, err := klog.NewMatcherWords(es, klog.Env{}, errorWords)
+	m, err := klog.NewMatcherWords(es, klog.Env{}, logscan.ErrorWords)
 	require.NoError(t, err)
 	plain, err := klog.NewMatcher(es, klog.Env{})
 	require.NoError(t, err)
@@ -316,7 +317,7 @@ func TestReadsLikeErrorAgreesWithRegex(t *testing.T) {
 			assert.Equal(t, want, readsLikeError(r.Text), r.Text)
 			// Folding case in the automaton changes no match.
 			assert.Equal(t, plain.Match(r.Text), m.Match(r.Text), r.Text)
-			assert.Equal(t, notErr.MatchString(r.Text), namesErrors(r.Text), r.Text)
+			assert.Equal(t, notErr.MatchString(r.Text), logscan.NamesErrors(r.Text), r.Text)
 			return true
 		}))
 	}

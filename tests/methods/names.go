@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // ret is a set of the types an object may give.
@@ -259,7 +260,8 @@ var table = []rule{
 // is checked, they are not evaluated.
 var eventNames = map[string]bool{"_Lxx": true, "_Exx": true, "_Qxx": true, "_EVT": true}
 
-var rulesByName = rules()
+// rulesByName is built on first use, not at package initialisation.
+var rulesByName = sync.OnceValue(rules)
 
 func rules() map[string]*rule {
 	m := map[string]*rule{}
@@ -307,13 +309,13 @@ func rules() map[string]*rule {
 
 // lookup is the rule for a NameSeg (GPE and query handlers by pattern).
 func lookup(seg string) *rule {
-	if r := rulesByName[seg]; r != nil {
+	if r := rulesByName()[seg]; r != nil {
 		return r
 	}
 	if len(seg) == 4 && seg[0] == '_' && isHex(seg[2]) && isHex(seg[3]) {
 		switch seg[1] {
 		case 'L', 'E', 'Q':
-			return rulesByName["_"+seg[1:2]+"xx"]
+			return rulesByName()["_"+seg[1:2]+"xx"]
 		}
 	}
 	return nil

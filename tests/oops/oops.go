@@ -11,6 +11,7 @@ import (
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/klog"
 	"github.com/fwcheck/fwcheck/tests"
+	"github.com/fwcheck/fwcheck/tests/internal/logscan"
 )
 
 // oopsSpec is where the kernel documents its crash reports.
@@ -68,34 +69,31 @@ func oopsLabelList() []*tests.Label {
 	return out
 }
 
+// runOops reports the crash reports of the run's one reading of the log
+// (logscan.Scan, shared with the klog check).
 func runOops(p *tests.Pass) error {
-	n, found := 0, 0
-	var sc klog.OopsScanner
-	report := func(o *klog.Oops) {
-		if o != nil {
-			found++
-			p.Fail(oopsLabels[o.Kind], "%s", lazyMessage{*o}) // formatted only when listed
+	s := tests.Input(p, logscan.Scan)
+	if s.Err != nil {
+		return s.Err
+	}
+	o := s.Oops
+	for _, x := range o.Found {
+		p.Fail(oopsLabels[x.Kind], "%s", lazyMessage{x}) // formatted only when listed
+	}
+	for _, c := range o.Omitted {
+		// Over the label's cap: counted, never formatted.
+		for range c.N {
+			p.Fail(oopsLabels[c.Kind], "%s", lazyMessage{})
 		}
 	}
-	var limits tests.LogLimits
-	err := tests.Input(p, input.KernelLog).Each(func(r klog.Record) bool {
-		n++
-		limits.Add(r)
-		report(sc.Add(r))
-		return true
-	})
-	if err != nil {
-		return err
-	}
-	report(sc.Flush())
-	if n == 0 {
+	if o.Records == 0 {
 		p.Skip("the kernel log is empty")
 		return nil
 	}
-	if found == 0 {
-		p.Passed("no oops, BUG, WARNING, lockup or panic in %d kernel log records", n)
+	if o.Total() == 0 {
+		p.Passed("no oops, BUG, WARNING, lockup or panic in %d kernel log records", o.Records)
 	}
-	limits.Report(p)
+	o.Limits.Report(p)
 	return nil
 }
 
