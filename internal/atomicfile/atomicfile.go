@@ -75,11 +75,12 @@ func Create(path string, mode fs.FileMode) (*File, error) {
 	if mode == 0 {
 		mode = 0o600 // what fwcheck writes holds machine data
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	f, err := createTracked(func() (*os.File, error) {
+		return os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	})
 	if err != nil {
 		return nil, err
 	}
-	track(f.Name())
 	return &File{File: f, target: path, mode: mode}, nil
 }
 

@@ -20,25 +20,44 @@ var temps struct {
 	sig   chan os.Signal
 }
 
-func track(name string) {
+// createTracked creates a temporary file with create and records it, the
+// handler installed first and the lock held throughout: a signal that
+// arrives while the file is being created waits for its name, so no
+// window leaves a file the handler does not know.
+func createTracked(create func() (*os.File, error)) (*os.File, error) {
 	temps.Lock()
 	defer temps.Unlock()
-	if temps.names == nil {
-		temps.names = map[string]bool{}
-	}
-	temps.names[name] = true
 	if temps.sig == nil {
 		temps.sig = make(chan os.Signal, 1)
 		signal.Notify(temps.sig, syscall.SIGINT, syscall.SIGTERM)
 		go onSignal(temps.sig)
 	}
+	f, err := create()
+	if err != nil {
+		if len(temps.names) == 0 {
+			stopLocked()
+		}
+		return nil, err
+	}
+	if temps.names == nil {
+		temps.names = map[string]bool{}
+	}
+	temps.names[f.Name()] = true
+	return f, nil
 }
 
 func untrack(name string) {
 	temps.Lock()
 	defer temps.Unlock()
 	delete(temps.names, name)
-	if len(temps.names) == 0 && temps.sig != nil {
+	if len(temps.names) == 0 {
+		stopLocked()
+	}
+}
+
+// stopLocked removes the handler; temps is locked.
+func stopLocked() {
+	if temps.sig != nil {
 		signal.Stop(temps.sig)
 		close(temps.sig)
 		temps.sig = nil
