@@ -49,7 +49,7 @@ var (
 			"before boot (DMAR's DMA control opt-in flag is clear), so a device plugged in before the OS starts "+
 			"can read memory. Enable pre-boot DMA protection in the firmware and set the opt-in flag.")
 	labelTBT = tests.NewLabel("ThunderboltNoSecurity", tests.Medium, "USB4/Thunderbolt security levels (Linux Documentation/admin-guide/thunderbolt.rst)",
-		"A Thunderbolt domain runs at security level \"none\": every device plugged in is given PCIe access "+
+		"A Thunderbolt domain runs at security level \"none\", so every device plugged in is given PCIe access "+
 			"without approval. Ship with user authorization (\"user\") or secure connect, or rely on the IOMMU "+
 			"with pre-boot DMA protection.")
 )
