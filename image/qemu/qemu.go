@@ -179,8 +179,9 @@ type Config struct {
 type Drive struct {
 	File string
 	// Bus is "ide" (the machine's IDE, or AHCI on q35), "ahci" (an ICH9
-	// AHCI controller), "virtio" (virtio-blk), "virtio-scsi", "nvme" or
-	// "usb" (usb-storage on xHCI).
+	// AHCI controller), "virtio" (virtio-blk), "virtio-scsi", "nvme",
+	// "usb" (usb-storage on xHCI) or "sd" (an SD card in an SDHCI PCI
+	// controller; QEMU wants its size a power of two).
 	Bus string
 }
 
@@ -202,6 +203,8 @@ func DriveArgs(d Drive, i int) ([]string, error) {
 		return append(drive, "-device", "nvme,serial=fwcheck"+id+",drive="+id), nil
 	case "usb":
 		return append(drive, "-device", "qemu-xhci,id=xhci"+id, "-device", "usb-storage,bus=xhci"+id+".0,drive="+id), nil
+	case "sd":
+		return append(drive, "-device", "sdhci-pci,id=sdhci"+id, "-device", "sd-card,drive="+id), nil
 	}
 	return nil, fmt.Errorf("drive %s: unknown bus %q", d.File, d.Bus)
 }

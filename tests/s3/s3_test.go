@@ -489,6 +489,12 @@ func TestWakeSourcesReplayed(t *testing.T) {
 			"cycle 2 S3LateWake: the RTC's wakeup source 00:05 counted the wake",
 			"cycle 3 S3LateWake: did not wake it: the RTC's wakeup source 00:05 did not count this wake"}, []string{"alarm", "alarm", "other"}},
 		{"no-source.txt", "2", []string{"cycle 2 S3EarlyWake: fallback: wall time"}, []string{"", ""}},
+		// Cycle 1, judged by the source from a baseline read before the
+		// first suspend (rtc_cmos with its ACPI RTC event handler).
+		{"first-cycle-early.txt", "2", []string{"cycle 1 S3EarlyWake: the RTC's wakeup source 00:05 did not count this wake (rtc_cmos counts every alarm wake"}, []string{"other", "alarm"}},
+		{"first-cycle-alarm-slow.txt", "2", nil, []string{"alarm", "alarm"}},
+		{"first-cycle-late.txt", "1", []string{"cycle 1 S3LateWake: the alarm was 10s and did not wake it: the RTC's wakeup source 00:05 did not count this wake"}, []string{"other"}},
+		{"first-cycle-no-handler.txt", "3", []string{"cycle 3 S3EarlyWake: 00:05 did not count this wake (it counted this run's alarm wakes)"}, []string{"", "alarm", "other"}},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			m := newFake(t)
@@ -512,6 +518,12 @@ func TestWakeSourcesReplayed(t *testing.T) {
 			}
 			if c.file == "early-power-button.txt" {
 				assert.Contains(t, got[0], "wakeup sources LNXPWRBN:00 (+1)", "the source is named")
+			}
+			if c.file == "first-cycle-no-handler.txt" {
+				assert.Contains(t, messages(r, tests.KindInfo), "early wakes are judged by wall time (the fallback)", "cycle 1's fallback is said")
+			}
+			if strings.HasPrefix(c.file, "first-cycle-") && c.file != "first-cycle-no-handler.txt" {
+				assert.NotContains(t, messages(r, tests.KindInfo), "the fallback", "no cycle fell back to wall time")
 			}
 			if c.file == "no-source.txt" {
 				assert.Contains(t, messages(r, tests.KindInfo), "wake source: the RTC has no wakeup source the kernel names; early wakes are judged by wall time (the fallback)")
