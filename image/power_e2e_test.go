@@ -260,32 +260,6 @@ func TestBootS3MisResume(t *testing.T) {
 	assert.Contains(t, infoText(s3), "Could not disable RealTimeClock events")
 }
 
-// TestBootRebootCycles lets the guest reset itself five times through the
-// ACPI method (QEMU restarts it, as a machine would) and reads the run's
-// journal from the disk afterwards.
-func TestBootRebootCycles(t *testing.T) {
-	for _, m := range []qemu.Machine{qemu.SeaBIOS, qemu.OVMF} {
-		t.Run(m.Name, func(t *testing.T) {
-			t.Parallel()
-			liveImage(t, m)
-			disk := needDisk(t)
-			console, _ := powerBoot{m: m, args: "fwcheck.run=reboot fwcheck.reboot=5 fwcheck.reboot.method=acpi", disk: disk,
-				allowReboot: true, timeout: 8 * time.Minute}.run(t)
-			assert.Equal(t, 5, strings.Count(console, "resetting the machine through method acpi"), "five resets requested")
-			assert.NotContains(t, console, "unmount", "the results partition was unmounted cleanly before every reset")
-			r := resultByID(results(t, console), "reboot")
-			require.NotNil(t, r)
-			assert.Equal(t, tests.StatusPassed, r.Status, "%s", infoText(r))
-			assert.Contains(t, infoText(r), "5 reboots with method acpi: 5 completed, 0 hung, 0 failed")
-			want := []string{"run"}
-			for n := 1; n <= 5; n++ {
-				want = append(want, fmt.Sprintf("request %d", n), fmt.Sprintf("outcome %d completed", n))
-			}
-			assert.Equal(t, append(want, "done"), journalEvents(t, disk, "fwcheck-reboot.jsonl"))
-		})
-	}
-}
-
 // TestBootRebootHang: the first reset does not come back (QEMU exits on
 // it, as a machine that hangs at reset would need its power cycled), and
 // the same disk boots again after longer than the hang limit. The run
