@@ -171,7 +171,7 @@ func TestBootS3(t *testing.T) {
 			t.Parallel()
 			liveImage(t, m)
 			disk := needDisk(t)
-			console, _ := powerBoot{m: m, args: "fwcheck.run=s3 fwcheck.s3=5 fwcheck.s3.sleep=3s fwcheck.s3.awake=1s", disk: disk, bus: c.bus}.run(t)
+			console, _ := powerBoot{m: m, args: "fwcheck.run=s3 fwcheck.s3=5 fwcheck.s3.sleep=3s fwcheck.s3.awake=1s", disk: disk, bus: c.bus, timeout: powerTimeout}.run(t)
 			assert.Regexp(t, `fwcheck: found FWCHECK on `+c.dev+` \(whole disk`, console, "the results disk on %s", c.bus)
 			d := results(t, console)
 			require.Len(t, d.Results, 1, console)
