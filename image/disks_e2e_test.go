@@ -116,7 +116,7 @@ func TestBootResultsDiskBuses(t *testing.T) {
 			t.Parallel()
 			liveImage(t, c.m)
 			disk, spec := fatDisk(t, c.layout)
-			ctx, cancel := context.WithTimeout(context.Background(), 2*powerTimeout) // four kernel boots
+			ctx, cancel := context.WithTimeout(context.Background(), 3*powerTimeout) // four kernel boots
 			defer cancel()
 			console := powerRun(t, ctx, qemu.Config{Machine: c.m, Drives: []qemu.Drive{{File: disk, Bus: c.bus}}, AllowReboot: true,
 				Append: "fwcheck.run=s3 fwcheck.s3=3 fwcheck.s3.sleep=3s fwcheck.s3.awake=1s fwcheck.reboot=3 fwcheck.reboot.method=acpi"})
