@@ -23,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fwcheck/fwcheck/acpi"
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/internal/journal"
 	"github.com/fwcheck/fwcheck/internal/stats"
@@ -111,7 +112,7 @@ var Check = &tests.Check{
 	Category:   tests.Power,
 	Flags:      tests.PowerState,
 	Inputs:     []input.Decl{input.PowerStates, input.KernelLog},
-	Optional:   []input.Decl{input.SuspendStats, input.Devices, input.WakeupSources, input.RTCWakeSource, input.RTCWakeEvent, input.FPDT, input.Pstore, input.IdleResidency, input.DMI},
+	Optional:   []input.Decl{input.SuspendStats, input.Devices, input.WakeupSources, input.RTCWakeSource, input.RTCWakeEvent, input.ACPITables, input.FPDT, input.Pstore, input.IdleResidency, input.DMI},
 	Spec:       spec,
 	Labels:     labels,
 	DataLabels: klogcheck.DataLabels,
@@ -499,7 +500,7 @@ func rtcBaseline(p *tests.Pass, earlier []Outcome) string {
 	if slices.ContainsFunc(earlier, func(o Outcome) bool { return o.WokenBy == "alarm" }) {
 		return "it counted this run's earlier alarm wakes"
 	}
-	if w, err := tests.Load(p, input.RTCWakeEvent); err == nil && w.CountsAlarmWakes() {
+	if w, err := tests.Load(p, input.RTCWakeEvent); err == nil && w.CountsAlarmWakes() && !fixedRTC(p) {
 		return "rtc_cmos counts every alarm wake on it through its ACPI RTC event handler"
 	}
 	rtc, _ := tests.Load(p, input.RTCWakeSource)
@@ -507,6 +508,18 @@ func rtcBaseline(p *tests.Pass, earlier []Outcome) string {
 		return fmt.Sprintf("it had counted %d wakes in this boot before the run", ws[rtc])
 	}
 	return ""
+}
+
+// fixedRTC reports whether the FADT says the RTC's wake status is not in
+// the fixed register space (FIX_RTC, ACPI 6.5 §5.2.9 Table 5.10): there the
+// ACPI RTC event never fires and its handler never counts a wake.
+func fixedRTC(p *tests.Pass) bool {
+	ts, err := tests.Load(p, input.ACPITables)
+	if err != nil || ts == nil {
+		return false
+	}
+	f, err := ts.FADT()
+	return err == nil && f.Flags&acpi.FADTFlagFixRTC != 0
 }
 
 func gatherEvidence(p *tests.Pass, states map[string]string, before, after map[string]int64, counts string) wakeEvidence {

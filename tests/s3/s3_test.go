@@ -2,6 +2,7 @@ package s3
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fwcheck/fwcheck/acpi"
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/checktest"
@@ -580,4 +582,38 @@ func TestLateWakeInAVMIsExplained(t *testing.T) {
 		status = append(status, o.Status)
 	}
 	assert.Equal(t, []string{"passed", "passed", "failed"}, status)
+}
+
+// TestFixedRTCIsNoBaseline: with FIX_RTC in the FADT flags the RTC's wake
+// status is not in the fixed registers, its ACPI event never fires and
+// rtc_cmos's handler counts nothing: cycle 1 of first-cycle-early.txt is
+// judged by the declared fallback, not by the count standing still.
+func TestFixedRTCIsNoBaseline(t *testing.T) {
+	for _, fix := range []bool{false, true} {
+		m := newFake(t)
+		fadt := make([]byte, 276)
+		copy(fadt, "FACP")
+		binary.LittleEndian.PutUint32(fadt[4:], uint32(len(fadt)))
+		fadt[8] = 6
+		copy(fadt[10:], "FWCHK ")
+		if fix {
+			binary.LittleEndian.PutUint32(fadt[112:], acpi.FADTFlagFixRTC)
+		}
+		var sum byte
+		for _, b := range fadt {
+			sum += b
+		}
+		fadt[9] = -sum
+		m.write("sys/firmware/acpi/tables/FACP", string(fadt))
+		replayWake(t, m, "first-cycle-early.txt")
+		r := m.run(t, "cycles", "2", "sleep", "10s")
+		early := checktest.FindingsWith(r, "S3EarlyWake")
+		if !fix {
+			require.Len(t, early, 1, "%s", tests.Render([]tests.Result{r}))
+			assert.True(t, strings.HasPrefix(early[0].Message, "cycle 1: "), early[0].Message)
+			continue
+		}
+		assert.Empty(t, early, "%s", tests.Render([]tests.Result{r}))
+		assert.Contains(t, messages(r, tests.KindInfo), "early wakes are judged by wall time (the fallback)")
+	}
 }
