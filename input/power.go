@@ -56,6 +56,19 @@ var (
 		Capture: []string{rtcWakeDir},
 		Load:    loadRTCWakeSource,
 	})
+	// RTCWakeEvent is how the kernel will learn of the RTC alarm's wake,
+	// read before any suspend: the driver of rtc0 and the state of the
+	// ACPI RTC fixed event. rtc_cmos installs a handler for that event
+	// (its line in /sys/firmware/acpi/interrupts/ff_rt_clk then does not
+	// say "invalid"), and the handler counts an event on the RTC's wakeup
+	// source each time the alarm wakes the machine: on such a machine the
+	// count standing still across a suspend says something else woke it,
+	// from the first cycle on.
+	RTCWakeEvent = Declare(Spec[RTCWake]{
+		Name: "rtc-wake-event", Doc: "the RTC's driver and the ACPI RTC fixed event (/sys/class/rtc/rtc0/name, /sys/firmware/acpi/interrupts/ff_rt_clk)",
+		Capture: []string{"sys/class/rtc/rtc0/name", acpiRTCEvent},
+		Load:    loadRTCWake,
+	})
 	// IdleResidency are the platform's low-power idle residency counters in
 	// microseconds, by name: "system" and "cpu" from the LPIT
 	// (/sys/devices/system/cpu/cpuidle/low_power_idle_*_residency_us),
@@ -183,6 +196,67 @@ func loadWakeupSources(src Source) (map[string]int64, error) {
 }
 
 const rtcWakeDir = "sys/class/rtc/rtc0/device/wakeup"
+
+// acpiRTCEvent is the kernel's counter and state of the ACPI RTC fixed event.
+const acpiRTCEvent = "sys/firmware/acpi/interrupts/ff_rt_clk"
+
+// RTCWake is what RTCWakeEvent reads.
+type RTCWake struct {
+	// Driver is the driver of rtc0's device ("rtc_cmos"), from
+	// /sys/class/rtc/rtc0/name ("rtc_cmos 00:05"); empty when not said.
+	Driver string
+	// ACPIEvent is the ACPI RTC fixed event's state as the kernel prints
+	// it ("enabled", "disabled", "wake_enabled", or "invalid" when no
+	// handler is installed); empty when there is no such event (no ACPI).
+	ACPIEvent string
+	// ACPICount is how often the kernel has dispatched that event.
+	ACPICount int64
+}
+
+// CountsAlarmWakes reports whether the kernel counts each wake by the RTC
+// alarm on the RTC's wakeup source: rtc_cmos with its ACPI RTC event
+// handler installed (rtc_handler calls pm_wakeup_hard_event on the RTC's
+// device).
+func (w RTCWake) CountsAlarmWakes() bool {
+	return w.Driver == "rtc_cmos" && w.ACPIEvent != "" && w.ACPIEvent != "invalid"
+}
+
+func loadRTCWake(src Source) (RTCWake, error) {
+	var w RTCWake
+	b, err := fs.ReadFile(src, "sys/class/rtc/rtc0/name")
+	if err != nil {
+		return w, &Unavailable{"rtc-wake-event", "no /sys/class/rtc/rtc0/name: no RTC, or a kernel that does not name its driver"}
+	}
+	if f := strings.Fields(string(b)); len(f) > 0 {
+		w.Driver = f[0]
+	}
+	b, err = fs.ReadFile(src, acpiRTCEvent)
+	if err != nil {
+		return w, nil // no ACPI: the driver alone is known
+	}
+	w.ACPICount, w.ACPIEvent = ParseACPIEventLine(string(b))
+	return w, nil
+}
+
+// ParseACPIEventLine reads one line of /sys/firmware/acpi/interrupts: the
+// count, then flags ("EN", "STS"), then the state ("enabled", "disabled",
+// "wake_enabled", "invalid") and "masked" or "unmasked". It returns the
+// count and the state; what it does not know it leaves at zero and "".
+func ParseACPIEventLine(line string) (count int64, state string) {
+	f := strings.Fields(line)
+	if len(f) == 0 {
+		return 0, ""
+	}
+	count, _ = strconv.ParseInt(f[0], 10, 64)
+	count = max(count, 0)
+	for _, w := range f[1:] {
+		switch w {
+		case "enabled", "disabled", "wake_enabled", "invalid":
+			return count, w
+		}
+	}
+	return count, ""
+}
 
 func loadRTCWakeSource(src Source) (string, error) {
 	ents, err := fs.ReadDir(src, rtcWakeDir)

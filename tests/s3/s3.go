@@ -23,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fwcheck/fwcheck/acpi"
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/internal/journal"
 	"github.com/fwcheck/fwcheck/internal/stats"
@@ -111,7 +112,7 @@ var Check = &tests.Check{
 	Category:   tests.Power,
 	Flags:      tests.PowerState,
 	Inputs:     []input.Decl{input.PowerStates, input.KernelLog},
-	Optional:   []input.Decl{input.SuspendStats, input.Devices, input.WakeupSources, input.RTCWakeSource, input.FPDT, input.Pstore, input.IdleResidency, input.DMI},
+	Optional:   []input.Decl{input.SuspendStats, input.Devices, input.WakeupSources, input.RTCWakeSource, input.RTCWakeEvent, input.ACPITables, input.FPDT, input.Pstore, input.IdleResidency, input.DMI},
 	Spec:       spec,
 	Labels:     labels,
 	DataLabels: klogcheck.DataLabels,
@@ -188,9 +189,9 @@ func run(p *tests.Pass) error {
 		return nil
 	}
 	runStart, done := time.Now().Round(0), 0 // wall clock: it runs on through suspend
-	// The RTC's wakeup source counting an alarm wake, in this run or in
-	// the journal's earlier cycles, makes its count evidence.
-	rtcCounted := slices.ContainsFunc(outcomes, func(o Outcome) bool { return o.WokenBy == "alarm" })
+	// What makes the RTC's wakeup source's count evidence, read before
+	// the first suspend; an alarm wake it counts makes it so later.
+	rtcCounts := rtcBaseline(p, outcomes)
 	fallbackSaid := false
 	for n := first; n <= cycles; n++ {
 		if m := MaxFailures.Get(p); m > 0 && failed >= m {
@@ -203,7 +204,7 @@ func run(p *tests.Pass) error {
 			}
 		}
 		p.Progress("%s", progressLine(n, cycles, outcomes, failed, req.Wake, done, time.Now().Round(0).Sub(runStart)))
-		o, err := cycle(p, ctl, adv, j, n, req, &rtcCounted, &fallbackSaid)
+		o, err := cycle(p, ctl, adv, j, n, req, &rtcCounts, &fallbackSaid)
 		if err != nil {
 			return err
 		}
@@ -319,7 +320,7 @@ func resumeFrom(p *tests.Pass, path string) (*previous, error) {
 }
 
 // cycle runs one suspend/resume cycle and reports its findings.
-func cycle(p *tests.Pass, ctl input.Control, adv *klogcheck.Advisor, j *journal.Journal, n int, req input.SuspendRequest, rtcCounted, fallbackSaid *bool) (Outcome, error) {
+func cycle(p *tests.Pass, ctl input.Control, adv *klogcheck.Advisor, j *journal.Journal, n int, req input.SuspendRequest, rtcCounts *string, fallbackSaid *bool) (Outcome, error) {
 	o := Outcome{Cycle: n, RequestedMS: ms(req.Wake)}
 	devBefore, _ := tests.Load(p, input.Devices)
 	statsBefore, _ := tests.Load(p, input.SuspendStats)
@@ -348,11 +349,11 @@ func cycle(p *tests.Pass, ctl input.Control, adv *klogcheck.Advisor, j *journal.
 	states, _ := tests.Load(p, input.PowerStates)
 
 	wakeAfter, _ := tests.Load(p, input.WakeupSources)
-	ev := gatherEvidence(p, states, wakeBefore, wakeAfter, *rtcCounted)
+	ev := gatherEvidence(p, states, wakeBefore, wakeAfter, *rtcCounts)
 	w := judgeWake(res, req.Wake, ev)
 	o.WokenBy = w.by
-	if w.by == "alarm" {
-		*rtcCounted = true
+	if w.by == "alarm" && ev.rtcRead && *rtcCounts == "" {
+		*rtcCounts = "it counted this run's alarm wakes"
 	}
 	late := res.Asleep > req.Wake+max(10*time.Second, req.Wake/2)
 	vmWhy := ""
@@ -465,15 +466,53 @@ type wakeEvidence struct {
 	rtc                 string // the RTC's wakeup source; empty when unknown
 	rtcBefore, rtcAfter int64
 	rtcRead             bool // both counts were read
-	// rtcCounted: this run saw the RTC's source count an alarm wake, so
-	// its count standing still is evidence.
-	rtcCounted bool
-	moved      []string // other sources, "name (+n)"
-	irq        string
+	// counts says why the RTC's source counts every alarm wake (see
+	// rtcBaseline), so that its count standing still is evidence; empty
+	// when nothing says so yet.
+	counts string
+	moved  []string // other sources, "name (+n)"
+	irq    string
 }
 
-func gatherEvidence(p *tests.Pass, states map[string]string, before, after map[string]int64, rtcCounted bool) wakeEvidence {
-	ev := wakeEvidence{irq: states["pm_wakeup_irq"], rtcCounted: rtcCounted}
+// rtcBaseline says, before the first suspend, why the RTC's wakeup source
+// counts every wake its alarm causes, so that its count standing still
+// across a suspend says something else woke the machine, from the first
+// cycle on:
+//   - the journal's earlier cycles saw it count an alarm wake;
+//   - its driver is rtc_cmos with the ACPI RTC event handler installed
+//     (input.RTCWakeEvent): that handler counts each alarm wake on it;
+//   - it had already counted wakes in this boot.
+//
+// It is empty when none holds; then an alarm wake the source counts in
+// this run makes it evidence, and until then the wall-time fallback judges.
+func rtcBaseline(p *tests.Pass, earlier []Outcome) string {
+	if slices.ContainsFunc(earlier, func(o Outcome) bool { return o.WokenBy == "alarm" }) {
+		return "it counted this run's earlier alarm wakes"
+	}
+	if w, err := tests.Load(p, input.RTCWakeEvent); err == nil && w.CountsAlarmWakes() && !fixedRTC(p) {
+		return "rtc_cmos counts every alarm wake on it through its ACPI RTC event handler"
+	}
+	rtc, _ := tests.Load(p, input.RTCWakeSource)
+	if ws, err := tests.Load(p, input.WakeupSources); err == nil && rtc != "" && ws[rtc] > 0 {
+		return fmt.Sprintf("it had counted %d wakes in this boot before the run", ws[rtc])
+	}
+	return ""
+}
+
+// fixedRTC reports whether the FADT says the RTC's wake status is not in
+// the fixed register space (FIX_RTC, ACPI 6.5 §5.2.9 Table 5.10): there the
+// ACPI RTC event never fires and its handler never counts a wake.
+func fixedRTC(p *tests.Pass) bool {
+	ts, err := tests.Load(p, input.ACPITables)
+	if err != nil || ts == nil {
+		return false
+	}
+	f, err := ts.FADT()
+	return err == nil && f.Flags&acpi.FADTFlagFixRTC != 0
+}
+
+func gatherEvidence(p *tests.Pass, states map[string]string, before, after map[string]int64, counts string) wakeEvidence {
+	ev := wakeEvidence{irq: states["pm_wakeup_irq"], counts: counts}
 	ev.rtc, _ = tests.Load(p, input.RTCWakeSource)
 	if before == nil || after == nil {
 		return ev
@@ -528,8 +567,10 @@ type wakeJudgement struct {
 //   - The RTC's wakeup source counted an event across the suspend: the
 //     alarm woke it (the kernel's ACPI RTC handler counts it as it
 //     resumes), however short the sleep looked.
-//   - The count stood still, on a machine where this run has seen it count
-//     an alarm wake: not the alarm, however long the resume took.
+//   - The count stood still, on a machine whose RTC source is known to
+//     count its alarm wakes (rtcBaseline: known before the first cycle
+//     from the RTC's driver and ACPI event handler, else once this run has
+//     seen it count one): not the alarm, however long the resume took.
 //   - Otherwise (no RTC wakeup source, counts unreadable, or not yet seen
 //     counting) the wall-time rule, said to be the fallback: the alarm is
 //     set in whole RTC seconds, and without a clock that runs through
@@ -544,8 +585,8 @@ func judgeWake(res input.SuspendResult, wake time.Duration, ev wakeEvidence) wak
 	if ev.rtcRead && ev.rtcAfter > ev.rtcBefore {
 		return wakeJudgement{by: "alarm", basis: fmt.Sprintf("the RTC's wakeup source %s counted the wake", ev.rtc)}
 	}
-	if ev.rtcRead && ev.rtcCounted {
-		return wakeJudgement{by: "other", early: true, basis: fmt.Sprintf("the RTC's wakeup source %s did not count this wake (it counted this run's alarm wakes)", ev.rtc)}
+	if ev.rtcRead && ev.counts != "" {
+		return wakeJudgement{by: "other", early: true, basis: fmt.Sprintf("the RTC's wakeup source %s did not count this wake (%s)", ev.rtc, ev.counts)}
 	}
 	j := wakeJudgement{fallback: true}
 	switch {
@@ -554,7 +595,7 @@ func judgeWake(res input.SuspendResult, wake time.Duration, ev wakeEvidence) wak
 	case !ev.rtcRead:
 		j.fallbackWhy = fmt.Sprintf("the event count of the RTC's wakeup source %s could not be read", ev.rtc)
 	default:
-		j.fallbackWhy = fmt.Sprintf("the RTC's wakeup source %s has not yet counted an alarm wake in this run", ev.rtc)
+		j.fallbackWhy = fmt.Sprintf("nothing says the RTC's wakeup source %s counts alarm wakes (its driver is not rtc_cmos with an ACPI RTC event handler) and it has not yet counted one in this run", ev.rtc)
 	}
 	if res.Alarm == input.AlarmFired {
 		j.basis = "the RTC alarm had fired when read back (fallback: no wake source to tell)"

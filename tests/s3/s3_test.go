@@ -2,6 +2,7 @@ package s3
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fwcheck/fwcheck/acpi"
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/checktest"
@@ -489,6 +491,12 @@ func TestWakeSourcesReplayed(t *testing.T) {
 			"cycle 2 S3LateWake: the RTC's wakeup source 00:05 counted the wake",
 			"cycle 3 S3LateWake: did not wake it: the RTC's wakeup source 00:05 did not count this wake"}, []string{"alarm", "alarm", "other"}},
 		{"no-source.txt", "2", []string{"cycle 2 S3EarlyWake: fallback: wall time"}, []string{"", ""}},
+		// Cycle 1, judged by the source from a baseline read before the
+		// first suspend (rtc_cmos with its ACPI RTC event handler).
+		{"first-cycle-early.txt", "2", []string{"cycle 1 S3EarlyWake: the RTC's wakeup source 00:05 did not count this wake (rtc_cmos counts every alarm wake"}, []string{"other", "alarm"}},
+		{"first-cycle-alarm-slow.txt", "2", nil, []string{"alarm", "alarm"}},
+		{"first-cycle-late.txt", "1", []string{"cycle 1 S3LateWake: the alarm was 10s and did not wake it: the RTC's wakeup source 00:05 did not count this wake"}, []string{"other"}},
+		{"first-cycle-no-handler.txt", "3", []string{"cycle 3 S3EarlyWake: 00:05 did not count this wake (it counted this run's alarm wakes)"}, []string{"", "alarm", "other"}},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			m := newFake(t)
@@ -512,6 +520,12 @@ func TestWakeSourcesReplayed(t *testing.T) {
 			}
 			if c.file == "early-power-button.txt" {
 				assert.Contains(t, got[0], "wakeup sources LNXPWRBN:00 (+1)", "the source is named")
+			}
+			if c.file == "first-cycle-no-handler.txt" {
+				assert.Contains(t, messages(r, tests.KindInfo), "early wakes are judged by wall time (the fallback)", "cycle 1's fallback is said")
+			}
+			if strings.HasPrefix(c.file, "first-cycle-") && c.file != "first-cycle-no-handler.txt" {
+				assert.NotContains(t, messages(r, tests.KindInfo), "the fallback", "no cycle fell back to wall time")
 			}
 			if c.file == "no-source.txt" {
 				assert.Contains(t, messages(r, tests.KindInfo), "wake source: the RTC has no wakeup source the kernel names; early wakes are judged by wall time (the fallback)")
@@ -568,4 +582,38 @@ func TestLateWakeInAVMIsExplained(t *testing.T) {
 		status = append(status, o.Status)
 	}
 	assert.Equal(t, []string{"passed", "passed", "failed"}, status)
+}
+
+// TestFixedRTCIsNoBaseline: with FIX_RTC in the FADT flags the RTC's wake
+// status is not in the fixed registers, its ACPI event never fires and
+// rtc_cmos's handler counts nothing: cycle 1 of first-cycle-early.txt is
+// judged by the declared fallback, not by the count standing still.
+func TestFixedRTCIsNoBaseline(t *testing.T) {
+	for _, fix := range []bool{false, true} {
+		m := newFake(t)
+		fadt := make([]byte, 276)
+		copy(fadt, "FACP")
+		binary.LittleEndian.PutUint32(fadt[4:], uint32(len(fadt)))
+		fadt[8] = 6
+		copy(fadt[10:], "FWCHK ")
+		if fix {
+			binary.LittleEndian.PutUint32(fadt[112:], acpi.FADTFlagFixRTC)
+		}
+		var sum byte
+		for _, b := range fadt {
+			sum += b
+		}
+		fadt[9] = -sum
+		m.write("sys/firmware/acpi/tables/FACP", string(fadt))
+		replayWake(t, m, "first-cycle-early.txt")
+		r := m.run(t, "cycles", "2", "sleep", "10s")
+		early := checktest.FindingsWith(r, "S3EarlyWake")
+		if !fix {
+			require.Len(t, early, 1, "%s", tests.Render([]tests.Result{r}))
+			assert.True(t, strings.HasPrefix(early[0].Message, "cycle 1: "), early[0].Message)
+			continue
+		}
+		assert.Empty(t, early, "%s", tests.Render([]tests.Result{r}))
+		assert.Contains(t, messages(r, tests.KindInfo), "early wakes are judged by wall time (the fallback)")
+	}
 }
