@@ -64,7 +64,7 @@ var (
 	// source each time the alarm wakes the machine: on such a machine the
 	// count standing still across a suspend says something else woke it,
 	// from the first cycle on.
-	RTCWakeEvent = Declare(Spec[RTCWake]{
+	RTCWakeEvent = Declare(Def[RTCWake]{
 		Name: "rtc-wake-event", Doc: "the RTC's driver and the ACPI RTC fixed event (/sys/class/rtc/rtc0/name, /sys/firmware/acpi/interrupts/ff_rt_clk)",
 		Capture: []string{"sys/class/rtc/rtc0/name", acpiRTCEvent},
 		Load:    loadRTCWake,
