@@ -123,13 +123,13 @@ func run(p *tests.Pass) error {
 		method, cycles = st.method, st.cycles
 		if st.pending > 0 {
 			o := arrived(p, st.pendingAt, st.pending, method)
-			if err := j.Append(Record{Event: "outcome", Cycle: o.Cycle, Time: time.Now(), Outcome: &o}); err != nil {
+			if err := j.Append(Record{Event: "outcome", Cycle: o.Cycle, Time: p.Now(), Outcome: &o}); err != nil {
 				return err
 			}
 			st.outcomes = append(st.outcomes, o)
 		}
 	} else {
-		if err := j.Append(Record{Event: "run", Time: time.Now(), Cycles: cycles, Method: method}); err != nil {
+		if err := j.Append(Record{Event: "run", Time: p.Now(), Cycles: cycles, Method: method}); err != nil {
 			return err
 		}
 		st.outcomes = nil
@@ -163,7 +163,7 @@ func run(p *tests.Pass) error {
 	if stop != "" && next <= cycles {
 		p.NotChecked(fmt.Sprintf("reboots %d–%d", next, cycles), stop, "raise --reboot.max-failures, or fix the reset and run again")
 	}
-	if err := j.Append(Record{Event: "done", Time: time.Now()}); err != nil {
+	if err := j.Append(Record{Event: "done", Time: p.Now()}); err != nil {
 		p.Warn(nil, "journal: %v", err)
 	}
 	summarize(p, st.outcomes, method)
@@ -179,10 +179,10 @@ func request(p *tests.Pass, j *journal.Journal, n, cycles int, method string) (*
 			o := &Outcome{Cycle: n, Status: "failed", Method: method,
 				Problems: []string{"this kernel cannot select a reset method (no /sys/kernel/reboot, Linux before 5.11): only --reboot.method default can be used"}}
 			p.Fail(labelFailed, "reboot %d: %s", n, o.Problems[0])
-			return o, j.Append(Record{Event: "outcome", Cycle: n, Time: time.Now(), Outcome: o})
+			return o, j.Append(Record{Event: "outcome", Cycle: n, Time: p.Now(), Outcome: o})
 		}
 	}
-	if err := j.Append(Record{Event: "request", Cycle: n, Time: time.Now(), Method: method}); err != nil {
+	if err := j.Append(Record{Event: "request", Cycle: n, Time: p.Now(), Method: method}); err != nil {
 		return nil, err
 	}
 	p.Progress("reboot %d/%d: resetting the machine through method %s", n, cycles, method)
@@ -197,7 +197,7 @@ func request(p *tests.Pass, j *journal.Journal, n, cycles int, method string) (*
 	if err := ctl.Reboot(m); err != nil {
 		o := &Outcome{Cycle: n, Status: "failed", Method: method, Problems: []string{err.Error()}}
 		p.Fail(labelFailed, "reboot %d: %v", n, err)
-		return o, j.Append(Record{Event: "outcome", Cycle: n, Time: time.Now(), Outcome: o})
+		return o, j.Append(Record{Event: "outcome", Cycle: n, Time: p.Now(), Outcome: o})
 	}
 	return nil, nil
 }

@@ -163,7 +163,7 @@ func run(p *tests.Pass) error {
 		}
 		defer j.Close()
 		if prev == nil {
-			if err := j.Append(Record{Event: "run", Time: time.Now(), Cycles: cycles, Mode: req.MemSleep}); err != nil {
+			if err := j.Append(Record{Event: "run", Time: p.Now(), Cycles: cycles, Mode: req.MemSleep}); err != nil {
 				return err
 			}
 		}
@@ -188,7 +188,7 @@ func run(p *tests.Pass) error {
 		p.Skip("the RTC wake alarm, armed 2 s ahead while the machine ran, had not fired %.1f s later: no cycle would be woken by it (the wakealarm check says more)", a.Waited.Seconds())
 		return nil
 	}
-	runStart, done := time.Now().Round(0), 0 // wall clock: it runs on through suspend
+	runStart, done := p.Now().Round(0), 0 // wall clock: it runs on through suspend
 	// What makes the RTC's wakeup source's count evidence, read before
 	// the first suspend; an alarm wake it counts makes it so later.
 	rtcCounts := rtcBaseline(p, outcomes)
@@ -203,7 +203,7 @@ func run(p *tests.Pass) error {
 				p.Sleep(d)
 			}
 		}
-		p.Progress("%s", progressLine(n, cycles, outcomes, failed, req.Wake, done, time.Now().Round(0).Sub(runStart)))
+		p.Progress("%s", progressLine(n, cycles, outcomes, failed, req.Wake, done, p.Now().Round(0).Sub(runStart)))
 		o, err := cycle(p, ctl, adv, j, n, req, &rtcCounts, &fallbackSaid)
 		if err != nil {
 			return err
@@ -217,7 +217,7 @@ func run(p *tests.Pass) error {
 	if awake.seed != 0 {
 		p.Info(nil, "awake times drawn from %v..%v with seed %d", awake.min, awake.max, awake.seed)
 	}
-	if err := j.Append(Record{Event: "done", Time: time.Now()}); err != nil {
+	if err := j.Append(Record{Event: "done", Time: p.Now()}); err != nil {
 		p.Warn(nil, "journal: %v", err)
 	}
 	p.RecordCycles(outcomes)
@@ -289,7 +289,7 @@ func resumeFrom(p *tests.Pass, path string) (*previous, error) {
 	evidence := hungEvidence(p)
 	for _, n := range hung {
 		o := Outcome{Cycle: n, Status: "hung", Problems: append([]string{"hung in suspend/resume: the journal has its start and no outcome"}, evidence...)}
-		if err := j.Append(Record{Event: "hung", Cycle: n, Time: time.Now(), Outcome: &o}); err != nil {
+		if err := j.Append(Record{Event: "hung", Cycle: n, Time: p.Now(), Outcome: &o}); err != nil {
 			return nil, err
 		}
 		outcomes = append(outcomes, o)
@@ -326,7 +326,7 @@ func cycle(p *tests.Pass, ctl input.Control, adv *klogcheck.Advisor, j *journal.
 	statsBefore, _ := tests.Load(p, input.SuspendStats)
 	wakeBefore, _ := tests.Load(p, input.WakeupSources)
 	idleBefore, _ := tests.Load(p, input.IdleResidency)
-	if err := j.Append(Record{Event: "start", Cycle: n, Time: time.Now()}); err != nil {
+	if err := j.Append(Record{Event: "start", Cycle: n, Time: p.Now()}); err != nil {
 		return o, err
 	}
 	failures := p.Failures()
@@ -438,7 +438,7 @@ func cycle(p *tests.Pass, ctl input.Control, adv *klogcheck.Advisor, j *journal.
 	}
 	p.Info(nil, "cycle %d %s: asleep %v, kernel resume %s, firmware resume %s, slowest device %s", n, o.Status,
 		round(res.Asleep), msText(o.KernelResumeMS), msText(o.FirmwareResumeMS), deviceText(o))
-	if err := j.Append(Record{Event: "outcome", Cycle: n, Time: time.Now(), Outcome: &o}); err != nil {
+	if err := j.Append(Record{Event: "outcome", Cycle: n, Time: p.Now(), Outcome: &o}); err != nil {
 		return o, err
 	}
 	return o, nil
@@ -747,7 +747,7 @@ func newAwake(p *tests.Pass) (*awakeTimes, error) {
 	if !ok || err1 != nil || err2 != nil || a.min < 0 || a.max < a.min || a.max > 24*time.Hour {
 		return nil, fmt.Errorf("--s3.awake-random %q: want MIN..MAX, two durations with MIN ≤ MAX ≤ 24h (e.g. 1s..30s)", spec)
 	}
-	a.seed = time.Now().UnixNano()
+	a.seed = p.Now().UnixNano()
 	a.rng = rand.New(rand.NewPCG(uint64(a.seed), 0))
 	return a, nil
 }
