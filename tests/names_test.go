@@ -7,7 +7,7 @@ import (
 
 var (
 	camelCaseRE = regexp.MustCompile(`^[A-Z][A-Za-z0-9]+$`)
-	checkIDRE   = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
+	checkIDRE   = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
 )
 
 // FuzzNames: the written-out label and check-ID tests agree with the

@@ -276,22 +276,34 @@ func EISAID(v uint64) (string, bool) {
 // before bodies) depth-first. When fn returns false the term's operands and
 // body are skipped. Method bodies are reached through their Method term.
 func WalkTerms(list []*Term, fn func(*Term) bool) {
-	stack := make([]*Term, 0, 64)
-	for i := len(list) - 1; i >= 0; i-- {
-		stack = append(stack, list[i])
+	// A stack of lists and positions, not of terms: its size follows the
+	// nesting (bounded by the parser), not the length of a list (a method
+	// of a million terms pushed them all at once: 8 MB a walk).
+	type frame struct {
+		list []*Term
+		i    int
 	}
+	stack := make([]frame, 0, 16)
+	push := func(l []*Term) {
+		if len(l) > 0 {
+			stack = append(stack, frame{l, 0})
+		}
+	}
+	push(list)
 	for len(stack) > 0 {
-		t := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
+		f := &stack[len(stack)-1]
+		if f.i == len(f.list) {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		t := f.list[f.i]
+		f.i++
 		if t == nil || !fn(t) {
 			continue
 		}
-		for i := len(t.Body) - 1; i >= 0; i-- {
-			stack = append(stack, t.Body[i])
-		}
-		for i := len(t.Args) - 1; i >= 0; i-- {
-			stack = append(stack, t.Args[i])
-		}
+		// the arguments first, then the body, as before
+		push(t.Body)
+		push(t.Args)
 	}
 }
 
