@@ -113,6 +113,43 @@ func FailLabels(r tests.Result) []string {
 	return out
 }
 
+// WarnLabels lists the labels of r's warnings, in order.
+func WarnLabels(r tests.Result) []string {
+	var out []string
+	for _, f := range r.Findings {
+		if f.Kind == tests.KindWarning {
+			out = append(out, f.Label)
+		}
+	}
+	return out
+}
+
+// Case is one machine a check is run on in a table test: its files, the
+// warning labels and status it must end with, and a text the rendered
+// result must contain.
+type Case struct {
+	Name   string
+	Files  map[string][]byte
+	Warns  []string
+	Status tests.Status
+	Says   string
+}
+
+// RunCases runs c on each case's machine (FilesMachine) and asserts its
+// warnings, status and text.
+func RunCases(t *testing.T, c *tests.Check, cases []Case) {
+	t.Helper()
+	for _, k := range cases {
+		t.Run(k.Name, func(t *testing.T) {
+			r := Run(t, c, FilesMachine(t, k.Files))
+			text := tests.Render([]tests.Result{r})
+			assert.Equal(t, k.Warns, WarnLabels(r), text)
+			assert.Equal(t, k.Status, r.Status, text)
+			assert.Contains(t, text, k.Says)
+		})
+	}
+}
+
 // Labelled returns r's labelled findings as "Label: message", in order.
 func Labelled(r tests.Result) []string {
 	var out []string

@@ -28,41 +28,21 @@ func msrs(vals ...string) []byte {
 }
 
 func TestCPULocks(t *testing.T) {
-	cases := []struct {
-		name   string
-		files  map[string][]byte
-		warns  []string
-		status tests.Status
-		says   string
-	}{
+	cases := []checktest.Case{
 		// IA32_DEBUG_INTERFACE = 0x40000000: locked, disabled, as shipped.
-		{"locked", map[string][]byte{"proc/cpuinfo": procCPUInfo("fpu sdbg", "0xf0", "0xf0"), "fwcheck/msr.txt": msrs("0x40000000", "0x40000000")},
-			nil, tests.StatusPassed, "disabled and locked on all 2 CPUs"},
+		{Name: "locked", Files: map[string][]byte{"proc/cpuinfo": procCPUInfo("fpu sdbg", "0xf0", "0xf0"), "fwcheck/msr.txt": msrs("0x40000000", "0x40000000")},
+			Warns: nil, Status: tests.StatusPassed, Says: "disabled and locked on all 2 CPUs"},
 		// 0x1: enabled and unlocked, as a development BIOS leaves it.
-		{"debug open", map[string][]byte{"proc/cpuinfo": procCPUInfo("fpu sdbg", "0xf0", "0xf0"), "fwcheck/msr.txt": msrs("0x1", "0x40000000")},
-			[]string{"DebugInterfaceEnabled", "DebugInterfaceUnlocked"}, tests.StatusWarning, "ENABLE set on CPUs [0]"},
-		{"no SDBG", map[string][]byte{"proc/cpuinfo": procCPUInfo("fpu", "0xf0"), "fwcheck/msr.txt": msrs("error: input/output error")},
-			nil, tests.StatusPassed, "no IA32_DEBUG_INTERFACE"},
-		{"unreadable", map[string][]byte{"proc/cpuinfo": procCPUInfo("fpu sdbg", "0xf0"), "fwcheck/msr.txt": msrs("error: input/output error")},
-			nil, tests.StatusIncomplete, "could not be read although CPUID lists it"},
-		{"no microcode", map[string][]byte{"proc/cpuinfo": procCPUInfo("fpu", "0x0", "0x0")},
-			[]string{"MicrocodeRevisionZero"}, tests.StatusWarning, "revision 0 on CPUs [0 1]"},
+		{Name: "debug open", Files: map[string][]byte{"proc/cpuinfo": procCPUInfo("fpu sdbg", "0xf0", "0xf0"), "fwcheck/msr.txt": msrs("0x1", "0x40000000")},
+			Warns: []string{"DebugInterfaceEnabled", "DebugInterfaceUnlocked"}, Status: tests.StatusWarning, Says: "ENABLE set on CPUs [0]"},
+		{Name: "no SDBG", Files: map[string][]byte{"proc/cpuinfo": procCPUInfo("fpu", "0xf0"), "fwcheck/msr.txt": msrs("error: input/output error")},
+			Warns: nil, Status: tests.StatusPassed, Says: "no IA32_DEBUG_INTERFACE"},
+		{Name: "unreadable", Files: map[string][]byte{"proc/cpuinfo": procCPUInfo("fpu sdbg", "0xf0"), "fwcheck/msr.txt": msrs("error: input/output error")},
+			Warns: nil, Status: tests.StatusIncomplete, Says: "could not be read although CPUID lists it"},
+		{Name: "no microcode", Files: map[string][]byte{"proc/cpuinfo": procCPUInfo("fpu", "0x0", "0x0")},
+			Warns: []string{"MicrocodeRevisionZero"}, Status: tests.StatusWarning, Says: "revision 0 on CPUs [0 1]"},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			r := checktest.Run(t, Check, checktest.FilesMachine(t, c.files))
-			text := tests.Render([]tests.Result{r})
-			var warns []string
-			for _, f := range r.Findings {
-				if f.Kind == tests.KindWarning {
-					warns = append(warns, f.Label)
-				}
-			}
-			assert.Equal(t, c.warns, warns, text)
-			assert.Equal(t, c.status, r.Status, text)
-			assert.Contains(t, text, c.says)
-		})
-	}
+	checktest.RunCases(t, Check, cases)
 	// On a VM, microcode 0 is the hypervisor's.
 	r := checktest.Run(t, Check, checktest.FilesMachine(t, map[string][]byte{
 		"proc/cpuinfo": procCPUInfo("fpu hypervisor", "0x0"), "sys/class/dmi/id/sys_vendor": []byte("QEMU\n"),

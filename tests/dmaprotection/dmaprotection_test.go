@@ -18,45 +18,25 @@ func dmar(flags byte) []byte {
 }
 
 func TestDMAProtection(t *testing.T) {
-	cases := []struct {
-		name   string
-		files  map[string][]byte
-		warns  []string
-		status tests.Status
-		says   string
-	}{
-		{"protected laptop", map[string][]byte{
+	cases := []checktest.Case{
+		{Name: "protected laptop", Files: map[string][]byte{
 			"sys/firmware/acpi/tables/DMAR": dmar(0x05),
 			"fwcheck/dma-protection.txt":    []byte("iommu dmar0\niommu dmar1\nthunderbolt domain0 security=user iommu_dma_protection=1\ncmdline quiet\n"),
-		}, nil, tests.StatusPassed, "pre-boot DMA protection on"},
-		{"no opt-in, security none", map[string][]byte{
+		}, Warns: nil, Status: tests.StatusPassed, Says: "pre-boot DMA protection on"},
+		{Name: "no opt-in, security none", Files: map[string][]byte{
 			"sys/firmware/acpi/tables/DMAR": dmar(0x01),
 			"fwcheck/dma-protection.txt":    []byte("iommu dmar0\nthunderbolt domain0 security=none iommu_dma_protection=0\n"),
-		}, []string{"ThunderboltNoSecurity", "NoDMAOptIn"}, tests.StatusWarning, "DMAR does not opt in"},
-		{"IOMMU off on the command line", map[string][]byte{
+		}, Warns: []string{"ThunderboltNoSecurity", "NoDMAOptIn"}, Status: tests.StatusWarning, Says: "DMAR does not opt in"},
+		{Name: "IOMMU off on the command line", Files: map[string][]byte{
 			"sys/firmware/acpi/tables/DMAR": dmar(0x01),
 			"fwcheck/dma-protection.txt":    []byte("cmdline quiet intel_iommu=off\n"),
-		}, nil, tests.StatusPassed, "the command line says intel_iommu=off"},
-		{"no table on hardware", map[string][]byte{
+		}, Warns: nil, Status: tests.StatusPassed, Says: "the command line says intel_iommu=off"},
+		{Name: "no table on hardware", Files: map[string][]byte{
 			"sys/firmware/acpi/tables/APIC": checktest.SDT("APIC", 4, make([]byte, 8)),
 			"fwcheck/dma-protection.txt":    []byte("cmdline quiet\n"),
-		}, []string{"NoIOMMUTable"}, tests.StatusWarning, "no DMAR or IVRS table"},
+		}, Warns: []string{"NoIOMMUTable"}, Status: tests.StatusWarning, Says: "no DMAR or IVRS table"},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			r := checktest.Run(t, Check, checktest.FilesMachine(t, c.files))
-			text := tests.Render([]tests.Result{r})
-			var warns []string
-			for _, f := range r.Findings {
-				if f.Kind == tests.KindWarning {
-					warns = append(warns, f.Label)
-				}
-			}
-			assert.Equal(t, c.warns, warns, text)
-			assert.Equal(t, c.status, r.Status, text)
-			assert.Contains(t, text, c.says)
-		})
-	}
+	checktest.RunCases(t, Check, cases)
 	r := checktest.Run(t, Check, checktest.FilesMachine(t, map[string][]byte{
 		"sys/firmware/acpi/tables/APIC": checktest.SDT("APIC", 4, make([]byte, 8)),
 		"fwcheck/dma-protection.txt":    []byte("cmdline quiet\n"),

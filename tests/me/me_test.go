@@ -5,8 +5,6 @@ import (
 	"encoding/hex"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/checktest"
 )
@@ -22,41 +20,21 @@ func heciConfig(hfsts1 uint32) []byte {
 }
 
 func TestME(t *testing.T) {
-	cases := []struct {
-		name   string
-		files  map[string][]byte
-		warns  []string
-		status tests.Status
-		says   string
-	}{
+	cases := []checktest.Case{
 		// 0x90000245: working state 5 (normal), FW init complete (bit 9),
 		// operation mode 0: what a shipped CSME 12 laptop shows.
-		{"production", map[string][]byte{"fwcheck/mei.txt": []byte("fw_status 90000245\nfw_status 89110136\nfw_ver 0:12.0.90.2072\n")},
-			nil, tests.StatusPassed, "ME firmware version 0:12.0.90.2072"},
-		{"manufacturing mode", map[string][]byte{"fwcheck/mei.txt": []byte("fw_status 90000255\n")},
-			[]string{"MEManufacturingMode"}, tests.StatusWarning, "manufacturing mode set"},
-		{"override strap, from config space", map[string][]byte{"fwcheck/pci-config.txt": heciConfig(0x90040245)},
-			[]string{"MEOverrideStrap"}, tests.StatusWarning, "security override (jumper)"},
-		{"recovery", map[string][]byte{"fwcheck/pci-config.txt": heciConfig(0x90000242)},
-			[]string{"MENotNormal"}, tests.StatusWarning, "working state 2 (recovery)"},
-		{"HAP disabled", map[string][]byte{"fwcheck/mei.txt": []byte("fw_status 90000244\n")},
-			nil, tests.StatusPassed, "the ME is disabled"},
-		{"no ME", map[string][]byte{"fwcheck/pci-config.txt": []byte("0000:00:00.0 - 8680c029\n")},
-			nil, tests.StatusNotApplicable, ""},
+		{Name: "production", Files: map[string][]byte{"fwcheck/mei.txt": []byte("fw_status 90000245\nfw_status 89110136\nfw_ver 0:12.0.90.2072\n")},
+			Warns: nil, Status: tests.StatusPassed, Says: "ME firmware version 0:12.0.90.2072"},
+		{Name: "manufacturing mode", Files: map[string][]byte{"fwcheck/mei.txt": []byte("fw_status 90000255\n")},
+			Warns: []string{"MEManufacturingMode"}, Status: tests.StatusWarning, Says: "manufacturing mode set"},
+		{Name: "override strap, from config space", Files: map[string][]byte{"fwcheck/pci-config.txt": heciConfig(0x90040245)},
+			Warns: []string{"MEOverrideStrap"}, Status: tests.StatusWarning, Says: "security override (jumper)"},
+		{Name: "recovery", Files: map[string][]byte{"fwcheck/pci-config.txt": heciConfig(0x90000242)},
+			Warns: []string{"MENotNormal"}, Status: tests.StatusWarning, Says: "working state 2 (recovery)"},
+		{Name: "HAP disabled", Files: map[string][]byte{"fwcheck/mei.txt": []byte("fw_status 90000244\n")},
+			Warns: nil, Status: tests.StatusPassed, Says: "the ME is disabled"},
+		{Name: "no ME", Files: map[string][]byte{"fwcheck/pci-config.txt": []byte("0000:00:00.0 - 8680c029\n")},
+			Warns: nil, Status: tests.StatusNotApplicable, Says: ""},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			r := checktest.Run(t, Check, checktest.FilesMachine(t, c.files))
-			text := tests.Render([]tests.Result{r})
-			var warns []string
-			for _, f := range r.Findings {
-				if f.Kind == tests.KindWarning {
-					warns = append(warns, f.Label)
-				}
-			}
-			assert.Equal(t, c.warns, warns, text)
-			assert.Equal(t, c.status, r.Status, text)
-			assert.Contains(t, text, c.says)
-		})
-	}
+	checktest.RunCases(t, Check, cases)
 }
