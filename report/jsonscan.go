@@ -210,24 +210,7 @@ func (s *scanner) begin(open byte) (ok bool, err error) {
 // object reads an object (or null), calling fn with each key: fn reads
 // the key's value.
 func (s *scanner) object(fn func(key string) error) error {
-	ok, err := s.begin('{')
-	if !ok || err != nil {
-		return err
-	}
-	for first := true; ; first = false {
-		c, err := s.peek()
-		if err != nil {
-			return err
-		}
-		if c == '}' {
-			_, err := s.r.ReadByte()
-			return err
-		}
-		if !first {
-			if err := s.expect(','); err != nil {
-				return err
-			}
-		}
+	return s.elements('{', '}', func() error {
 		var k string
 		if err := s.decode(&k); err != nil {
 			return fmt.Errorf("want a key: %w", err)
@@ -235,16 +218,18 @@ func (s *scanner) object(fn func(key string) error) error {
 		if err := s.expect(':'); err != nil {
 			return err
 		}
-		if err := fn(k); err != nil {
-			return err
-		}
-	}
+		return fn(k)
+	})
 }
 
 // array reads an array (or null), calling fn for each element: fn reads
 // it.
-func (s *scanner) array(fn func() error) error {
-	ok, err := s.begin('[')
+func (s *scanner) array(fn func() error) error { return s.elements('[', ']', fn) }
+
+// elements reads a comma-separated container opened by open and closed by
+// end (or null), calling fn to read each element.
+func (s *scanner) elements(open, end byte, fn func() error) error {
+	ok, err := s.begin(open)
 	if !ok || err != nil {
 		return err
 	}
@@ -253,7 +238,7 @@ func (s *scanner) array(fn func() error) error {
 		if err != nil {
 			return err
 		}
-		if c == ']' {
+		if c == end {
 			_, err := s.r.ReadByte()
 			return err
 		}
