@@ -27,6 +27,13 @@ type CPU struct {
 // Has reports whether the CPU lists feature flag f ("nx", "vmx").
 func (c CPU) Has(f string) bool { return c.Flags[f] }
 
+// Intel reports whether the CPU is Intel's.
+func (c CPU) Intel() bool { return c.Vendor == "GenuineIntel" }
+
+// AMD reports whether the CPU is AMD's or Hygon's (the same MSRs and
+// machine checks: Hygon licenses AMD's Zen design).
+func (c CPU) AMD() bool { return c.Vendor == "AuthenticAMD" || c.Vendor == "HygonGenuine" }
+
 const (
 	maxCPUs  = 8192
 	maxLines = 1 << 20

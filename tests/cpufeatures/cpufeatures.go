@@ -178,8 +178,7 @@ func run(p *tests.Pass) error {
 
 func vendor(cpus []cpuinfo.CPU, texts []string) (intel, amd bool) {
 	if len(cpus) > 0 {
-		v := cpus[0].Vendor
-		return v == "GenuineIntel", v == "AuthenticAMD" || v == "HygonGenuine"
+		return cpus[0].Intel(), cpus[0].AMD()
 	}
 	for _, t := range texts {
 		if strings.HasPrefix(t, "smpboot: CPU0: Intel") {

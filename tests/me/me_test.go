@@ -34,7 +34,7 @@ func TestME(t *testing.T) {
 		{Name: "HAP disabled", Files: map[string][]byte{"fwcheck/mei.txt": []byte("fw_status 90000244\n")},
 			Warns: nil, Status: tests.StatusPassed, Says: "the ME is disabled"},
 		{Name: "no ME", Files: map[string][]byte{"fwcheck/pci-config.txt": []byte("0000:00:00.0 - 8680c029\n")},
-			Warns: nil, Status: tests.StatusNotApplicable, Says: ""},
+			Warns: nil, Status: tests.StatusNotApplicable, Says: "no Intel ME host interface"},
 	}
 	checktest.RunCases(t, Check, cases)
 }

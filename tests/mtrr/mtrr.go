@@ -184,7 +184,7 @@ func FromDump(d *msr.Dump, cpus []cpuinfo.CPU, cpu int) (s *lib.State, amd strin
 
 func isAMD(cpus []cpuinfo.CPU) bool {
 	for _, c := range cpus {
-		if c.Vendor == "AuthenticAMD" || c.Vendor == "HygonGenuine" {
+		if c.AMD() {
 			return true
 		}
 	}

@@ -82,7 +82,7 @@ var Check = &tests.Check{
 }
 
 // hostBridge is the host bridge's PCI address on every PC chipset.
-const hostBridge = "0000:00:00.0"
+const hostBridgeAddr = "0000:00:00.0"
 
 type checker struct {
 	p   *tests.Pass
@@ -129,9 +129,9 @@ func (c *checker) hostBridge(cfg *input.PCIState, cfgErr error, amd bool) {
 		p.NotChecked("SMRAM locks in the host bridge", fmt.Sprintf("PCI configuration space not read: %v", cfgErr), "run as root")
 		return
 	}
-	dev := cfg.Find(hostBridge)
+	dev := cfg.Find(hostBridgeAddr)
 	if dev == nil {
-		p.NotChecked("SMRAM locks in the host bridge", "no PCI function at "+hostBridge, "")
+		p.NotChecked("SMRAM locks in the host bridge", "no PCI function at "+hostBridgeAddr, "")
 		return
 	}
 	ven, id := dev.ID()
@@ -277,6 +277,5 @@ func vendor(cpus []cpuinfo.CPU) (intel, amd bool) {
 	if len(cpus) == 0 {
 		return false, false
 	}
-	v := cpus[0].Vendor
-	return v == "GenuineIntel", v == "AuthenticAMD" || v == "HygonGenuine"
+	return cpus[0].Intel(), cpus[0].AMD()
 }
