@@ -81,7 +81,7 @@ var Check = &tests.Check{
 	Run:      run,
 }
 
-// hostBridge is the host bridge's PCI address on every PC chipset.
+// hostBridgeAddr is the host bridge's PCI address on every PC chipset.
 const hostBridgeAddr = "0000:00:00.0"
 
 type checker struct {
