@@ -37,8 +37,10 @@ const (
 	FADTFlagForceAPICPhys    = 1 << 19
 	FADTFlagHWReduced        = 1 << 20
 	FADTFlagLowPowerS0Idle   = 1 << 21
-	// Bits 22-23 are PERSISTENT_CPU_CACHES (ACPI 6.5); 24-31 are reserved.
-	FADTFlagsReservedMask = 0xFF000000
+	// Bits 22-23 are PERSISTENT_CPU_CACHES (ACPI 6.4 and later; 11b is
+	// reserved); 24-31 are reserved.
+	FADTPersistentCachesShift = 22
+	FADTFlagsReservedMask     = 0xFF000000
 )
 
 // IA-PC boot architecture flags (ACPI 6.5 §5.2.9.3).

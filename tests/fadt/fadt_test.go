@@ -67,6 +67,15 @@ func TestFADTFindings(t *testing.T) {
 			copy(b[244:], []byte{0, 8, 0, 1, 0, 0x10, 0xD0, 0xFE})
 			copy(b[256:], []byte{0, 8, 0, 1, 1, 0x10, 0xD0, 0xFE})
 		}, nil},
+		{"PM2_CNT_LEN without a PM2 block", func(b []byte) { b[90] = 1 }, []string{"FADTBlockLengthWithoutBlock"}},
+		{"GPE1_BLK_LEN without a GPE1 block", func(b []byte) { b[93] = 8 }, []string{"FADTBlockLengthWithoutBlock"}},
+		{"X_GPE0 qword access", func(b []byte) { b[220+3] = 4 }, []string{"FADTGPEBlockAccessSize"}},
+		{"X_GPE0 undefined access size is legacy", func(b []byte) { b[220+3] = 0 }, nil},
+		{"X_GPE1 access size on an absent block", func(b []byte) { copy(b[232:], []byte{1, 0, 0, 4}) }, nil},
+		{"persistent CPU caches 11b", func(b []byte) { setFlag(b, 3<<22, 0) }, []string{"FADTReservedNonZero"}},
+		{"persistent CPU caches 10b in 6.5", func(b []byte) { setFlag(b, 2<<22, 0) }, nil},
+		{"persistent CPU caches before 6.4", func(b []byte) { b[131] = 3; setFlag(b, 1<<22, 0) }, []string{"FADTReservedNonZero"}},
+		{"ARM_BOOT_ARCH in a 5.0 FADT", func(b []byte) { b[8], b[131] = 5, 0; le32(b, 4, 268); b[129] = 1 }, []string{"FADTReservedNonZero"}},
 		{"hardware-reduced on revision 4", func(b []byte) { b[8] = 4; le32(b, 4, 244); setFlag(b, acpi.FADTFlagHWReduced, 0) }, []string{"FADTHWReducedRevision"}},
 	}
 	for _, c := range cases {
@@ -74,6 +83,24 @@ func TestFADTFindings(t *testing.T) {
 			r := checktest.RunTables(t, Check, checktest.FADT(c.mod))
 			assert.Equal(t, c.want, checktest.FailLabels(r), "%+v", r.Findings)
 		})
+	}
+}
+
+// A hardware-reduced FADT's sleep registers must be 8 bits at offset 0;
+// the label is a warning until a real occurrence is read.
+func TestFADTSleepRegisterLayout(t *testing.T) {
+	hwReduced := func(width, offset byte) func(b []byte) {
+		return func(b []byte) {
+			binary.LittleEndian.PutUint32(b[112:], acpi.FADTFlagHWReduced)
+			copy(b[244:], []byte{0, width, offset, 1, 0, 0x02, 0xA0, 0xFE})
+			copy(b[256:], []byte{0, 8, 0, 1, 1, 0x02, 0xA0, 0xFE})
+		}
+	}
+	r := checktest.RunTables(t, Check, checktest.FADT(hwReduced(8, 0)))
+	assert.NotContains(t, checktest.WarnLabels(r), "FADTSleepRegisterLayout", "%+v", r.Findings)
+	for _, c := range []struct{ width, offset byte }{{16, 0}, {8, 2}} {
+		r := checktest.RunTables(t, Check, checktest.FADT(hwReduced(c.width, c.offset)))
+		assert.Contains(t, checktest.WarnLabels(r), "FADTSleepRegisterLayout", "width %d offset %d: %+v", c.width, c.offset, r.Findings)
 	}
 }
 
