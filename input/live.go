@@ -36,6 +36,7 @@ func liveRecorders() map[string]Recorder {
 		PCIBARFile:        recordPCIBARs,
 		DMAProtectionFile: recordDMAState,
 		MEIFile:           recordMEI,
+		SPIFile:           recordSPI,
 		CPUIDFile:         recordCPUID,
 		BDAFile:           recordBDA,
 		PCRFile:           recordPCRs,
