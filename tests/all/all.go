@@ -53,6 +53,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/resources"
 	"github.com/fwcheck/fwcheck/tests/s3"
 	"github.com/fwcheck/fwcheck/tests/secureboot"
+	"github.com/fwcheck/fwcheck/tests/securitysummary"
 	"github.com/fwcheck/fwcheck/tests/sleepstates"
 	"github.com/fwcheck/fwcheck/tests/smbios"
 	"github.com/fwcheck/fwcheck/tests/smm"
@@ -131,6 +132,7 @@ var checks = sync.OnceValue(func() []*tests.Check {
 		dmaprotection.Check,
 		me.Check,
 		biosprotect.Check,
+		securitysummary.Check,
 		hest.Check,
 		erst.Check,
 		erst.EINJ,

@@ -224,7 +224,11 @@ func (c *checker) biosControl(cfg *input.PCIState, cfgErr error) (state cntlStat
 		state = cntlOpen
 	}
 	if state == cntlLocked {
-		p.Passed("%s: flash writes locked to SMM", regs)
+		bits := "BIOSWE clear, BLE set, SMM_BWP set"
+		if !ctl.HasSMMBWP {
+			bits = "BIOSWE clear, BLE set; this chipset has no SMM_BWP"
+		}
+		p.Passed("%s: flash writes locked to SMM (%s)", regs, bits)
 	}
 	return state, vmZero, false
 }
