@@ -37,6 +37,7 @@ func liveRecorders() map[string]Recorder {
 		DMAProtectionFile: recordDMAState,
 		MEIFile:           recordMEI,
 		SPIFile:           recordSPI,
+		TXTFile:           recordTXT,
 		CPUIDFile:         recordCPUID,
 		BDAFile:           recordBDA,
 		PCRFile:           recordPCRs,

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -422,4 +423,111 @@ func readMMIO32(root string, base uint64, offs []int) ([]uint32, error) {
 		out[i] = atomic.LoadUint32((*uint32)(unsafe.Pointer(&m[base-start+uint64(o)])))
 	}
 	return out, nil
+}
+
+// TXT is the Intel TXT public configuration space's status registers
+// (physical FED30000h, read through /dev/mem with 32-bit loads), recorded
+// as fwcheck/txt.txt. It is read only on an Intel CPU whose
+// /proc/cpuinfo lists smx (the CPU side of TXT); otherwise the record says
+// why not, and nothing is read from an address no device may decode.
+var TXT = Declare(Def[*TXTState]{
+	Name: "txt-public", Doc: "the Intel TXT public space's status registers at FED30000h (/dev/mem)", Root: true,
+	Capture: []string{RecordedDir + "/" + TXTFile},
+	Load: func(src Source) (*TXTState, error) {
+		b, err := fs.ReadFile(src, path.Join(RecordedDir, TXTFile))
+		if err != nil {
+			return nil, err
+		}
+		return ParseTXT(b)
+	},
+})
+
+// TXTFile is the recorded TXT public space below RecordedDir.
+const TXTFile = "txt.txt"
+
+// TXTBase is the TXT public space's physical address.
+const TXTBase = 0xFED30000
+
+// TXT public space registers fwcheck reads (low 32 bits of each).
+const (
+	TXTSts       = 0x000 // TXT.STS: SENTER.DONE (0), SEXIT.DONE (1), MEM-CONFIG-LOCK (6), PRIVATE-OPEN (7)
+	TXTEsts      = 0x008 // TXT.ESTS: TXT_RESET.STS (0)
+	TXTErrorCode = 0x030 // TXT.ERRORCODE: valid (31)
+	TXTDIDVID    = 0x110 // TXT.DIDVID: vendor ID (15:0), device ID (31:16)
+	TXTACMStatus = 0x328 // ACM status: valid (31), ACM started (15)
+	TXTDPR       = 0x330 // TXT.DPR: lock (0), size in MiB (11:4), top (31:20)
+)
+
+var txtRegs = []int{TXTSts, TXTEsts, TXTErrorCode, TXTDIDVID, TXTACMStatus, TXTDPR}
+
+// TXTState is what the TXT input read: registers by offset, or why none.
+type TXTState struct {
+	Regs   map[int]uint32
+	Absent string
+}
+
+// ParseTXT reads the recorded TXT lines, "reg OFFSET VALUE" (offsets
+// 4-aligned below 4 KiB, at most 16) or one "absent TEXT".
+func ParseTXT(b []byte) (*TXTState, error) {
+	s := &TXTState{Regs: map[int]uint32{}}
+	for i, line := range strings.Split(string(b), "\n") {
+		if i > 64 {
+			return nil, errors.New("txt: too many lines")
+		}
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		kind, rest, _ := strings.Cut(line, " ")
+		switch kind {
+		case "reg":
+			off, val, _ := strings.Cut(rest, " ")
+			o, err1 := strconv.ParseUint(off, 0, 16)
+			v, err2 := strconv.ParseUint(strings.TrimSpace(val), 0, 32)
+			if err1 != nil || err2 != nil || o%4 != 0 || o >= 0x1000 || len(s.Regs) >= 16 {
+				return nil, fmt.Errorf("txt line %d: bad register %.40q", i+1, rest)
+			}
+			s.Regs[int(o)] = uint32(v)
+		case "absent":
+			s.Absent = printable(rest)
+		default:
+			return nil, fmt.Errorf("txt line %d: %.40q", i+1, line)
+		}
+	}
+	if (s.Absent == "") == (len(s.Regs) == 0) {
+		return nil, errors.New("txt: want registers or an absent line, not both or neither")
+	}
+	return s, nil
+}
+
+func recordTXT(root string) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString("# fwcheck txt 1\n")
+	ci, err := os.ReadFile(filepath.Join(root, "proc/cpuinfo"))
+	if err != nil {
+		return nil, err
+	}
+	first, _, _ := strings.Cut(string(ci), "\n\n")
+	smx := false
+	for _, l := range strings.Split(first, "\n") {
+		if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "flags" {
+			smx = slices.Contains(strings.Fields(v), "smx")
+		}
+	}
+	switch {
+	case !strings.Contains(first, "GenuineIntel"):
+		fmt.Fprintf(&b, "absent not an Intel CPU: no TXT\n")
+		return b.Bytes(), nil
+	case !smx:
+		fmt.Fprintf(&b, "absent the CPU has no SMX (cpuinfo flag smx): no TXT\n")
+		return b.Bytes(), nil
+	}
+	vals, err := readMMIO32(root, TXTBase, txtRegs)
+	if err != nil {
+		return nil, err
+	}
+	for i, o := range txtRegs {
+		fmt.Fprintf(&b, "reg 0x%03x 0x%08x\n", o, vals[i])
+	}
+	return b.Bytes(), nil
 }

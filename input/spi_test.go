@@ -121,3 +121,45 @@ func FuzzParseSPI(f *testing.F) {
 		}
 	})
 }
+
+// The TXT recorder reads the public space only on an Intel CPU with SMX.
+func TestRecordTXT(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "proc"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "dev"), 0o755))
+	cpuinfo := filepath.Join(root, "proc/cpuinfo")
+	require.NoError(t, os.WriteFile(cpuinfo, []byte("processor\t: 0\nvendor_id\t: AuthenticAMD\nflags\t\t: fpu svm\n\n"), 0o644))
+	s, err := TXT.Get(New(Live(root), Options{}))
+	require.NoError(t, err)
+	assert.Contains(t, s.Absent, "not an Intel CPU")
+
+	require.NoError(t, os.WriteFile(cpuinfo, []byte("processor\t: 0\nvendor_id\t: GenuineIntel\nflags\t\t: fpu vmx\n\n"), 0o644))
+	s, err = TXT.Get(New(Live(root), Options{}))
+	require.NoError(t, err)
+	assert.Contains(t, s.Absent, "no SMX")
+
+	require.NoError(t, os.WriteFile(cpuinfo, []byte("processor\t: 0\nvendor_id\t: GenuineIntel\nflags\t\t: fpu vmx smx\n\n"), 0o644))
+	f, err := os.Create(filepath.Join(root, "dev/mem"))
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(TXTBase+0x2000)) // sparse
+	var w [4]byte
+	binary.LittleEndian.PutUint32(w[:], 0xb0018086)
+	_, err = f.WriteAt(w[:], TXTBase+TXTDIDVID)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	s, err = TXT.Get(New(Live(root), Options{}))
+	require.NoError(t, err)
+	assert.Equal(t, uint32(0xb0018086), s.Regs[TXTDIDVID])
+	assert.Len(t, s.Regs, len(txtRegs))
+}
+
+func FuzzParseTXT(f *testing.F) {
+	f.Add([]byte("reg 0x000 0x00000092\nreg 0x110 0xb0018086\n"))
+	f.Add([]byte("absent no TXT\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := ParseTXT(b)
+		if err == nil && len(s.Regs) > 16 {
+			t.Fatalf("%d registers", len(s.Regs))
+		}
+	})
+}

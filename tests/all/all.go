@@ -15,6 +15,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/bert"
 	"github.com/fwcheck/fwcheck/tests/bgrt"
 	"github.com/fwcheck/fwcheck/tests/biosprotect"
+	"github.com/fwcheck/fwcheck/tests/bootguard"
 	"github.com/fwcheck/fwcheck/tests/checksum"
 	"github.com/fwcheck/fwcheck/tests/cpufeatures"
 	"github.com/fwcheck/fwcheck/tests/cpufreq"
@@ -132,6 +133,7 @@ var checks = sync.OnceValue(func() []*tests.Check {
 		dmaprotection.Check,
 		me.Check,
 		biosprotect.Check,
+		bootguard.Check,
 		securitysummary.Check,
 		hest.Check,
 		erst.Check,

@@ -14,8 +14,8 @@
 // and their levels are fwupd's; the readings are fwcheck's own, which
 // sometimes differ in source (fwupd reads the flash descriptor image for
 // Spi.Descriptor; fwcheck the SPI controller's FRAP). fwupd weighs many
-// attributes no security-category check reads (Secure Boot, the TPM, Boot
-// Guard, memory encryption, CET and SMAP, the kernel's lockdown and
+// attributes no security-category check reads (Secure Boot, the TPM, the
+// rest of Boot Guard's (ACM, OTP fuses, policy), memory encryption, CET and SMAP, the kernel's lockdown and
 // taint, suspend modes), so the level this check gives is the level of the
 // attributes it lists, never fwupd's verdict: compare each attribute with
 // `fwupdmgr security`, not the number alone. fwcheck's findings that have
@@ -23,7 +23,7 @@
 // strap) are outside the summary.
 //
 // The member checks (smm, cpu-locks, bios-write-protect, me,
-// dma-protection) are evaluated again here on the same inputs, which the
+// dma-protection, bootguard-txt) are evaluated again here on the same inputs, which the
 // machine has already read once (values are cached per machine): nothing
 // is read twice and nothing is written. Their findings stay counted in
 // their own results; this check counts attributes. Its one label,
@@ -43,6 +43,7 @@ import (
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/biosprotect"
+	"github.com/fwcheck/fwcheck/tests/bootguard"
 	"github.com/fwcheck/fwcheck/tests/cpulocks"
 	"github.com/fwcheck/fwcheck/tests/dmaprotection"
 	"github.com/fwcheck/fwcheck/tests/me"
@@ -54,7 +55,7 @@ var labelUnmet = tests.NewLabel("HSIAttributeUnmet", tests.Low, "fwupd Host Secu
 		"says what to change. Until it is, the machine cannot reach that HSI level.")
 
 // members are the checks the summary reads, in run order.
-var members = []*tests.Check{smm.Check, cpulocks.Check, biosprotect.Check, me.Check, dmaprotection.Check}
+var members = []*tests.Check{smm.Check, cpulocks.Check, biosprotect.Check, me.Check, dmaprotection.Check, bootguard.Check}
 
 // Check is the security-summary check.
 var Check = &tests.Check{
@@ -110,6 +111,8 @@ var Attributes = []Attribute{
 	{ID: "org.fwupd.hsi.Amd.SmmLocked", Level: 1, Check: "smm", Unmet: []string{"AMDSMMNotLocked"}, Parts: []string{"HWCR.SmmLock", "SMRR and SmmLock"}, Evidence: []string{"HWCR.SmmLock set"}},
 	{ID: "org.fwupd.hsi.PlatformDebugLocked", Level: 2, Check: "cpu-locks", Unmet: []string{"DebugInterfaceUnlocked"}, Parts: []string{"debug interface"},
 		Evidence: []string{"silicon debug interface disabled and locked", "IA32_DEBUG_INTERFACE.ENABLE set"}},
+	{ID: "org.fwupd.hsi.IntelBootguard.Verified", Level: 2, Check: "bootguard-txt", Unmet: []string{"BootGuardNotVerifying"}, Parts: []string{"Boot Guard status"},
+		Evidence: []string{"verified boot on"}},
 	{ID: "org.fwupd.hsi.IOMMU", Level: 2, Check: "dma-protection", Unmet: []string{"NoIOMMUTable"}, Parts: []string{"IOMMU described"}, Evidence: []string{"the firmware describes its IOMMU"}},
 	{ID: "org.fwupd.hsi.PrebootDma", Level: 3, Check: "dma-protection", Unmet: []string{"NoDMAOptIn"}, Parts: []string{"IOMMU described"},
 		Evidence: []string{"DMA control opt-in true", "pre-boot DMA protection on"}, Against: []string{"DMA control opt-in false"}},
@@ -308,7 +311,7 @@ func run(p *tests.Pass) error {
 	if !settled {
 		verdict = fmt.Sprintf("at least HSI:%d (attributes of HSI-%d not evaluated)", lvl, lvl+1)
 	}
-	p.Info(nil, "%d fwupd attributes that fwcheck's security checks decide: %s. Level these attributes reach: %s; fwupd weighs further attributes (Secure Boot, TPM, Boot Guard, memory encryption, kernel state), so compare attribute by attribute with fwupdmgr security",
+	p.Info(nil, "%d fwupd attributes that fwcheck's security checks decide: %s. Level these attributes reach: %s; fwupd weighs further attributes (Secure Boot, TPM, the rest of Boot Guard, memory encryption, kernel state), so compare attribute by attribute with fwupdmgr security",
 		total, strings.Join(parts, "; "), verdict)
 	return nil
 }

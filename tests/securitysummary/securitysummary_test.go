@@ -67,7 +67,7 @@ func TestFixtures(t *testing.T) {
 				assert.Contains(t, got[id], s, id)
 			}
 			assert.Contains(t, text, c.level)
-			assert.Contains(t, text, "11 fwupd attributes that fwcheck's security checks decide: HSI-1: 8 = ")
+			assert.Contains(t, text, "12 fwupd attributes that fwcheck's security checks decide: HSI-1: 8 = ")
 			assert.Empty(t, checktest.FailLabels(r), "the summary never fails a run")
 		})
 	}
