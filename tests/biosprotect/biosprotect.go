@@ -223,6 +223,9 @@ func (c *checker) biosControl(cfg *input.PCIState, cfgErr error) (state cntlStat
 		fail(labelBWP, "SMM_BWP clear")
 		state = cntlOpen
 	}
+	if !ctl.HasSMMBWP && state != cntlLocked {
+		p.Info(nil, "%s: this chipset has no SMM_BWP", name)
+	}
 	if state == cntlLocked {
 		bits := "BIOSWE clear, BLE set, SMM_BWP set"
 		if !ctl.HasSMMBWP {

@@ -93,6 +93,9 @@ type Attribute struct {
 	// attribute was evaluated; Against those showing it unmet without a
 	// label of its own (what the member reports as information).
 	Evidence, Against []string
+	// NA are substrings of the member's messages saying the attribute
+	// does not apply here (the chipset has no such register).
+	NA []string
 }
 
 // Attributes are the fwupd attributes the summary decides, by level.
@@ -101,21 +104,21 @@ type Attribute struct {
 var Attributes = []Attribute{
 	{ID: "org.fwupd.hsi.Spi.Bioswe", Level: 1, Check: "bios-write-protect", Unmet: []string{"BIOSWriteEnabled"}, Parts: []string{"BIOS_CNTL"}, Evidence: []string{"BIOS_CNTL("}},
 	{ID: "org.fwupd.hsi.Spi.Ble", Level: 1, Check: "bios-write-protect", Unmet: []string{"BIOSLockDisabled"}, Parts: []string{"BIOS_CNTL"}, Evidence: []string{"BIOS_CNTL("}},
-	{ID: "org.fwupd.hsi.Spi.SmmBwp", Level: 1, Check: "bios-write-protect", Unmet: []string{"SMMBWPDisabled"}, Parts: []string{"BIOS_CNTL"}, Evidence: []string{"SMM_BWP set"}},
+	{ID: "org.fwupd.hsi.Spi.SmmBwp", Level: 1, Check: "bios-write-protect", Unmet: []string{"SMMBWPDisabled"}, Parts: []string{"BIOS_CNTL"}, Evidence: []string{"SMM_BWP set"}, NA: []string{"has no SMM_BWP"}},
 	{ID: "org.fwupd.hsi.Spi.Descriptor", Level: 1, Check: "bios-write-protect", Unmet: []string{"FlashRegionWritable", "FlashDescriptorInvalid"},
-		Parts: []string{"SPI flash locks", "BIOS master region access"}, Evidence: []string{"FRAP="}},
+		Parts: []string{"SPI flash locks", "BIOS master region access"}, Evidence: []string{"FRAP="}, NA: []string{"has no SPI controller"}},
 	{ID: "org.fwupd.hsi.Mei.ManufacturingMode", Level: 1, Check: "me", Unmet: []string{"MEManufacturingMode"}, Parts: []string{"ME status"}, Evidence: []string{"HFSTS1="}},
 	{ID: "org.fwupd.hsi.Mei.OverrideStrap", Level: 1, Check: "me", Unmet: []string{"MEOverrideStrap"}, Parts: []string{"ME status", "ME operation mode"}, Evidence: []string{"HFSTS1="}},
 	{ID: "org.fwupd.hsi.PlatformDebugEnabled", Level: 1, Check: "cpu-locks", Unmet: []string{"DebugInterfaceEnabled"}, Parts: []string{"debug interface"},
-		Evidence: []string{"silicon debug interface disabled and locked", "IA32_DEBUG_INTERFACE.LOCK clear"}},
+		Evidence: []string{"silicon debug interface disabled and locked", "IA32_DEBUG_INTERFACE.LOCK clear"}, NA: []string{"has no IA32_DEBUG_INTERFACE"}},
 	{ID: "org.fwupd.hsi.Amd.SmmLocked", Level: 1, Check: "smm", Unmet: []string{"AMDSMMNotLocked"}, Parts: []string{"HWCR.SmmLock", "SMRR and SmmLock"}, Evidence: []string{"HWCR.SmmLock set"}},
 	{ID: "org.fwupd.hsi.PlatformDebugLocked", Level: 2, Check: "cpu-locks", Unmet: []string{"DebugInterfaceUnlocked"}, Parts: []string{"debug interface"},
-		Evidence: []string{"silicon debug interface disabled and locked", "IA32_DEBUG_INTERFACE.ENABLE set"}},
+		Evidence: []string{"silicon debug interface disabled and locked", "IA32_DEBUG_INTERFACE.ENABLE set"}, NA: []string{"has no IA32_DEBUG_INTERFACE"}},
 	{ID: "org.fwupd.hsi.IntelBootguard.Verified", Level: 2, Check: "bootguard-txt", Unmet: []string{"BootGuardNotVerifying"}, Parts: []string{"Boot Guard status"},
-		Evidence: []string{"verified boot on"}},
+		Evidence: []string{"verified boot on"}, NA: []string{"not Boot Guard capable", "has no Boot Guard"}},
 	{ID: "org.fwupd.hsi.IOMMU", Level: 2, Check: "dma-protection", Unmet: []string{"NoIOMMUTable"}, Parts: []string{"IOMMU described"}, Evidence: []string{"the firmware describes its IOMMU"}},
 	{ID: "org.fwupd.hsi.PrebootDma", Level: 3, Check: "dma-protection", Unmet: []string{"NoDMAOptIn"}, Parts: []string{"IOMMU described"},
-		Evidence: []string{"DMA control opt-in true", "pre-boot DMA protection on"}, Against: []string{"DMA control opt-in false"}},
+		Evidence: []string{"DMA control opt-in true", "pre-boot DMA protection on"}, Against: []string{"DMA control opt-in false"}, NA: []string{"no Thunderbolt"}},
 }
 
 // Class is what the summary found of one attribute.
@@ -217,7 +220,24 @@ func decide(a Attribute, r *tests.Result) Verdict {
 			}
 		}
 	}
-	v.Class, v.Why = NotApplicable, a.Check+" found nothing this attribute applies to on this machine"
+	v.Class = NotApplicable
+	for _, f := range r.Findings {
+		for _, e := range a.NA {
+			if strings.Contains(f.Message, e) {
+				v.Why = a.Check + ": " + f.Message
+				return v
+			}
+		}
+	}
+	for _, f := range r.Findings {
+		for _, e := range a.Evidence {
+			if f.Explained != "" && strings.Contains(f.Message, e) {
+				v.Why = fmt.Sprintf("%s: %s: %s", a.Check, f.Message, f.Explained)
+				return v
+			}
+		}
+	}
+	v.Why = a.Check + " found nothing this attribute applies to on this machine"
 	return v
 }
 

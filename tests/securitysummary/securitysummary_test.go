@@ -86,7 +86,9 @@ func TestVM(t *testing.T) {
 	}))
 	got := verdicts(r)
 	assert.Contains(t, got["org.fwupd.hsi.Spi.Ble"], "unmet: bios-write-protect: BIOSLockDisabled")
-	assert.Contains(t, got["org.fwupd.hsi.Spi.Bioswe"], "not applicable")
+	assert.Contains(t, got["org.fwupd.hsi.Spi.Bioswe"], "not applicable: bios-write-protect: Intel ICH9 (QEMU q35): BIOS_CNTL(0xdc)=0x00: BLE clear: virtual machine")
+	assert.Contains(t, got["org.fwupd.hsi.Spi.SmmBwp"], "not applicable: bios-write-protect:")
+	assert.Contains(t, got["org.fwupd.hsi.Spi.Descriptor"], "has no SPI controller")
 	f := checktest.FindingWith(r, "HSIAttributeUnmet")
 	if assert.NotNil(t, f) {
 		assert.Contains(t, f.Explained, "virtual machine")
