@@ -304,16 +304,14 @@ func ParseSPI(b []byte) (*SPIState, error) {
 			s.Addr, s.Vendor, s.Device, s.Base = printable(f[0]), uint16(v), uint16(d), base
 			haveCtl = true
 		case "reg":
-			off, val, _ := strings.Cut(rest, " ")
-			o, err1 := strconv.ParseUint(off, 0, 16)
-			v, err2 := strconv.ParseUint(strings.TrimSpace(val), 0, 32)
-			if err1 != nil || err2 != nil || o%4 != 0 || o >= 0x1000 {
+			o, v, ok := parseReg(rest)
+			if !ok {
 				return nil, fmt.Errorf("spi line %d: bad register %.40q", i+1, rest)
 			}
 			if len(s.Regs) >= maxSPIRegs {
 				return nil, fmt.Errorf("spi: more than %d registers", maxSPIRegs)
 			}
-			s.Regs[int(o)] = uint32(v)
+			s.Regs[o] = v
 		case "absent":
 			s.Absent = printable(rest)
 		default:
@@ -327,6 +325,18 @@ func ParseSPI(b []byte) (*SPIState, error) {
 		return nil, errors.New("spi: no controller line")
 	}
 	return s, nil
+}
+
+// parseReg reads a recorded register's "OFFSET VALUE": a 4-aligned
+// offset below 4 KiB and a 32-bit value.
+func parseReg(rest string) (int, uint32, bool) {
+	off, val, _ := strings.Cut(rest, " ")
+	o, err1 := strconv.ParseUint(off, 0, 16)
+	v, err2 := strconv.ParseUint(strings.TrimSpace(val), 0, 32)
+	if err1 != nil || err2 != nil || o%4 != 0 || o >= 0x1000 {
+		return 0, 0, false
+	}
+	return int(o), uint32(v), true
 }
 
 const (
@@ -481,13 +491,11 @@ func ParseTXT(b []byte) (*TXTState, error) {
 		kind, rest, _ := strings.Cut(line, " ")
 		switch kind {
 		case "reg":
-			off, val, _ := strings.Cut(rest, " ")
-			o, err1 := strconv.ParseUint(off, 0, 16)
-			v, err2 := strconv.ParseUint(strings.TrimSpace(val), 0, 32)
-			if err1 != nil || err2 != nil || o%4 != 0 || o >= 0x1000 || len(s.Regs) >= 16 {
+			o, v, ok := parseReg(rest)
+			if !ok || len(s.Regs) >= 16 {
 				return nil, fmt.Errorf("txt line %d: bad register %.40q", i+1, rest)
 			}
-			s.Regs[int(o)] = uint32(v)
+			s.Regs[o] = v
 		case "absent":
 			s.Absent = printable(rest)
 		default:
