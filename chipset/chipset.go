@@ -1,9 +1,12 @@
-// Package chipset holds, as data, where chipsets keep the SMRAM lock
-// registers that fwcheck's security checks read from PCI configuration
-// space: which host bridge (by PCI vendor and device ID) has which
-// register at which offset, and the document each fact comes from. A host
-// bridge not in the table is unknown, and the checks say so with its PCI
-// ID rather than guess: register offsets move between generations.
+// Package chipset holds, as data, where chipsets keep the protection
+// registers fwcheck's security checks read: the host bridge's SMRAM and
+// TSEG locks (PCI configuration space), the LPC or SPI function's BIOS_CNTL,
+// and the SPI controller's memory-mapped flash protection registers (how
+// its register block is found, and the offsets and field widths in it):
+// which device (by PCI vendor and device ID) has which register at which
+// offset, and the document each fact comes from. A device not in the
+// tables is unknown, and the checks say so with its PCI ID rather than
+// guess: register offsets move between generations.
 package chipset
 
 import "fmt"

@@ -200,7 +200,8 @@ func loadMSRs(src Source) (*msr.Dump, error) {
 // are recorded as errors.
 var msrRegs = append(append([]uint32{mtrr.MSRCap, mtrr.MSRDefType}, mtrr.FixedMSRs...),
 	msr.PAT, msr.FeatureControl, msr.MiscEnable, mtrr.MSRSysCfg, mtrr.MSRTOM, mtrr.MSRTOM2, msr.VMCR,
-	msr.SMRRPhysBase, msr.SMRRPhysMask, msr.HWCR, msr.SMMAddr, msr.SMMMask, msr.DebugInterface)
+	msr.SMRRPhysBase, msr.SMRRPhysMask, msr.HWCR, msr.SMMAddr, msr.SMMMask, msr.DebugInterface,
+	msr.BootGuardSACMInfo)
 
 var cpuDir = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]+$`) })
 

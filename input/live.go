@@ -36,6 +36,8 @@ func liveRecorders() map[string]Recorder {
 		PCIBARFile:        recordPCIBARs,
 		DMAProtectionFile: recordDMAState,
 		MEIFile:           recordMEI,
+		SPIFile:           recordSPI,
+		TXTFile:           recordTXT,
 		CPUIDFile:         recordCPUID,
 		BDAFile:           recordBDA,
 		PCRFile:           recordPCRs,

@@ -42,6 +42,9 @@ const (
 	// DebugInterface is IA32_DEBUG_INTERFACE (Intel DCI): bit 0 enable,
 	// bit 30 lock.
 	DebugInterface = 0xC80
+	// BootGuardSACMInfo is MSR_BOOT_GUARD_SACM_INFO (Intel Boot Guard's
+	// status after the startup ACM ran).
+	BootGuardSACMInfo = 0x13A
 )
 
 var names = map[uint32]string{
@@ -54,6 +57,7 @@ var names = map[uint32]string{
 	0xC0010010: "SYSCFG", 0xC001001A: "TOP_MEM", 0xC001001D: "TOP_MEM2", VMCR: "VM_CR",
 	SMRRPhysBase: "IA32_SMRR_PHYSBASE", SMRRPhysMask: "IA32_SMRR_PHYSMASK", HWCR: "HWCR",
 	SMMAddr: "SMM_ADDR", SMMMask: "SMM_MASK", DebugInterface: "IA32_DEBUG_INTERFACE",
+	BootGuardSACMInfo: "MSR_BOOT_GUARD_SACM_INFO",
 }
 
 // Name returns the register's name ("IA32_MTRR_PHYSBASE3"), or its address.

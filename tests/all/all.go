@@ -15,6 +15,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/bert"
 	"github.com/fwcheck/fwcheck/tests/bgrt"
 	"github.com/fwcheck/fwcheck/tests/biosprotect"
+	"github.com/fwcheck/fwcheck/tests/bootguard"
 	"github.com/fwcheck/fwcheck/tests/checksum"
 	"github.com/fwcheck/fwcheck/tests/cpufeatures"
 	"github.com/fwcheck/fwcheck/tests/cpufreq"
@@ -53,6 +54,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/resources"
 	"github.com/fwcheck/fwcheck/tests/s3"
 	"github.com/fwcheck/fwcheck/tests/secureboot"
+	"github.com/fwcheck/fwcheck/tests/securitysummary"
 	"github.com/fwcheck/fwcheck/tests/sleepstates"
 	"github.com/fwcheck/fwcheck/tests/smbios"
 	"github.com/fwcheck/fwcheck/tests/smm"
@@ -131,6 +133,8 @@ var checks = sync.OnceValue(func() []*tests.Check {
 		dmaprotection.Check,
 		me.Check,
 		biosprotect.Check,
+		bootguard.Check,
+		securitysummary.Check,
 		hest.Check,
 		erst.Check,
 		erst.EINJ,

@@ -1,7 +1,8 @@
 // Package smm checks, read-only, that the firmware shut System Management
 // Mode's memory away from the OS before it booted it: SMRAM closed and
 // locked in the host bridge, TSEG's base locked, the SMM range registers
-// (SMRR) programmed on Intel CPUs that have them, and SMM_LOCK set in AMD's
+// (SMRR) programmed on Intel CPUs that have them and covering all of TSEG
+// (TSEGMB up to BGSM, on Core host bridges), and SMM_LOCK set in AMD's
 // HWCR. Firmware that leaves any of these open lets ring-0 code write into
 // SMRAM, or move it, and run with more privilege than the OS and any
 // hypervisor: the class of bug behind most published SMM CVEs.
@@ -24,6 +25,9 @@
 //	                 No real occurrence yet: a warning.
 //	SMRRNotProgrammed IA32_MTRRCAP.SMRR set but IA32_SMRR_PHYSMASK's valid
 //	                 bit clear. No real occurrence yet: a warning.
+//	TSEGNotCoveredBySMRR a valid SMRR range (PHYSBASE/PHYSMASK) that does
+//	                 not cover TSEG, TSEGMB up to BGSM (Core host
+//	                 bridges). No real occurrence yet: a warning.
 //	AMDSMMNotLocked  HWCR.SMMLOCK clear on an AMD CPU. Virtual CPUs do not
 //	                 model it (QEMU returns 0): explained there. No real
 //	                 occurrence on hardware yet: a warning.
@@ -62,6 +66,10 @@ var (
 		"The CPU has SMM range registers (IA32_MTRRCAP.SMRR) but the firmware left IA32_SMRR_PHYSMASK invalid, "+
 			"so the CPU does not stop non-SMM code, or the cache, from reaching SMRAM. Program SMRR on every CPU "+
 			"to cover TSEG with write-back caching, and set the valid bit.")
+	labelCover = tests.NewLabel("TSEGNotCoveredBySMRR", tests.High, "Intel SDM Vol. 3A §32.4.2 (SMRR); Core datasheets vol. 2 (TSEGMB, BGSM)",
+		"The SMM range registers do not cover all of TSEG (TSEGMB up to BGSM): the part of SMRAM outside SMRR can "+
+			"be cached and reached by cache-poisoning attacks from outside SMM. Program IA32_SMRR_PHYSBASE/MASK on every "+
+			"CPU to the whole TSEG (TSEG's size is a power of two, aligned, so one SMRR pair covers it).")
 	labelAMD = tests.NewLabel("AMDSMMNotLocked", tests.High, "AMD BKDG/PPR, MSR C001_0015 HWCR bit 0 (SmmLock)",
 		"HWCR.SmmLock is clear: the SMM base, TSeg and ASeg registers can still be changed from outside SMM. "+
 			"Firmware must set SmmLock on every core once SMM is set up.")
@@ -74,11 +82,11 @@ func confirmed(l *tests.Label) bool { return l == labelNotLocked }
 
 // Check is the smm check.
 var Check = &tests.Check{
-	ID: "smm", Title: "SMRAM closed and locked, TSEG locked, SMRR programmed, AMD SmmLock set",
+	ID: "smm", Title: "SMRAM closed and locked, TSEG locked, SMRR programmed and covering TSEG, AMD SmmLock set",
 	Category: tests.Security,
 	Optional: []input.Decl{input.PCIConfig, input.MSRs, input.CPUInfo, input.DMI, input.KernelLog},
 	Spec:     "Intel chipset and Core datasheets (SMRAMC, TSEGMB); Intel SDM Vol. 3A §32.4.2; AMD PPR (HWCR)",
-	Labels:   []*tests.Label{labelNotLocked, labelOpen, labelTSEG, labelSMRR, labelAMD},
+	Labels:   []*tests.Label{labelNotLocked, labelOpen, labelTSEG, labelSMRR, labelCover, labelAMD},
 	Run:      run,
 }
 
@@ -88,7 +96,16 @@ const hostBridgeAddr = "0000:00:00.0"
 type checker struct {
 	p   *tests.Pass
 	why string // the VM evidence, or ""
+	// tseg is TSEG's range from the host bridge (TSEGMB to BGSM-1) when
+	// both were read; tsegWhy says why not otherwise.
+	tseg    *span
+	tsegWhy string
 }
+
+// span is an inclusive physical address range.
+type span struct{ base, end uint64 }
+
+func (s span) String() string { return fmt.Sprintf("0x%x-0x%x", s.base, s.end) }
 
 func (c *checker) fail(l *tests.Label, format string, args ...any) {
 	if !confirmed(l) {
@@ -108,7 +125,7 @@ func run(p *tests.Pass) error {
 		p.Skip("neither PCI configuration space nor MSRs could be read: %v; %v", cfgErr, msrErr)
 		return nil
 	}
-	c := &checker{p: p, why: vm.Evidence(dmi, recs, cpus)}
+	c := &checker{p: p, why: vm.Evidence(dmi, recs, cpus), tsegWhy: "the host bridge's TSEG registers were not read"}
 	intel, amd := vendor(cpus)
 	c.hostBridge(cfg, cfgErr, amd)
 	switch {
@@ -180,7 +197,12 @@ func (c *checker) hostBridge(cfg *input.PCIState, cfgErr error, amd bool) {
 		}
 		c.fail(labelNotLocked, "%s: D_LCK clear%s", regs, what)
 	}
-	for _, r := range []struct {
+	if l.TSEGMB == 0 {
+		c.tsegWhy = hb.Name + " has no TSEGMB register"
+	}
+	var tv [2]uint32
+	var tok [2]bool
+	for i, r := range []struct {
 		name string
 		off  int
 	}{{"TSEGMB", l.TSEGMB}, {"BGSM", l.BGSM}} {
@@ -188,6 +210,7 @@ func (c *checker) hostBridge(cfg *input.PCIState, cfgErr error, amd bool) {
 			continue
 		}
 		v, ok := dev.U32(r.off)
+		tv[i], tok[i] = v, ok
 		switch {
 		case !ok:
 			p.NotChecked(r.name+" lock", fmt.Sprintf("%s (0x%02x) not in the recorded configuration space", r.name, r.off), "run as root")
@@ -195,6 +218,16 @@ func (c *checker) hostBridge(cfg *input.PCIState, cfgErr error, amd bool) {
 			c.fail(labelTSEG, "%s: %s(0x%02x)=0x%08x: lock bit 0 clear", hb.Name, r.name, r.off, v)
 		default:
 			p.Passed("%s: %s locked (0x%08x)", hb.Name, r.name, v)
+		}
+	}
+	if tok[0] && tok[1] {
+		// Bits 31:20 of each are the base: TSEG runs from TSEGMB to
+		// just below BGSM (graphics-stolen memory sits above it).
+		base, top := uint64(tv[0]&0xFFF00000), uint64(tv[1]&0xFFF00000)
+		if top > base {
+			c.tseg = &span{base, top - 1}
+		} else {
+			c.tsegWhy = fmt.Sprintf("TSEGMB=0x%08x is not below BGSM=0x%08x: no TSEG range", tv[0], tv[1])
 		}
 	}
 }
@@ -241,6 +274,55 @@ func (c *checker) smrr(d *msr.Dump) {
 		base, _ := d.Get(cpus[0], msr.SMRRPhysBase)
 		m, _ := d.Get(cpus[0], msr.SMRRPhysMask)
 		p.Passed("SMRR valid on all %d CPUs (CPU %d: PHYSBASE=0x%x PHYSMASK=0x%x)", len(cpus), cpus[0], base, m)
+	}
+	c.smrrCoversTSEG(d, cpus)
+}
+
+// smrrRange decodes an SMRR pair: base bits 31:12 of PHYSBASE, the range
+// as long as PHYSMASK's bits 31:12 say (a power of two).
+func smrrRange(base, mask uint64) span {
+	b := base & 0xFFFFF000
+	m := mask & 0xFFFFF000
+	size := (uint64(1) << 32) - m
+	if m == 0 {
+		size = 1 << 32
+	}
+	return span{b, b + size - 1}
+}
+
+// smrrCoversTSEG compares each CPU's valid SMRR range with TSEG.
+func (c *checker) smrrCoversTSEG(d *msr.Dump, cpus []int) {
+	p := c.p
+	var short []int
+	var first span
+	n := 0
+	for _, cpu := range cpus {
+		b, okb := d.Get(cpu, msr.SMRRPhysBase)
+		m, okm := d.Get(cpu, msr.SMRRPhysMask)
+		if !okb || !okm || m&(1<<11) == 0 {
+			continue // unread or invalid: reported above
+		}
+		r := smrrRange(b, m)
+		if n == 0 {
+			first = r
+		}
+		n++
+		if c.tseg != nil && (r.base > c.tseg.base || r.end < c.tseg.end) {
+			if len(short) == 0 {
+				first = r
+			}
+			short = append(short, cpu)
+		}
+	}
+	switch {
+	case n == 0:
+		return
+	case c.tseg == nil:
+		p.NotChecked("SMRR covers TSEG", c.tsegWhy, "")
+	case len(short) > 0:
+		c.fail(labelCover, "TSEG %s (TSEGMB to BGSM) not covered by SMRR on CPUs %v (CPU %d: SMRR %s)", c.tseg, short, short[0], first)
+	default:
+		p.Passed("SMRR %s covers TSEG %s on all %d CPUs with a valid SMRR", first, c.tseg, n)
 	}
 }
 

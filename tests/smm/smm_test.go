@@ -32,7 +32,8 @@ func TestFixtures(t *testing.T) {
 		status       tests.Status
 		mentions     string
 	}{
-		{"snb-locked", nil, nil, tests.StatusPassed, "SMRR valid on all 4 CPUs"},
+		{"snb-locked", nil, nil, tests.StatusPassed, "SMRR 0xcb000000-0xcb7fffff covers TSEG 0xcb000000-0xcb7fffff on all 4 CPUs"},
+		{"kbl-smrr-short", nil, []string{"TSEGNotCoveredBySMRR"}, tests.StatusWarning, "TSEG 0xcb000000-0xcb7fffff (TSEGMB to BGSM) not covered by SMRR on CPUs [0 1 2 3] (CPU 0: SMRR 0xcb000000-0xcb3fffff)"},
 		{"skl-open", []string{"SMRAMNotLocked"}, []string{"TSEGNotLocked", "SMRRNotProgrammed"}, tests.StatusFailed, "TSEGMB(0xb8)=0x8b000000"},
 		{"cfl-dopen", []string{"SMRAMNotLocked"}, []string{"SMRAMOpen"}, tests.StatusFailed, "some CPUs refuse it outside SMM"},
 		{"amd-zen2-locked", nil, nil, tests.StatusPassed, "AMD processors keep SMRAM's controls in MSRs"},
@@ -90,6 +91,12 @@ func TestVM(t *testing.T) {
 
 	r = checktest.Run(t, Check, checktest.FilesMachine(t, vmFiles(q35(0x1a, 0x39))))
 	assert.Contains(t, tests.Render([]tests.Result{r}), "SMRAM locked (D_LCK set)")
+}
+
+func TestSMRRRange(t *testing.T) {
+	assert.Equal(t, span{0xcb000000, 0xcb7fffff}, smrrRange(0xcb000006, 0xff800800))
+	assert.Equal(t, span{0x7f000000, 0x7fffffff}, smrrRange(0x7f000006, 0xff000800))
+	assert.Equal(t, span{0, 0xffffffff}, smrrRange(0, 0x800), "a zero mask matches every address")
 }
 
 func TestNothingReadable(t *testing.T) {
