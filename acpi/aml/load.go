@@ -258,6 +258,7 @@ type loader struct {
 	argSlab   []*Term
 	stack     []*Term // the lists being parsed (see parser.collect)
 	terms     int     // terms allocated, against maxTerms
+	loadOps   int     // Load and LoadTable terms parsed (see findLoads)
 }
 
 // term allocates a Term from a slab: a namespace's terms live and die
