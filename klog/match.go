@@ -39,7 +39,7 @@ import (
 // Confirming a candidate runs its regex; an entry that is a top-level
 // alternation of many messages is confirmed branch by branch, only the
 // branches whose literals the line holds (see branch): on the corpus's
-// 1.8 MB of boot logs that took `fwcheck klog` from 248 M to 195 M
+// 1.8 MB of boot logs that took `fwcheck klog` from 242–248 M to 195 M
 // instructions. What is left (callgrind, 195 M): parsing the lines about
 // 40 M, the automaton scan 30 M, writing the text and JSON reports 29 M;
 // the confirming regexes, the oops scan and the garbage collector most of
