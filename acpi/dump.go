@@ -54,26 +54,32 @@ func ParseDump(r io.Reader) (*Tables, error) {
 		}
 	}
 	line := 0
+	var rowBuf [16]byte
 	for sc.Scan() {
 		line++
-		s := strings.TrimSpace(sc.Text())
-		if s == "" {
+		// The line's bytes, not a string of them: a string per line was
+		// a third of parsing a dump's text; the rare header line is made
+		// a string.
+		s := bytes.TrimSpace(sc.Bytes())
+		if len(s) == 0 {
 			continue
 		}
-		if sig, addr, ok := dumpHeaderLine(s); ok {
-			flush()
-			if len(ts.List) >= MaxTables {
-				return nil, fmt.Errorf("acpidump line %d: more than %d tables (real machines have under 100)", line, MaxTables)
+		if maybeHeaderLine(s) {
+			if sig, addr, ok := dumpHeaderLine(string(s)); ok {
+				flush()
+				if len(ts.List) >= MaxTables {
+					return nil, fmt.Errorf("acpidump line %d: more than %d tables (real machines have under 100)", line, MaxTables)
+				}
+				cur = &Table{Signature: sig, Address: addr, Origin: "acpidump"}
+				continue
 			}
-			cur = &Table{Signature: sig, Address: addr, Origin: "acpidump"}
-			continue
 		}
-		off, row, ok := dumpRow(s)
+		off, row, ok := dumpRow(s, &rowBuf)
 		if !ok || cur == nil {
 			// Keep the first few skipped lines; count the rest, so junk
 			// costs a counter, not memory.
 			if ts.SkippedLines++; ts.SkippedLines <= maxSkippedShown {
-				ts.warnf("acpidump line %d: skipped %q", line, truncate(s, 80))
+				ts.warnf("acpidump line %d: skipped %q", line, truncate(string(s), 80))
 			}
 			continue
 		}
@@ -174,20 +180,34 @@ func dumpHeaderLine(s string) (sig string, addr uint64, ok bool) {
 	return sig, a, true
 }
 
-// dumpRow decodes "00A0: 00 01 … ascii" into its offset and up to 16 bytes.
-func dumpRow(s string) (int, []byte, bool) {
-	colon := strings.IndexByte(s, ':')
+// maybeHeaderLine tells whether s can be a header line dumpHeaderLine
+// accepts: " @ 0x" within its first 12 bytes (rows never have it).
+func maybeHeaderLine(s []byte) bool {
+	at := bytes.Index(s, []byte(" @ 0x"))
+	return at > 0 && at <= 12
+}
+
+// dumpRow decodes "00A0: 00 01 … ascii" into its offset and up to 16
+// bytes, which it writes into buf.
+func dumpRow(s []byte, buf *[16]byte) (int, []byte, bool) {
+	colon := bytes.IndexByte(s, ':')
 	if colon < 1 || colon > 8 {
 		return 0, nil, false
 	}
-	off, err := strconv.ParseUint(s[:colon], 16, 32)
-	if err != nil {
-		return 0, nil, false
+	// at most 8 hex digits: what strconv.ParseUint(s[:colon], 16, 32)
+	// accepted, without making a string of them
+	var off uint64
+	for _, c := range s[:colon] {
+		d, ok := unhex(c)
+		if !ok {
+			return 0, nil, false
+		}
+		off = off<<4 | uint64(d)
 	}
 	// Hex bytes are separated by one space; two spaces (or the end of the
 	// line) start the ASCII column, which may itself look like hex.
-	rest := strings.TrimLeft(s[colon+1:], " ")
-	var out []byte
+	rest := bytes.TrimLeft(s[colon+1:], " ")
+	out := buf[:0]
 	for len(out) < 16 && len(rest) >= 2 {
 		h, okh := unhex(rest[0])
 		l, okl := unhex(rest[1])

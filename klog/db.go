@@ -103,6 +103,8 @@ type Entry struct {
 type entryCode struct {
 	once sync.Once
 	re   *regexp.Regexp
+	// branches replace re for a top-level alternation (see branch).
+	branches []branch
 	// keyed says keys and exact were computed ahead (db_generated.go);
 	// keys nil then means the entry is tried on every text.
 	keyed bool
@@ -119,7 +121,15 @@ func (e *Entry) regexp() *regexp.Regexp {
 		return nil
 	}
 	c.once.Do(func() {
-		if full := e.fullRegex(); full != "" {
+		full := e.fullRegex()
+		if full == "" {
+			return
+		}
+		if bs, ok := e.splitBranches(full); ok {
+			c.branches, c.re = bs, nil
+			return
+		}
+		if c.re == nil {
 			// The generated database's patterns were compiled when it
 			// was generated (TestGeneratedDB), so this cannot fail.
 			c.re, _ = e.compileRegex(full)
@@ -186,6 +196,14 @@ func (e *Entry) Matches(text string) bool {
 	if re := e.regexp(); re != nil {
 		return re.MatchString(text)
 	}
+	if c := e.code; c != nil && c.branches != nil {
+		for i := range c.branches {
+			if b := &c.branches[i]; b.mayMatch(text) && b.re.MatchString(text) {
+				return true
+			}
+		}
+		return false
+	}
 	return e.Literal != "" && strings.Contains(text, e.Literal)
 }
 
@@ -205,7 +223,11 @@ func (e *Entry) Compile() error {
 		if err != nil {
 			return fmt.Errorf("klog: entry %q: %w", e.Label, err)
 		}
-		c.re = re
+		if bs, ok := e.splitBranches(full); ok {
+			c.branches = bs
+		} else {
+			c.re = re
+		}
 	}
 	c.once.Do(func() {}) // compiled already
 	e.code = c

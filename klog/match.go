@@ -35,6 +35,15 @@ import (
 // is small to review, and it is regenerated from db/*.json by `go generate
 // ./klog`; TestGeneratedDB fails while it is stale. A user's --klog-db file
 // (fwts format) is still compiled when it is read.
+//
+// Confirming a candidate runs its regex; an entry that is a top-level
+// alternation of many messages is confirmed branch by branch, only the
+// branches whose literals the line holds (see branch): on the corpus's
+// 1.8 MB of boot logs that took `fwcheck klog` from 242–248 M to 195 M
+// instructions. What is left (callgrind, 195 M): parsing the lines about
+// 40 M, the automaton scan 30 M, writing the text and JSON reports 29 M;
+// the confirming regexes, the oops scan and the garbage collector most of
+// the rest.
 type Matcher struct {
 	entries []*Entry
 	// always lists entries with no usable literal: tried on every text.

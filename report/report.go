@@ -184,11 +184,15 @@ func eachFinding(r *tests.Result, fn func(f *Finding, n int, listed bool)) {
 	}
 }
 
-// WriteJSON writes d as indented JSON.
+// WriteJSON writes d as indented JSON, byte for byte what a json.Encoder
+// with SetIndent("", "  ") writes (see indentJSON).
 func WriteJSON(w io.Writer, d *Document) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(d); err != nil {
+	b, err := json.Marshal(d)
+	if err != nil {
+		return fmt.Errorf("writing results: %w", err)
+	}
+	out := indentJSON(make([]byte, 0, len(b)+len(b)/2), b)
+	if _, err := w.Write(append(out, '\n')); err != nil {
 		return fmt.Errorf("writing results: %w", err)
 	}
 	return nil

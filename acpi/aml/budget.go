@@ -187,6 +187,9 @@ func (e *Evaluator) copyOf(o *Object, t *Term) *Object {
 		return nil
 	}
 	e.charge(objectCost, t)
+	if o.Type == TypeInteger {
+		return o // integers are never changed in place (see Integer)
+	}
 	c := *o
 	switch o.Type {
 	case TypeBuffer:

@@ -266,6 +266,9 @@ func (p *parser) term1() *Term {
 	}
 	op := p.opcode()
 	t := p.l.term(Term{Op: op, Offset: int32(p.off(start))})
+	if op == OpLoad || op == OpLoadTable {
+		p.l.loadOps++ // findLoads walks the terms only when there are some
+	}
 	switch {
 	case op >= OpLocal0 && op <= OpArg6:
 		return t

@@ -70,6 +70,12 @@ func (ns *Namespace) runTimeSource(scope *Node, name string) *RunTimeLoad {
 func (l *loader) findLoads() {
 	ns := l.ns
 	ns.loads = nil
+	if l.loadOps == 0 {
+		// No Load or LoadTable was parsed (most machines): walking every
+		// term of every method for one was a tenth of loading the
+		// corpus's namespaces.
+		return
+	}
 	visit := func(scope *Node, table string, body []*Term, top bool) {
 		WalkTerms(body, func(t *Term) bool {
 			switch t.Op {
