@@ -154,7 +154,10 @@ func (m *Machine) Arch() (arch, from string) {
 		}
 	}
 	if a, err := Arch.Get(m); err == nil && a != "" {
-		return a, m.Src.String()
+		if m.Src.Live() {
+			return a, ""
+		}
+		return a, "the snapshot"
 	}
 	if ts, err := ACPITables.Get(m); err == nil {
 		if a := ACPIArch(ts); a != "" {

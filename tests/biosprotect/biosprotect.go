@@ -50,6 +50,7 @@ var (
 var Check = &tests.Check{
 	ID: "bios-write-protect", Title: "BIOS flash not writable from the OS (BIOS_CNTL: BIOSWE clear, BLE and SMM_BWP set)",
 	Category: tests.Security,
+	Arch:     tests.X86,
 	Optional: []input.Decl{input.PCIConfig, input.DMI, input.KernelLog, input.CPUInfo},
 	Spec:     "Intel ICH/PCH datasheets, LPC BIOS_CNTL (DCh)",
 	Labels:   []*tests.Label{labelWE, labelBLE, labelBWP},
