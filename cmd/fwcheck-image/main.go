@@ -7,7 +7,7 @@
 // Usage:
 //
 //	fwcheck-image build -o OUT --kernel VMLINUZ [--arch amd64|arm64] [--modules DIR] [--src DIR] [--version V]
-//	fwcheck-image usb -o IMG --kernel VMLINUZ [--initramfs FILE] [--config FILE] [--modules DIR] [--src DIR] [--version V]
+//	fwcheck-image usb -o IMG --kernel VMLINUZ [--arch amd64|arm64] [--initramfs FILE] [--config FILE] [--modules DIR] [--src DIR] [--version V]
 //	fwcheck-image boot --initramfs FILE --kernel VMLINUZ [--firmware ovmf|seabios] [--append ARGS] [--tpm]
 //
 // Exit status: 0 on success, 2 for usage errors and failures (one line).
@@ -127,6 +127,7 @@ func usb(stdout, stderr io.Writer, args []string) int {
 	fs.StringVar(&o.ModulesDir, "modules", "", "take kernel modules from `DIR` instead of /lib/modules/RELEASE")
 	fs.StringVar(&o.Source, "src", "", "the fwcheck source tree `DIR` (default: found from the working directory)")
 	fs.StringVar(&o.Version, "version", version, "the `VERSION` the image's fwcheck reports")
+	fs.StringVar(&o.Arch, "arch", "amd64", "the `ARCH` of the stick: amd64 (UEFI and BIOS) or arm64 (UEFI: /EFI/BOOT/BOOTAA64.EFI)")
 	if code, ok := parse(stdout, stderr, "usb", "-o IMG --kernel VMLINUZ [--initramfs FILE] [--config FILE]", fs, args); !ok {
 		return code
 	}
@@ -136,7 +137,11 @@ func usb(stdout, stderr io.Writer, args []string) int {
 	case o.Kernel == "":
 		return fail(stderr, "usb", fmt.Errorf("--kernel VMLINUZ is required (e.g. /boot/vmlinuz-$(uname -r))"))
 	}
-	if err := mkimage.USBToolsAvailable(""); err != nil {
+	buildUSB, tools := mkimage.BuildUSB, mkimage.USBToolsAvailable
+	if o.Arch == "arm64" {
+		buildUSB, tools = mkimage.BuildUSBArm64, mkimage.USBToolsAvailableArm64
+	}
+	if err := tools(""); err != nil {
 		return fail(stderr, "usb", err)
 	}
 	if *cfgFile != "" {
@@ -161,7 +166,7 @@ func usb(stdout, stderr io.Writer, args []string) int {
 		}
 		u.Initramfs = res.Output
 	}
-	res, err := mkimage.BuildUSB(u)
+	res, err := buildUSB(u)
 	if err != nil {
 		return fail(stderr, "usb", err)
 	}
