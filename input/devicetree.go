@@ -17,7 +17,7 @@ const FDTFile = "sys/firmware/fdt"
 
 // Devicetree is the devicetree blob the kernel was handed (by the firmware,
 // or by the EFI stub, which edits the firmware's: it adds /chosen's UEFI
-// properties and removes the memory nodes), parsed. A machine without one
+// properties and drops the memory reservations), parsed. A machine without one
 // (x86, or an Arm machine booted without CONFIG_OF) lacks it.
 var Devicetree = Declare(Def[*devicetree.Blob]{
 	Name: "devicetree", Doc: "the flattened devicetree the kernel booted with (/sys/firmware/fdt)", Root: true,

@@ -7,10 +7,11 @@
 // log's "psci:" lines).
 //
 // Under UEFI the kernel's EFI stub edits the firmware's tree before the
-// kernel sees it: it adds /chosen's linux,uefi-* properties and deletes
-// the memory nodes, memory being described by the UEFI memory map. On an
-// ACPI machine the stub makes a placeholder tree holding /chosen alone.
-// The check knows both.
+// kernel sees it: it adds /chosen's linux,uefi-* properties and drops the
+// memory reservation block, and the kernel then takes RAM from the UEFI
+// memory map rather than the memory nodes (which a firmware may leave
+// out). On an ACPI machine the stub makes a placeholder tree holding
+// /chosen alone. The check knows both.
 //
 // Its labels are warnings: no blob in the shared corpus shows any of these
 // faults yet (QEMU's virt trees, the fixtures, have none), so none fails a
@@ -207,7 +208,7 @@ func checkMemory(p *tests.Pass, bl *dtb.Blob, uefi bool) {
 	}
 	if len(ranges) == 0 && !bad {
 		if uefi {
-			p.Info(nil, "no memory node: booted through UEFI, whose memory map describes RAM (the EFI stub removes the tree's memory nodes)")
+			p.Info(nil, "no memory node: booted through UEFI, whose memory map describes RAM (the kernel takes it from there)")
 			p.Passed("memory described (by the UEFI memory map)")
 			return
 		}
