@@ -626,7 +626,9 @@ type noAlarm struct{ *fakeMachine }
 func (noAlarm) WakeAlarm(time.Duration, time.Duration) (input.AlarmTest, error) {
 	return input.AlarmTest{}, fmt.Errorf("no RTC wake alarm: stat /sys/class/rtc/rtc0/wakealarm: %w", fs.ErrNotExist)
 }
-func (noAlarm) RunAt(string, int64) (input.SpeedSample, error) { return input.SpeedSample{}, input.ErrNoControl }
+func (noAlarm) RunAt(string, int64) (input.SpeedSample, error) {
+	return input.SpeedSample{}, input.ErrNoControl
+}
 
 // s2idle where it is all the platform offers (an Arm machine without PSCI
 // SYSTEM_SUSPEND), said plainly when nothing can wake it; and when there
