@@ -37,7 +37,7 @@ func kernelRelease(r io.ReaderAt) (string, error) {
 		if isArm64Image(hdr) {
 			return arm64Release(r)
 		}
-		return "", errors.New("kernel: neither an x86 bzImage (no HdrS boot header) nor an arm64 Image")
+		return "", errors.New("kernel: not a bzImage (no HdrS boot header), nor an arm64 Image")
 	}
 	off := int64(binary.LittleEndian.Uint16(hdr[0x20e:])) + 0x200
 	if off == 0x200 {
