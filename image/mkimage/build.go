@@ -223,6 +223,9 @@ func mib(n int64) float64 { return float64(n) / (1 << 20) }
 // included.
 func stageModules(o Options, tmp string, res *Result, logf func(string, ...any)) ([]string, error) {
 	dir := o.ModulesDir
+	if dir != "" && o.Kernel != "" {
+		res.KernelRelease, _ = KernelRelease(o.Kernel) // for the summary only
+	}
 	if dir == "" {
 		if o.Kernel == "" {
 			return nil, errors.New("image build: no kernel given (--kernel VMLINUZ); its modules go into the image")
