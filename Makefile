@@ -23,6 +23,8 @@ help:
 	@echo "make usb        write out/fwcheck.img, the bootable USB stick image (dd it to a stick)"
 	@echo "make usb-demo   boot a copy of the stick image under QEMU as a USB stick; it powers off after the report"
 	@echo "make deps-image install what the image and the tests need (QEMU, OVMF, SeaBIOS, a kernel, swtpm, mtools, ...)"
+	@echo "make deps-arm64 install qemu-system-aarch64, AAVMF, GRUB arm64 and fetch Debian's arm64 kernel into out/arm64"
+	@echo "make demo ARCH=arm64  build the arm64 image and boot it on QEMU virt with AAVMF (ARM64_FIRMWARE=aavmf-dt: devicetree)"
 	@echo "make s3-soak    $(SOAK_CYCLES) S3 suspend/resume cycles in QEMU, journal on out/soak-results.img (about an hour)"
 	@echo "make clean      remove the binaries and out/"
 
@@ -39,7 +41,7 @@ lint:
 # The image package boots QEMU guests under TCG (tens of minutes on a loaded
 # two-core machine): it gets its own run and a timeout such a machine does
 # not reach; every other package keeps 20 minutes.
-test: deps-image lint
+test: deps-image deps-arm64 lint
 	$(GO) test -count=1 -timeout 20m $$($(GO) list ./... | grep -v '/image$$')
 	$(GO) test -count=1 -timeout 90m ./image
 

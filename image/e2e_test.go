@@ -63,6 +63,9 @@ func TestMain(m *testing.M) {
 	if buildDir != "" {
 		os.RemoveAll(buildDir)
 	}
+	if arm64Dir != "" {
+		os.RemoveAll(arm64Dir)
+	}
 	os.Exit(code)
 }
 

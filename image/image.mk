@@ -118,11 +118,15 @@ image: fwcheck-image
 	echo "./fwcheck-image build -o $(IMAGE) --kernel $$k"; \
 	./fwcheck-image build -o $(IMAGE) --kernel "$$k" --version $(VERSION) && echo "$$want" > "$(IMAGE).inputs"
 
+ifeq ($(ARCH),arm64)
+demo: demo-arm64
+else
 demo: deps-image image
 	@$(find_kernel); \
 	echo "Booting $(IMAGE) with $$k under QEMU ($(DEMO_FIRMWARE)); the report follows, then fwcheck.after=$(DEMO_AFTER) (at a shell, Ctrl-A X quits QEMU); results JSON: out/demo-results.json"; \
 	tpm=""; command -v swtpm >/dev/null && tpm="--tpm"; \
 	./fwcheck-image boot --accel "$(QEMU_ACCEL)" --initramfs $(IMAGE) --kernel "$$k" --firmware $(DEMO_FIRMWARE) --append "quiet fwcheck.after=$(DEMO_AFTER) $(APPEND)" --results out/demo-results.json $$tpm
+endif
 
 # The USB stick image: the initramfs above, the kernel, GRUB for UEFI and
 # BIOS, fwcheck.cfg and the FWCHECK results partition, in 64 MiB.
@@ -140,3 +144,84 @@ usb-demo: deps-image image
 	./fwcheck-image usb -o $(USB_DEMO_IMAGE) --kernel "$$k" --initramfs $(IMAGE) --config out/fwcheck-demo.cfg >/dev/null && \
 	echo "Booting $(USB_DEMO_IMAGE) as a USB stick under QEMU ($(DEMO_FIRMWARE)); the report follows, then fwcheck.after=$(DEMO_AFTER) (at a shell, Ctrl-A X quits QEMU); results JSON: out/demo-results.json" && \
 	./fwcheck-image boot --accel "$(QEMU_ACCEL)" --usb $(USB_DEMO_IMAGE) --firmware $(DEMO_FIRMWARE) --results out/demo-results.json
+
+# The arm64 image (issue 31), built and booted on any Debian host, amd64
+# included:
+#
+#   make deps-arm64   install qemu-system-aarch64 (qemu-system-arm), AAVMF
+#                     (qemu-efi-aarch64) and GRUB's arm64 EFI modules
+#                     (grub-efi-arm64-bin, after dpkg --add-architecture
+#                     arm64), and fetch Debian's arm64 kernel with its
+#                     modules into out/arm64/root: apt-get download of the
+#                     linux-image-*-arm64 that linux-image-arm64 depends on,
+#                     dpkg-deb -x, depmod -b (nothing is installed as a
+#                     package on the host)
+#   make image-arm64  build out/fwcheck-arm64.cpio.gz for that kernel
+#   make usb-arm64    write out/fwcheck-arm64.img, a stick with
+#                     /EFI/BOOT/BOOTAA64.EFI
+#   make demo ARCH=arm64
+#                     boot the arm64 image on QEMU's virt board with AAVMF
+#                     under TCG (ARM64_FIRMWARE=aavmf-dt: without ACPI, the
+#                     devicetree only); the report on this terminal, then
+#                     the results document, then power-off
+ARCH           ?= amd64
+ARM64_DIR      ?= out/arm64
+ARM64_IMAGE    ?= out/fwcheck-arm64.cpio.gz
+ARM64_USB      ?= out/fwcheck-arm64.img
+ARM64_FIRMWARE ?= aavmf
+ARM64_META     ?= linux-image-arm64
+
+# Shell snippet: the arm64 kernel and modules directory fetched by deps-arm64.
+find_arm64 = k=$$(ls -1 $(ARM64_DIR)/root/boot/vmlinuz-* 2>/dev/null | sort -V | tail -1); \
+  m=$$(ls -1d $(ARM64_DIR)/root/lib/modules/* 2>/dev/null | sort -V | tail -1); \
+  if [ -z "$$k" ] || [ -z "$$m" ]; then echo "no arm64 kernel in $(ARM64_DIR)/root: run 'make deps-arm64'" >&2; exit 2; fi
+
+.PHONY: deps-arm64 image-arm64 demo-arm64 usb-arm64
+
+deps-arm64:
+	@sudo=""; [ "$$(id -u)" = 0 ] || sudo="sudo"; updated=""; \
+	if ! command -v apt-get >/dev/null; then \
+	  command -v qemu-system-aarch64 >/dev/null && ls $(ARM64_DIR)/root/boot/vmlinuz-* >/dev/null 2>&1 && exit 0; \
+	  echo "deps-arm64: needs apt-get (Debian or Ubuntu): install qemu-system-aarch64 and AAVMF, and put an arm64 kernel in $(ARM64_DIR)/root" >&2; exit 1; fi; \
+	if [ "$$(dpkg --print-architecture)" != arm64 ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then \
+	  echo "deps-arm64: dpkg --add-architecture arm64"; $$sudo dpkg --add-architecture arm64; updated=""; fi; \
+	missing=""; \
+	command -v qemu-system-aarch64 >/dev/null || missing="$$missing qemu-system-arm"; \
+	[ -e /usr/share/AAVMF/AAVMF_CODE.fd ] || missing="$$missing qemu-efi-aarch64"; \
+	[ -e /usr/lib/grub/arm64-efi/moddep.lst ] || missing="$$missing grub-efi-arm64-bin:arm64"; \
+	command -v depmod >/dev/null || [ -x /sbin/depmod ] || [ -x /usr/sbin/depmod ] || missing="$$missing kmod"; \
+	if [ -n "$$missing" ]; then echo "deps-arm64: installing$$missing"; \
+	  $$sudo apt-get update -qq && updated=1 && \
+	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y --no-install-recommends $$missing || exit 1; fi; \
+	if ls $(ARM64_DIR)/root/boot/vmlinuz-* >/dev/null 2>&1; then echo "deps-arm64: everything is installed ($$(ls $(ARM64_DIR)/root/boot/vmlinuz-*))"; exit 0; fi; \
+	[ -n "$$updated" ] || $$sudo apt-get update -qq || exit 1; \
+	pkg=$$(apt-cache depends $(ARM64_META):arm64 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9][^ :]*-arm64\).*/\1/p' | head -1); \
+	if [ -z "$$pkg" ]; then echo "deps-arm64: the mirror has no $(ARM64_META) for arm64" >&2; exit 1; fi; \
+	echo "deps-arm64: fetching $$pkg (arm64) into $(ARM64_DIR)"; \
+	rm -rf $(ARM64_DIR) && mkdir -p $(ARM64_DIR) && cd $(ARM64_DIR) && \
+	apt-get download "$$pkg:arm64" 2>&1 | grep -v "unsandboxed" ; \
+	deb=$$(ls -1 linux-image-*_arm64.deb 2>/dev/null | head -1); [ -n "$$deb" ] || { echo "deps-arm64: apt-get download $$pkg:arm64 failed" >&2; exit 1; }; \
+	dpkg-deb -x "$$deb" root && rm -f "$$deb" && \
+	rel=$$(ls -1 root/lib/modules | head -1) && \
+	depmod=$$(command -v depmod || echo /sbin/depmod) && $$depmod -b root "$$rel" && \
+	echo "deps-arm64: $(ARM64_DIR)/root/boot/vmlinuz-$$rel and its modules"
+
+# Rebuilt when missing or older than a Go source of the module.
+image-arm64: deps-arm64 fwcheck-image
+	@$(find_arm64); \
+	if [ -f $(ARM64_IMAGE) ] && [ -z "$$(find . -path ./out -prune -o -name '*.go' -newer $(ARM64_IMAGE) -print | grep -v _test.go | head -1)" ] && [ ! "$$k" -nt $(ARM64_IMAGE) ]; then \
+	  echo "$(ARM64_IMAGE) is up to date (kernel $$k)"; exit 0; fi; \
+	echo "./fwcheck-image build --arch arm64 -o $(ARM64_IMAGE) --kernel $$k --modules $$m"; \
+	./fwcheck-image build --arch arm64 -o $(ARM64_IMAGE) --kernel "$$k" --modules "$$m" --version $(VERSION)
+
+demo-arm64: image-arm64
+	@$(find_arm64); rm -f out/demo-arm64-results.json; \
+	echo "Booting $(ARM64_IMAGE) with $$k on QEMU virt with AAVMF ($(ARM64_FIRMWARE), $(QEMU_ACCEL)); the report follows, then the results document, then fwcheck.after=$(DEMO_AFTER)"; \
+	./fwcheck-image boot --accel "$(QEMU_ACCEL)" --firmware $(ARM64_FIRMWARE) --initramfs $(ARM64_IMAGE) --kernel "$$k" \
+	  --append "quiet fwcheck.after=$(DEMO_AFTER) $(APPEND)" --results out/demo-arm64-results.json && \
+	echo "== the results document (out/demo-arm64-results.json)" && cat out/demo-arm64-results.json
+
+usb-arm64: image-arm64
+	@$(find_arm64); \
+	echo "./fwcheck-image usb --arch arm64 -o $(ARM64_USB) --kernel $$k --initramfs $(ARM64_IMAGE)"; \
+	./fwcheck-image usb --arch arm64 -o $(ARM64_USB) --kernel "$$k" --initramfs $(ARM64_IMAGE)

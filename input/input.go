@@ -249,6 +249,17 @@ type Unavailable struct {
 
 func (u *Unavailable) Error() string { return fmt.Sprintf("%s unavailable: %s", u.Input, u.Reason) }
 
+// Absent is the error for an input the machine lacks legally, such as the
+// ACPI tables of a machine its firmware describes with a devicetree: the
+// checks that need it are not applicable, with the reason, rather than
+// skipped. It is also an *Unavailable (errors.As finds it).
+type Absent struct{ Unavailable }
+
+func (a *Absent) Error() string { return a.Unavailable.Error() }
+
+// Unwrap returns the Unavailable a is.
+func (a *Absent) Unwrap() error { return &a.Unavailable }
+
 // Available loads d and returns why it is unavailable, or nil.
 func (m *Machine) Available(d Decl) error { return d.load(m) }
 

@@ -131,6 +131,9 @@ func loadACPI(src Source) (*acpi.Tables, error) {
 	ts, err := acpi.LoadFS(src, acpi.SysfsDir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
+			if dt := devicetreeOnly(src); dt != "" {
+				return nil, &Absent{Unavailable{"acpi-tables", "the machine has no ACPI tables: its firmware describes it with a devicetree (" + dt + "), which is as valid as ACPI"}}
+			}
 			return nil, &Unavailable{"acpi-tables", "no /" + acpi.SysfsDir + " on " + src.String()}
 		}
 		return nil, err

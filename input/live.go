@@ -41,6 +41,7 @@ func liveRecorders() map[string]Recorder {
 		CPUIDFile:         recordCPUID,
 		BDAFile:           recordBDA,
 		PCRFile:           recordPCRs,
+		ArchFile:          recordArch,
 	}
 	var (
 		mu    sync.Mutex

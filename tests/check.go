@@ -97,6 +97,13 @@ type Check struct {
 	Title    string
 	Category Category
 	Flags    Flags
+	// Arch, when set, lists the machine architectures the check applies
+	// to, as GOARCH names them (X86 for the MSR, MTRR, e820, HPET, SMM and
+	// chipset checks). On a machine of another architecture the check is
+	// not applicable, with the reason, and Run is not called; when the
+	// architecture cannot be told (see input.Machine.Arch) it runs.
+	// Empty: every architecture.
+	Arch []string
 	// Inputs are the machine state the check reads; when one is
 	// unavailable, the check is skipped with the reason and Run is not
 	// called. Optional inputs are read when they can be had (Load) and
@@ -118,6 +125,23 @@ type Check struct {
 	// Run does the work, reporting through the pass. An error return or a
 	// panic records the check as aborted.
 	Run func(*Pass) error
+}
+
+// X86 is the Arch of checks of x86-only hardware and firmware.
+var X86 = []string{"amd64", "386"}
+
+// archReason says why a check declaring arch does not apply on a machine
+// of architecture got: "x86 only (this machine is arm64)".
+func archReason(arch []string, got, from string) string {
+	what := strings.Join(arch, ", ") + " only"
+	if slices.Equal(arch, X86) {
+		what = "x86 only"
+	}
+	r := fmt.Sprintf("%s (this machine is %s", what, got)
+	if from != "" {
+		r += ", from " + from
+	}
+	return r + ")"
 }
 
 // NeedsRoot reports whether reading the check's inputs on a live machine

@@ -426,3 +426,13 @@ func (p *Pass) Progress(format string, args ...any) {
 		p.env.Progress(p.Check.ID, fmt.Sprintf(format, args...))
 	}
 }
+
+// Arch returns the architecture of the machine under test as GOARCH names
+// it ("amd64", "arm64"), or "" when it cannot be told (see
+// input.Machine.Arch): for checks whose method differs by architecture
+// (the reset path, the reboot methods), not for gating, which Check.Arch
+// declares.
+func (p *Pass) Arch() string {
+	a, _ := p.env.Machine.Arch()
+	return a
+}

@@ -118,12 +118,23 @@ func RunOne(env *Env, c *Check) (r Result) {
 	start := time.Now()
 	defer func() { r.Duration = time.Since(start) }()
 
+	if len(c.Arch) > 0 {
+		if arch, from := env.Machine.Arch(); arch != "" && !slices.Contains(c.Arch, arch) {
+			r.Status, r.Reason = StatusNotApplicable, archReason(c.Arch, arch, from)
+			return r
+		}
+	}
 	if c.Flags&Acting != 0 && env.Control == nil {
 		r.Status, r.Reason = StatusSkipped, fmt.Sprintf("it acts on the machine (%s), and this run has no live machine to act on", strings.Join(c.Flags.Strings(), ", "))
 		return r
 	}
 	for _, in := range c.Inputs {
 		if err := env.Machine.Available(in); err != nil {
+			var absent *input.Absent
+			if errors.As(err, &absent) {
+				r.Status, r.Reason = StatusNotApplicable, absent.Reason
+				return r
+			}
 			r.Status, r.Reason = StatusSkipped, err.Error()
 			var u *input.Unavailable
 			if errors.As(err, &u) {

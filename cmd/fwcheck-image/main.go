@@ -6,8 +6,8 @@
 //
 // Usage:
 //
-//	fwcheck-image build -o OUT --kernel VMLINUZ [--modules DIR] [--src DIR] [--version V]
-//	fwcheck-image usb -o IMG --kernel VMLINUZ [--initramfs FILE] [--config FILE] [--modules DIR] [--src DIR] [--version V]
+//	fwcheck-image build -o OUT --kernel VMLINUZ [--arch amd64|arm64] [--modules DIR] [--src DIR] [--version V]
+//	fwcheck-image usb -o IMG --kernel VMLINUZ [--arch amd64|arm64] [--initramfs FILE] [--config FILE] [--modules DIR] [--src DIR] [--version V]
 //	fwcheck-image boot --initramfs FILE --kernel VMLINUZ [--firmware ovmf|seabios] [--append ARGS] [--tpm]
 //
 // Exit status: 0 on success, 2 for usage errors and failures (one line).
@@ -96,6 +96,7 @@ func build(stdout, stderr io.Writer, args []string) int {
 	fs.StringVar(&o.ModulesDir, "modules", "", "take kernel modules from `DIR` instead of /lib/modules/RELEASE")
 	fs.StringVar(&o.Source, "src", "", "the fwcheck source tree `DIR` (default: found from the working directory)")
 	fs.StringVar(&o.Version, "version", version, "the `VERSION` the image's fwcheck reports")
+	fs.StringVar(&o.Arch, "arch", "amd64", "the `ARCH` to build for: amd64 or arm64 (the kernel must match; 'make deps-arm64' fetches Debian's arm64 kernel)")
 	if code, ok := parse(stdout, stderr, "build", "-o OUT --kernel VMLINUZ [--modules DIR] [--src DIR]", fs, args); !ok {
 		return code
 	}
@@ -110,8 +111,8 @@ func build(stdout, stderr io.Writer, args []string) int {
 	if err != nil {
 		return fail(stderr, "build", err)
 	}
-	fmt.Fprintf(stdout, "%s: %d bytes (%.2f MiB) compressed, %.2f MiB uncompressed, kernel %s, %d modules\n",
-		res.Output, res.Size, float64(res.Size)/(1<<20), float64(res.Uncompressed)/(1<<20), res.KernelRelease, len(res.Modules))
+	fmt.Fprintf(stdout, "%s: %d bytes (%.2f MiB) compressed, %.2f MiB uncompressed, %s, kernel %s, %d modules\n",
+		res.Output, res.Size, float64(res.Size)/(1<<20), float64(res.Uncompressed)/(1<<20), res.Arch, res.KernelRelease, len(res.Modules))
 	return exitOK
 }
 
@@ -126,6 +127,7 @@ func usb(stdout, stderr io.Writer, args []string) int {
 	fs.StringVar(&o.ModulesDir, "modules", "", "take kernel modules from `DIR` instead of /lib/modules/RELEASE")
 	fs.StringVar(&o.Source, "src", "", "the fwcheck source tree `DIR` (default: found from the working directory)")
 	fs.StringVar(&o.Version, "version", version, "the `VERSION` the image's fwcheck reports")
+	fs.StringVar(&o.Arch, "arch", "amd64", "the `ARCH` of the stick: amd64 (UEFI and BIOS) or arm64 (UEFI: /EFI/BOOT/BOOTAA64.EFI)")
 	if code, ok := parse(stdout, stderr, "usb", "-o IMG --kernel VMLINUZ [--initramfs FILE] [--config FILE]", fs, args); !ok {
 		return code
 	}
@@ -135,7 +137,11 @@ func usb(stdout, stderr io.Writer, args []string) int {
 	case o.Kernel == "":
 		return fail(stderr, "usb", fmt.Errorf("--kernel VMLINUZ is required (e.g. /boot/vmlinuz-$(uname -r))"))
 	}
-	if err := mkimage.USBToolsAvailable(""); err != nil {
+	buildUSB, tools := mkimage.BuildUSB, mkimage.USBToolsAvailable
+	if o.Arch == "arm64" {
+		buildUSB, tools = mkimage.BuildUSBArm64, mkimage.USBToolsAvailableArm64
+	}
+	if err := tools(""); err != nil {
 		return fail(stderr, "usb", err)
 	}
 	if *cfgFile != "" {
@@ -160,7 +166,7 @@ func usb(stdout, stderr io.Writer, args []string) int {
 		}
 		u.Initramfs = res.Output
 	}
-	res, err := mkimage.BuildUSB(u)
+	res, err := buildUSB(u)
 	if err != nil {
 		return fail(stderr, "usb", err)
 	}
@@ -172,7 +178,7 @@ func usb(stdout, stderr io.Writer, args []string) int {
 func boot(stdout, stderr io.Writer, args []string) int {
 	fs := flag.NewFlagSet("boot", flag.ContinueOnError)
 	var vm qemu.Config
-	fw := fs.String("firmware", "ovmf", "`FIRMWARE`: ovmf (UEFI, q35) or seabios (BIOS, pc)")
+	fw := fs.String("firmware", "ovmf", "`FIRMWARE`: ovmf (UEFI, q35), seabios (BIOS, pc), aavmf (arm64 UEFI, virt with ACPI) or aavmf-dt (arm64 UEFI, virt with a devicetree only)")
 	fs.StringVar(&vm.Initramfs, "initramfs", "out/fwcheck.cpio.gz", "the initramfs `FILE` to boot")
 	fs.StringVar(&vm.Kernel, "kernel", "", "the `VMLINUZ` to boot (required)")
 	fs.StringVar(&vm.Append, "append", "", "extra kernel command line `ARGS`, e.g. fwcheck.after=poweroff")
@@ -199,8 +205,12 @@ func boot(stdout, stderr io.Writer, args []string) int {
 		vm.Machine = qemu.OVMF
 	case "seabios":
 		vm.Machine = qemu.SeaBIOS
+	case "aavmf":
+		vm.Machine = qemu.AAVMF
+	case "aavmf-dt":
+		vm.Machine = qemu.AAVMFDT
 	default:
-		return fail(stderr, "boot", fmt.Errorf("--firmware: want ovmf or seabios, not %q", *fw))
+		return fail(stderr, "boot", fmt.Errorf("--firmware: want ovmf, seabios, aavmf or aavmf-dt, not %q", *fw))
 	}
 	var filter *demoFilter
 	if *results != "" {

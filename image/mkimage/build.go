@@ -72,13 +72,32 @@ type Options struct {
 	// Version is recorded as fwcheck's version inside the image
 	// (image.Version); empty leaves the image's own default.
 	Version string
+	// Arch is the architecture the image is built for, as GOARCH names it:
+	// "amd64" (the default) or "arm64". The kernel must be of the same
+	// architecture (see KernelArch).
+	Arch string
 	// Logf receives progress messages; nil discards them.
 	Logf func(format string, args ...any)
+}
+
+// Arches are the architectures Build makes images for.
+var Arches = []string{"amd64", "arm64"}
+
+// arch returns o.Arch checked, "amd64" when empty.
+func (o Options) arch() (string, error) {
+	switch o.Arch {
+	case "", "amd64":
+		return "amd64", nil
+	case "arm64":
+		return "arm64", nil
+	}
+	return "", fmt.Errorf("image build: unknown architecture %q (want %s)", o.Arch, strings.Join(Arches, " or "))
 }
 
 // Result describes a built image.
 type Result struct {
 	Output        string
+	Arch          string
 	Size          int64 // compressed bytes
 	Uncompressed  int64
 	KernelRelease string
@@ -116,7 +135,16 @@ func Build(o Options) (*Result, error) {
 		}
 		defer os.RemoveAll(tmp)
 	}
-	res := &Result{Output: o.Output}
+	arch, err := o.arch()
+	if err != nil {
+		return nil, err
+	}
+	if o.Kernel != "" {
+		if ka, err := KernelArch(o.Kernel); err == nil && ka != arch {
+			return nil, fmt.Errorf("image build: %s is an %s kernel, not %s (pass --arch %s, or a kernel for %s)", o.Kernel, ka, arch, ka, arch)
+		}
+	}
+	res := &Result{Output: o.Output, Arch: arch}
 
 	// Kernel modules, decompressed, in dependency order.
 	modFiles, err := stageModules(o, tmp, res, logf)
@@ -135,10 +163,10 @@ func Build(o Options) (*Result, error) {
 	if err := os.MkdirAll(buildTmp, 0o755); err != nil {
 		return nil, err
 	}
-	logf("image: compiling u-root init, gosh, %d commands and fwcheck into one busybox binary", len(Commands))
+	logf("image: compiling u-root init, gosh, %d commands and fwcheck for %s into one busybox binary", len(Commands), arch)
 	l := llog.New(slog.LevelWarn, func(format string, args ...any) { logf("image: "+format, args...) })
 	err = uimage.Create(l,
-		uimage.WithEnv(golang.WithGOROOT(goroot), golang.WithWorkingDir(src), golang.DisableCGO(), golang.WithGOOS("linux"), golang.WithGOARCH("amd64")),
+		uimage.WithEnv(golang.WithGOROOT(goroot), golang.WithWorkingDir(src), golang.DisableCGO(), golang.WithGOOS("linux"), golang.WithGOARCH(arch)),
 		uimage.WithTempDir(buildTmp),
 		uimage.WithBaseArchive(uimage.DefaultRamfs()),
 		uimage.WithBusyboxCommands(cmds...),
@@ -195,6 +223,9 @@ func mib(n int64) float64 { return float64(n) / (1 << 20) }
 // included.
 func stageModules(o Options, tmp string, res *Result, logf func(string, ...any)) ([]string, error) {
 	dir := o.ModulesDir
+	if dir != "" && o.Kernel != "" {
+		res.KernelRelease, _ = KernelRelease(o.Kernel) // for the summary only
+	}
 	if dir == "" {
 		if o.Kernel == "" {
 			return nil, errors.New("image build: no kernel given (--kernel VMLINUZ); its modules go into the image")

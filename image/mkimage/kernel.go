@@ -17,7 +17,8 @@ import (
 )
 
 // KernelRelease returns the release string ("6.1.0-57-amd64") of an x86
-// bzImage, read from the kernel_version field of its boot protocol header.
+// bzImage, read from the kernel_version field of its boot protocol header,
+// or of an arm64 Image, read from its Linux banner (see arm64Release).
 func KernelRelease(vmlinuz string) (string, error) {
 	f, err := os.Open(vmlinuz)
 	if err != nil {
@@ -33,7 +34,10 @@ func kernelRelease(r io.ReaderAt) (string, error) {
 		return "", fmt.Errorf("kernel: reading boot header: %w", err)
 	}
 	if string(hdr[0x202:0x206]) != "HdrS" {
-		return "", errors.New("kernel: not a bzImage (no HdrS boot header)")
+		if isArm64Image(hdr) {
+			return arm64Release(r)
+		}
+		return "", errors.New("kernel: not a bzImage (no HdrS boot header), nor an arm64 Image")
 	}
 	off := int64(binary.LittleEndian.Uint16(hdr[0x20e:])) + 0x200
 	if off == 0x200 {

@@ -32,8 +32,19 @@ type Machine struct {
 	UEFI bool
 	// SMM boots the machine with SMM (-machine smm=on) and OVMF's SMM
 	// build, whose flash only SMM may write.
-	SMM   bool
+	SMM bool
+	// Arch is the guest's architecture as GOARCH names it: "" (amd64,
+	// qemu-system-x86_64) or "arm64" (qemu-system-aarch64, see AAVMF).
+	Arch  string
 	setup func(tmp string, c Config) ([]string, error) // firmware arguments
+}
+
+// Binary returns the QEMU system emulator for m's architecture.
+func (m Machine) Binary() string {
+	if m.Arch == "arm64" {
+		return BinaryAArch64
+	}
+	return Binary
 }
 
 // The machine setups: OVMF on q35 and SeaBIOS on pc are the two the live
@@ -128,6 +139,9 @@ func seabiosArgs(string) ([]string, error) {
 
 // Available reports why m cannot boot on this host, or nil when it can.
 func Available(m Machine) error {
+	if m.Arch == "arm64" {
+		return availableArm64()
+	}
 	if _, err := exec.LookPath(Binary); err != nil {
 		return fmt.Errorf("%s not found (apt-get install qemu-system-x86)", Binary)
 	}
@@ -306,6 +320,9 @@ func (c Config) args(tmp string, interactive bool) ([]string, error) {
 	if accel == "kvm" {
 		cpu = "host"
 	}
+	if c.Machine.Arch == "arm64" {
+		return c.argsArm64(tmp, fw, accel, mem, interactive)
+	}
 	a := []string{
 		"-machine", c.Machine.Type + map[bool]string{true: ",smm=on"}[c.Machine.SMM] + ",accel=" + accel,
 		"-cpu", cpu,
@@ -387,7 +404,7 @@ func Run(ctx context.Context, c Config) ([]byte, error) {
 		args = append(args, tpmArgs...)
 	}
 	var console, stderr bytes.Buffer
-	cmd := exec.Command(Binary, args...)
+	cmd := exec.Command(c.Machine.Binary(), args...)
 	cmd.Stdout = &console
 	if c.Console != nil {
 		cmd.Stdout = io.MultiWriter(&console, c.Console)
@@ -413,12 +430,12 @@ func Run(ctx context.Context, c Config) ([]byte, error) {
 	select {
 	case err = <-done:
 		if err != nil {
-			err = fmt.Errorf("%s: %w: %s", Binary, err, strings.TrimSpace(stderr.String()))
+			err = fmt.Errorf("%s: %w: %s", c.Machine.Binary(), err, strings.TrimSpace(stderr.String()))
 		}
 	case <-ctx.Done():
 		_ = cmd.Process.Kill()
 		<-done
-		err = fmt.Errorf("%s %s: guest did not power off: %w", Binary, c.Machine.Name, ctx.Err())
+		err = fmt.Errorf("%s %s: guest did not power off: %w", c.Machine.Binary(), c.Machine.Name, ctx.Err())
 	}
 	return console.Bytes(), err
 }
@@ -447,7 +464,7 @@ func Interactive(c Config) error {
 		defer stop()
 		args = append(args, tpmArgs...)
 	}
-	cmd := exec.Command(Binary, args...)
+	cmd := exec.Command(c.Machine.Binary(), args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if c.Console != nil { // the terminal through a filter (make demo)
 		cmd.Stdout = c.Console

@@ -23,6 +23,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/crat"
 	"github.com/fwcheck/fwcheck/tests/dbg2"
 	"github.com/fwcheck/fwcheck/tests/deviceids"
+	"github.com/fwcheck/fwcheck/tests/devicetree"
 	"github.com/fwcheck/fwcheck/tests/dmaprotection"
 	"github.com/fwcheck/fwcheck/tests/dmar"
 	"github.com/fwcheck/fwcheck/tests/e820"
@@ -117,6 +118,7 @@ var checks = sync.OnceValue(func() []*tests.Check {
 		cpufreq.Check,
 		dbg2.Check,
 		dbg2.DBGP,
+		devicetree.Check,
 		dmar.Check,
 		ecdt.Check,
 		fan.Check,

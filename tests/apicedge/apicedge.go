@@ -43,6 +43,7 @@ var (
 var Check = &tests.Check{
 	ID: "apic-edge", Aliases: []string{"apicedge"}, Title: "legacy IRQs 0-15 edge-triggered unless the MADT's overrides say otherwise",
 	Category: tests.ACPI,
+	Arch:     tests.X86,
 	Inputs:   []input.Decl{input.Interrupts},
 	Optional: []input.Decl{input.ACPITables},
 	Spec:     spec,

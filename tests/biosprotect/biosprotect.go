@@ -94,6 +94,7 @@ var (
 var Check = &tests.Check{
 	ID: "bios-write-protect", Title: "BIOS flash not writable from the OS (BIOS_CNTL locks, SPI FLOCKDN, protected ranges, descriptor access)",
 	Category: tests.Security,
+	Arch:     tests.X86,
 	Optional: []input.Decl{input.PCIConfig, input.SPIFlash, input.DMI, input.KernelLog, input.CPUInfo},
 	Spec:     "Intel ICH/PCH datasheets, LPC/SPI BIOS_CNTL (DCh) and SPI memory-mapped registers (HSFS, FRAP, FREGn, PRn)",
 	Labels:   []*tests.Label{labelWE, labelBLE, labelBWP, labelFLOCKDN, labelFDV, labelFDO, labelFRAP, labelRegion},

@@ -54,6 +54,7 @@ var labelNotVerifying = tests.NewLabel("BootGuardNotVerifying", tests.Medium, "I
 var Check = &tests.Check{
 	ID: "bootguard-txt", Title: "Intel Boot Guard verified/measured boot and TXT status (information)",
 	Category: tests.Security,
+	Arch:     tests.X86,
 	Optional: []input.Decl{input.MSRs, input.TXT, input.CPUInfo, input.DMI, input.KernelLog},
 	Spec:     "Intel Boot Guard and TXT (MSR 13Ah; TXT public space FED30000h)",
 	Labels:   []*tests.Label{labelNotVerifying},

@@ -50,6 +50,7 @@ var (
 var Check = &tests.Check{
 	ID: "cpu-features", Title: "NX enabled, VMX/SVM not locked off, identical microcode, mitigations not starved of microcode",
 	Category: tests.CPU,
+	Arch:     tests.X86,
 	Optional: []input.Decl{input.CPUInfo, input.CPUID, input.MSRs, input.CPUVulns, input.KernelLog, input.DMI},
 	Spec:     "Intel SDM Vol. 3A/3C/4; AMD APM Vol. 2",
 	Labels:   []*tests.Label{labelNX, labelVMX, labelSVM, labelMicrocode, labelNoMicrocode},

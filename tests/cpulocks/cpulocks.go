@@ -54,6 +54,7 @@ var (
 var Check = &tests.Check{
 	ID: "cpu-locks", Title: "silicon debug interface disabled and locked, microcode loaded",
 	Category: tests.Security,
+	Arch:     tests.X86,
 	Optional: []input.Decl{input.MSRs, input.CPUInfo, input.CPUID, input.DMI, input.KernelLog},
 	Spec:     "Intel SDM Vol. 4 (IA32_DEBUG_INTERFACE, IA32_FEATURE_CONTROL); Vol. 3A §10.11",
 	Labels:   []*tests.Label{labelDebug, labelUnlocked, labelMicrocode},

@@ -112,6 +112,7 @@ var DBGP = &tests.Check{
 	ID:       "dbgp",
 	Title:    "DBGP debug port interface type and register",
 	Category: tests.ACPI,
+	Arch:     tests.X86,
 	Inputs:   []input.Decl{input.ACPITables},
 	Spec:     dbgpSpec,
 	Labels:   []*tests.Label{labelDBGPLength, labelDBGPRevision, labelDBGPType, labelDBGPReserved, labelDBGPAddress},

@@ -58,6 +58,7 @@ var (
 var Check = &tests.Check{
 	ID: "dma-protection", Title: "an IOMMU described and driven, pre-boot DMA protection, Thunderbolt security",
 	Category: tests.Security,
+	Arch:     tests.X86,
 	Optional: []input.Decl{input.ACPITables, input.DMAProtection, input.DMI, input.KernelLog, input.CPUInfo},
 	Spec:     "Intel VT-d spec §8 (DMAR); AMD IOMMU spec §5 (IVRS)",
 	Labels:   []*tests.Label{labelNoTable, labelOptIn, labelTBT},

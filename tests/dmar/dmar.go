@@ -163,6 +163,7 @@ var Check = &tests.Check{
 	ID:       "dmar",
 	Title:    "DMAR remapping structures, device scopes and their MADT/HPET references",
 	Category: tests.ACPI,
+	Arch:     tests.X86,
 	Inputs:   []input.Decl{input.ACPITables},
 	Optional: []input.Decl{input.MemoryMap},
 	Spec:     spec,

@@ -49,6 +49,7 @@ var (
 var Check = &tests.Check{
 	ID: "e820", Title: "firmware memory map: overlaps, empty entries, the legacy area, ACPI tables outside usable RAM",
 	Category: tests.BIOS,
+	Arch:     tests.X86,
 	Optional: []input.Decl{input.MemoryMap, input.ACPITables, input.KernelLog, input.BDA},
 	Spec:     acpiSpec,
 	Labels:   []*tests.Label{labelOverlap, labelEmpty, labelLegacy, labelEBDA, labelACPIInRAM},

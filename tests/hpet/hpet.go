@@ -42,6 +42,7 @@ var Check = &tests.Check{
 	ID:       "hpet",
 	Title:    "HPET table fields and base address",
 	Category: tests.ACPI,
+	Arch:     tests.X86,
 	Inputs:   []input.Decl{input.ACPITables},
 	Spec:     hpetSpec,
 	Labels: []*tests.Label{labelHPETLength, labelHPETNullBase, labelHPETSpace, labelHPETHigh,

@@ -30,6 +30,7 @@ var Check = &tests.Check{
 	ID:       "hpet-crs",
 	Title:    "The HPET device's _CRS agrees with the HPET table",
 	Category: tests.ACPI,
+	Arch:     tests.X86,
 	Inputs:   []input.Decl{input.ACPITables},
 	Spec:     spec,
 	Labels:   []*tests.Label{labelMismatch, labelNoMemory},

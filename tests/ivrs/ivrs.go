@@ -113,6 +113,7 @@ var Check = &tests.Check{
 	ID:       "ivrs",
 	Title:    "IVRS IOMMU blocks, device entries and their MADT/HPET references",
 	Category: tests.ACPI,
+	Arch:     tests.X86,
 	Inputs:   []input.Decl{input.ACPITables},
 	Spec:     spec,
 	Labels:   allLabels,

@@ -124,6 +124,7 @@ var (
 var Check = &tests.Check{
 	ID: "legacy-bios", Title: "legacy BIOS tables: EBDA, MP table vs the MADT, $PIR, SMBIOS/DMI entry points, BIOS32 and PnP headers",
 	Category: tests.BIOS,
+	Arch:     tests.X86,
 	Inputs:   []input.Decl{input.LegacyBIOS},
 	Optional: []input.Decl{input.MemoryMap, input.ACPITables, input.SMBIOS},
 	Spec:     "Intel MultiProcessor Specification 1.4; PCI IRQ Routing Table Specification 1.0; Plug and Play BIOS Specification 1.0A",

@@ -73,6 +73,7 @@ var Check = &tests.Check{
 	ID:       "lpit",
 	Title:    "LPIT low-power idle states and their residency counters",
 	Category: tests.ACPI,
+	Arch:     tests.X86,
 	Inputs:   []input.Decl{input.ACPITables},
 	Spec:     spec,
 	Labels:   []*tests.Label{labelMalformed, labelRevision, labelStructLength, labelSize, labelDupID, labelReserved, labelCounter, labelTrigger, labelEmpty},

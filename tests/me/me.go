@@ -61,6 +61,7 @@ var (
 var Check = &tests.Check{
 	ID: "me", Title: "Intel ME out of manufacturing mode, no override or debug mode, in normal operation",
 	Category: tests.Security,
+	Arch:     tests.X86,
 	Optional: []input.Decl{input.MEI, input.PCIConfig},
 	Spec:     "Intel CSME host firmware status (HFSTS1), as fwupd documents it",
 	Labels:   []*tests.Label{labelMfg, labelOverride, labelDebug, labelState},

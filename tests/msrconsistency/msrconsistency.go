@@ -54,6 +54,7 @@ var (
 var Check = &tests.Check{
 	ID: "msr-consistency", Title: "every CPU has the same MTRRs and firmware-programmed MSRs",
 	Category: tests.CPU,
+	Arch:     tests.X86,
 	Optional: []input.Decl{input.MSRs, input.KernelLog, input.DMI, input.CPUInfo},
 	Spec:     sdmMTRR,
 	Labels:   []*tests.Label{labelMTRR, labelMTRRBoot, labelMSR},

@@ -80,6 +80,7 @@ var (
 var Check = &tests.Check{
 	ID: "mtrr", Title: "MTRRs enabled, well-formed and matching the memory map (RAM write-back, MMIO uncached)",
 	Category: tests.CPU,
+	Arch:     tests.X86,
 	Optional: []input.Decl{input.MSRs, input.ProcMTRR, input.CPUInfo, input.MemoryMap, input.PCIBARs,
 		input.ACPITables, input.IOMem, input.KernelLog, input.DMI},
 	Spec: "Intel SDM Vol. 3A §12.11; AMD APM Vol. 2 §7.7",

@@ -44,7 +44,7 @@ const spec = "ACPI 6.5 §4.8.3.6 (reset register), §5.2.9 (FADT RESET_REG, RESE
 // The check's settings (--reboot.NAME, fwcheck.reboot.NAME=).
 var (
 	Cycles      = tests.IntOpt("cycles", "number of `reboots`", 3, 1, maxCycles)
-	Method      = tests.StringOpt("method", "reset `method` (/sys/kernel/reboot/type, Linux 5.11 on): acpi, kbd, pci, efi, triple, bios, or default for the kernel's own order", "default", "default", "acpi", "kbd", "pci", "efi", "triple", "bios")
+	Method      = tests.StringOpt("method", "reset `method` (/sys/kernel/reboot/type, Linux 5.11 on): acpi, kbd, pci, efi, triple, bios, or default for the kernel's own order; on arm64 default or efi (EFI ResetSystem, then PSCI SYSTEM_RESET) or psci (PSCI alone, on a machine not booted through UEFI)", "default", "default", "acpi", "kbd", "pci", "efi", "triple", "bios", "psci")
 	JournalPath = tests.StringOpt("journal", "the JSON-lines `FILE` that carries the run across reboots, on persistent storage (the live image uses its FWCHECK partition)", "")
 	MaxFailures = tests.IntOpt("max-failures", "stop after this many failed or hung reboots (0: never)", 0, 0, 1000)
 	HangAfter   = tests.DurationOpt("hang-after", "a reboot whose next kernel started later than this after the request counts as hung: the machine had to be power-cycled", 10*time.Minute, 5*time.Second, 24*time.Hour)
@@ -174,6 +174,14 @@ func run(p *tests.Pass) error {
 // reset is under way, or the failed outcome when the kernel refused it.
 func request(p *tests.Pass, j *journal.Journal, n, cycles int, method string) (*Outcome, error) {
 	ctl := p.Control()
+	if p.Arch() == "arm64" {
+		return requestArm64(p, j, n, cycles, method)
+	}
+	if method == "psci" {
+		o := &Outcome{Cycle: n, Status: "failed", Method: method, Problems: []string{"psci is an Arm reset method: this machine is " + p.Arch()}}
+		p.Fail(labelFailed, "reboot %d: %s", n, o.Problems[0])
+		return o, j.Append(Record{Event: "outcome", Cycle: n, Time: p.Now(), Outcome: o})
+	}
 	if method != "default" {
 		if rc, err := tests.Load(p, input.RebootConfig); err == nil && rc != nil && !rc.Selectable {
 			o := &Outcome{Cycle: n, Status: "failed", Method: method,

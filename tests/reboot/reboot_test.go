@@ -215,3 +215,34 @@ func TestDamagedJournal(t *testing.T) {
 	r = m.run(t)
 	assert.Contains(t, infos(r), "2 reboots with method default: 2 completed")
 }
+
+// On arm64 the methods are the kernel's one path (default, efi) and psci;
+// the x86 methods are refused, and no method is written to sysfs.
+func TestArm64Methods(t *testing.T) {
+	arm := func(efi bool) *fakeMachine {
+		m := newFake(t)
+		require.NoError(t, os.RemoveAll(filepath.Join(m.dir, "sys/kernel/reboot")))
+		m.write("fwcheck/arch.txt", "arm64\n")
+		if efi {
+			m.write("sys/firmware/efi/fw_platform_size", "64\n")
+		}
+		return m
+	}
+	m := arm(true)
+	r := m.run(t, "cycles", "1", "method", "kbd")
+	assert.Empty(t, m.resets)
+	assert.Contains(t, checktest.FindingWith(r, "RebootRefused").Message, "x86 only")
+
+	m = arm(true)
+	m.run(t, "cycles", "1", "method", "psci")
+	assert.Empty(t, m.resets, "psci alone cannot be chosen under UEFI")
+
+	for _, c := range []struct {
+		efi    bool
+		method string
+	}{{true, "default"}, {true, "efi"}, {false, "psci"}, {false, "default"}} {
+		m = arm(c.efi)
+		m.run(t, "cycles", "1", "method", c.method)
+		assert.Equal(t, []string{""}, m.resets, "%+v: the kernel's own path, nothing selected", c)
+	}
+}

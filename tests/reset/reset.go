@@ -41,7 +41,8 @@ var Check = &tests.Check{
 	ID:       "reset",
 	Title:    "Reset path: the method the kernel will use to reboot, and what the firmware gives it",
 	Category: tests.Power,
-	Inputs:   []input.Decl{input.RebootConfig, input.ACPITables},
+	Inputs:   []input.Decl{input.RebootConfig},
+	Optional: []input.Decl{input.ACPITables},
 	Spec:     spec,
 	Labels:   []*tests.Label{labelACPIUnavailable, labelEFIUnavailable},
 	Run:      run,
@@ -68,7 +69,11 @@ func method(rc *input.Reboot) (string, string) {
 
 func run(p *tests.Pass) error {
 	rc := tests.Input(p, input.RebootConfig)
-	ts := tests.Input(p, input.ACPITables)
+	if p.Arch() == "arm64" {
+		runArm64(p, rc)
+		return nil
+	}
+	ts, _ := tests.Load(p, input.ACPITables)
 	m, from := method(rc)
 	if m == "" {
 		p.NotChecked("the kernel's reset method", "the kernel predates /sys/kernel/reboot (5.11) and no reboot= was given, so its choice (ACPI by default, changed by DMI quirks) cannot be read",
@@ -78,13 +83,15 @@ func run(p *tests.Pass) error {
 	p.Info(nil, "the kernel resets through %s first (%s)", m, from)
 
 	var f *acpi.FADT
-	if fs := ts.Get(acpi.SigFADT); len(fs) > 0 {
-		f, _ = acpi.ParseFADT(fs[0])
+	if ts != nil {
+		if fs := ts.Get(acpi.SigFADT); len(fs) > 0 {
+			f, _ = acpi.ParseFADT(fs[0])
+		}
 	}
 	switch m {
 	case "acpi":
 		if f == nil {
-			p.NotChecked("the ACPI reset register", "no FADT could be read", "")
+			p.NotChecked("the ACPI reset register", "no FADT could be read", "run as root, or give --acpidump")
 			return nil
 		}
 		usable := f.HasResetReg() && f.ResetSupported() && f.ResetReg.Address != 0
@@ -114,4 +121,20 @@ func run(p *tests.Pass) error {
 		p.Passed("%s needs nothing from the ACPI tables", m)
 	}
 	return nil
+}
+
+// runArm64 is the check on arm64, whose kernel has one reset path
+// (arch/arm64/kernel/process.c, machine_restart): EFI ResetSystem when
+// UEFI runtime services are up, then the restart handlers, PSCI
+// SYSTEM_RESET among them. The x86 paths (the FADT's reset register, the
+// keyboard controller, 0xCF9) are not there.
+func runArm64(p *tests.Pass, rc *input.Reboot) {
+	if rc.EFI {
+		p.Info(nil, "the arm64 kernel resets through EFI ResetSystem, then PSCI SYSTEM_RESET if that returns (no reset-method choice: /sys/kernel/reboot/type is x86 only)")
+		p.Passed("EFI ResetSystem, on a machine booted through UEFI")
+		return
+	}
+	p.Info(nil, "the arm64 kernel resets through PSCI SYSTEM_RESET (the machine was not booted through UEFI)")
+	p.NotChecked("PSCI SYSTEM_RESET", "this check does not call the firmware; the devicetree check reports the PSCI version the kernel found",
+		"run the reboot check (fwcheck run reboot) to reset through it")
 }

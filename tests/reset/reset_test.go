@@ -82,3 +82,31 @@ func TestQEMUPCHasNoACPIReset(t *testing.T) {
 	require.NotNil(t, f, "%s", tests.Render([]tests.Result{r}))
 	assert.Contains(t, f.Message, "has no RESET_REG field")
 }
+
+// arm64 has one reset path: EFI ResetSystem under UEFI, PSCI after it.
+func TestArm64(t *testing.T) {
+	for _, efi := range []bool{true, false} {
+		dir := t.TempDir()
+		files := map[string]string{"fwcheck/arch.txt": "arm64\n", "proc/cmdline": "console=ttyAMA0\n"}
+		if efi {
+			files["sys/firmware/efi/fw_platform_size"] = "64\n"
+		}
+		for p, c := range files {
+			p = filepath.Join(dir, p)
+			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+			require.NoError(t, os.WriteFile(p, []byte(c), 0o644))
+		}
+		src, err := input.Open(dir)
+		require.NoError(t, err)
+		r := checktest.Run(t, Check, input.New(src, input.Options{}))
+		out := tests.Render([]tests.Result{r})
+		if efi {
+			assert.Equal(t, tests.StatusPassed, r.Status, out)
+			assert.Contains(t, out, "EFI ResetSystem, then PSCI SYSTEM_RESET")
+		} else {
+			assert.Equal(t, tests.StatusIncomplete, r.Status, out)
+			assert.Contains(t, out, "PSCI SYSTEM_RESET")
+		}
+		assert.NotContains(t, out, "5.11")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -616,4 +617,46 @@ func TestFixedRTCIsNoBaseline(t *testing.T) {
 		assert.Empty(t, early, "%s", tests.Render([]tests.Result{r}))
 		assert.Contains(t, messages(r, tests.KindInfo), "early wakes are judged by wall time (the fallback)")
 	}
+}
+
+// noAlarm is a machine whose RTC has no wake alarm (rtc-efi on AAVMF, the
+// arm64 live image's QEMU virt board).
+type noAlarm struct{ *fakeMachine }
+
+func (noAlarm) WakeAlarm(time.Duration, time.Duration) (input.AlarmTest, error) {
+	return input.AlarmTest{}, fmt.Errorf("no RTC wake alarm: stat /sys/class/rtc/rtc0/wakealarm: %w", fs.ErrNotExist)
+}
+func (noAlarm) RunAt(string, int64) (input.SpeedSample, error) {
+	return input.SpeedSample{}, input.ErrNoControl
+}
+
+// s2idle where it is all the platform offers (an Arm machine without PSCI
+// SYSTEM_SUSPEND), said plainly when nothing can wake it; and when there
+// is no sleep state at all, the power-states input says so.
+func TestArmSleepOffers(t *testing.T) {
+	m := newFake(t)
+	m.write("sys/power/state", "freeze\n")
+	m.write("sys/power/mem_sleep", "")
+	src, err := input.Open(m.dir)
+	require.NoError(t, err)
+	var set tests.Settings
+	require.NoError(t, set.Set(Check, "cycles", "1"))
+	r := tests.RunOne(&tests.Env{Machine: input.New(src, input.Options{}), Settings: &set, Control: noAlarm{m}, Clock: &checktest.Clock{}}, Check)
+	assert.Equal(t, tests.StatusIncomplete, r.Status, tests.Render([]tests.Result{r}))
+	require.Len(t, r.Unchecked, 1)
+	assert.Contains(t, r.Unchecked[0].Reason, `the platform offers s2idle only`)
+	assert.Contains(t, r.Unchecked[0].Reason, "no RTC wake alarm")
+	assert.Zero(t, m.cycle, "nothing was suspended")
+
+	// With an alarm, the default mode cycles through s2idle (freeze).
+	m = newFake(t)
+	m.write("sys/power/state", "freeze\n")
+	r = m.run(t, "cycles", "1")
+	assert.Equal(t, 1, m.cycle, tests.Render([]tests.Result{r}))
+
+	m = newFake(t)
+	m.write("sys/power/state", "\n")
+	r = m.run(t, "cycles", "1")
+	assert.Equal(t, tests.StatusSkipped, r.Status)
+	assert.Contains(t, r.Reason, "the kernel offers no sleep state")
 }

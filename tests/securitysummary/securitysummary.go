@@ -61,6 +61,7 @@ var members = []*tests.Check{smm.Check, cpulocks.Check, biosprotect.Check, me.Ch
 var Check = &tests.Check{
 	ID: "security-summary", Title: "fwupd-HSI-style summary of the security checks' findings",
 	Category: tests.Security,
+	Arch:     tests.X86,
 	Optional: memberInputs(),
 	Spec:     "fwupd Host Security ID specification (HSI levels and attributes)",
 	Labels:   []*tests.Label{labelUnmet},

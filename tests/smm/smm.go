@@ -84,6 +84,7 @@ func confirmed(l *tests.Label) bool { return l == labelNotLocked }
 var Check = &tests.Check{
 	ID: "smm", Title: "SMRAM closed and locked, TSEG locked, SMRR programmed and covering TSEG, AMD SmmLock set",
 	Category: tests.Security,
+	Arch:     tests.X86,
 	Optional: []input.Decl{input.PCIConfig, input.MSRs, input.CPUInfo, input.DMI, input.KernelLog},
 	Spec:     "Intel chipset and Core datasheets (SMRAMC, TSEGMB); Intel SDM Vol. 3A §32.4.2; AMD PPR (HWCR)",
 	Labels:   []*tests.Label{labelNotLocked, labelOpen, labelTSEG, labelSMRR, labelCover, labelAMD},

@@ -59,6 +59,7 @@ var Check = &tests.Check{
 	ID:       "wsmt",
 	Title:    "WSMT protection flags",
 	Category: tests.ACPI,
+	Arch:     tests.X86,
 	Inputs:   []input.Decl{input.ACPITables},
 	Spec:     spec,
 	Labels:   []*tests.Label{labelLength, labelRevision, labelReserved, labelNested, labelNotClaimed},
