@@ -112,8 +112,8 @@ func ParseLockdown(b []byte) string {
 const lockdownRefused = "refused: kernel lockdown"
 
 // LockdownRemedy is what lets an input lockdown refuses be read.
-const LockdownRemedy = "run again with Secure Boot off in the firmware setup (the stick then boots its unsigned entry, " +
-	"or the same signed one without lockdown), or run --from a snapshot taken without lockdown"
+const LockdownRemedy = "run again with Secure Boot off in the firmware setup (the same stick then boots without lockdown), " +
+	"or run --from a snapshot taken without lockdown"
 
 // ErrLockdown is the cause of an input the locked-down kernel refused
 // (errors.Is).

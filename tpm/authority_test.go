@@ -8,6 +8,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/binary"
 	"math/big"
+	"os"
 	"testing"
 	"time"
 	"unicode/utf16"
@@ -138,4 +139,33 @@ func FuzzAuthorities(f *testing.F) {
 			t.Fatalf("%d authorities", len(as))
 		}
 	})
+}
+
+// A real log: OVMF with Secure Boot on and Microsoft's keys booting the
+// fwcheck stick through Debian's shim and GRUB (recorded by
+// image/secureboot_e2e_test.go's boot). The firmware names the db entry
+// that let shim in, shim the SBAT level it enforced and the key in its
+// MokListRT (Debian's CA, built into shim) that let GRUB in.
+func TestAuthoritiesOVMFShim(t *testing.T) {
+	b, err := os.ReadFile("testdata/ovmf-secureboot-shim.bin")
+	require.NoError(t, err)
+	log, err := Parse(b)
+	require.NoError(t, err)
+	as := log.Authorities()
+	require.Len(t, as, 3)
+	assert.Equal(t, "db", as[0].Variable)
+	assert.Equal(t, dbGUID, as[0].GUID)
+	require.NotNil(t, as[0].Cert)
+	assert.Equal(t, "Microsoft Corporation UEFI CA 2011", as[0].Cert.Subject.CommonName)
+	assert.True(t, as[0].OwnerKnown)
+	assert.Equal(t, "SbatLevel", as[1].Variable)
+	assert.Nil(t, as[1].Cert)
+	assert.Contains(t, string(as[1].Data), "shim,")
+	assert.Equal(t, "MokListRT", as[2].Variable)
+	require.NotNil(t, as[2].Cert)
+	assert.Equal(t, "Debian Secure Boot CA", as[2].Cert.Subject.CommonName)
+	for _, a := range as {
+		assert.Equal(t, uint32(7), a.PCR)
+		assert.Empty(t, a.Problem)
+	}
 }
