@@ -19,7 +19,7 @@ func TestParseLockdown(t *testing.T) {
 		"none integrity [confidentiality]\n": "confidentiality",
 		"none integrity confidentiality\n":   "",
 		"[bogus]":                            "",
-		"]integrity[":                       "",
+		"]integrity[":                        "",
 		"":                                   "",
 	} {
 		assert.Equal(t, want, ParseLockdown([]byte(in)), "%q", in)
