@@ -113,6 +113,12 @@ func TestSecureBootStick(t *testing.T) {
 	assert.Contains(t, klog, "Secure boot enabled")
 	assert.Contains(t, klog, "Kernel is locked down from EFI Secure Boot")
 
+	// The modules in the initramfs are the kernel package's, signed: all
+	// load under lockdown, and the stick's USB drivers found it.
+	assert.NotRegexp(t, `fwcheck: setup: module .*`, r.console)
+	assert.NotContains(t, klog, "Loading of unsigned module is rejected")
+	assert.Contains(t, r.console, "fwcheck: setup: modules [efivarfs msr cpuid]")
+
 	// The header says lockdown integrity, because of Secure Boot.
 	d := r.doc
 	assert.Equal(t, "integrity", d.Machine.Lockdown)
