@@ -112,7 +112,7 @@ func ParseLockdown(b []byte) string {
 const lockdownRefused = "refused: kernel lockdown"
 
 // LockdownRemedy is what lets an input lockdown refuses be read.
-const LockdownRemedy = "run again with Secure Boot off in the firmware setup (the same stick then boots without lockdown), " +
+const LockdownRemedy = "run again with Secure Boot off in the firmware setup (the fwcheck stick boots either way, without lockdown then), " +
 	"or run --from a snapshot taken without lockdown"
 
 // ErrLockdown is the cause of an input the locked-down kernel refused
