@@ -1,14 +1,19 @@
 # The live image (issue 5): included by the top-level Makefile.
 #
 #   make deps-image   install QEMU, OVMF, SeaBIOS, a kernel, dosfstools,
-#                     mtools, cpio, swtpm, and as test oracles only
+#                     mtools, cpio, swtpm, Debian's signed shim and GRUB
+#                     (shim-signed, grub-efi-amd64-signed: the stick's
+#                     Secure Boot chain) and sbsigntool (sbverify), and as test oracles only
 #                     python3-jsonschema, chromium and acpica-tools (iasl,
 #                     acpiexec), with apt-get, only when missing
 #                     also, when the distribution has it, linux-source-6.1
 #                     (and xz) for klogscan's coverage test
 #   make image        build out/fwcheck.cpio.gz for KERNEL
 #   make usb          write out/fwcheck.img, the bootable USB stick image
-#                     (UEFI and BIOS, fwcheck.cfg, FWCHECK results partition)
+#                     (UEFI and BIOS, fwcheck.cfg, FWCHECK results partition;
+#                     boots with Secure Boot on through shim when the kernel
+#                     is signed, as Debian's is; CHAIN=unsigned forces the
+#                     GRUB built here)
 #   make usb-demo     boot a copy of the stick (out/fwcheck-demo.img, with
 #                     after = DEMO_AFTER) under QEMU as a USB stick: it
 #                     powers off after the report (DEMO_FIRMWARE=seabios
@@ -80,6 +85,9 @@ deps-image:
 	command -v grub-mkimage >/dev/null || missing="$$missing grub-common"; \
 	[ -e /usr/lib/grub/x86_64-efi/moddep.lst ] || missing="$$missing grub-efi-amd64-bin"; \
 	[ -e /usr/lib/grub/i386-pc/moddep.lst ] || missing="$$missing grub-pc-bin"; \
+	[ -e /usr/lib/shim/shimx64.efi.signed ] || missing="$$missing shim-signed"; \
+	[ -e /usr/lib/grub/x86_64-efi-signed/grubx64.efi.signed ] || missing="$$missing grub-efi-amd64-signed"; \
+	command -v sbverify >/dev/null || missing="$$missing sbsigntool"; \
 	command -v sfdisk >/dev/null || [ -x /sbin/sfdisk ] || [ -x /usr/sbin/sfdisk ] || missing="$$missing fdisk"; \
 	python3 -c 'import jsonschema' 2>/dev/null || missing="$$missing python3-jsonschema"; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
@@ -128,12 +136,14 @@ demo: deps-image image
 	./fwcheck-image boot --accel "$(QEMU_ACCEL)" --initramfs $(IMAGE) --kernel "$$k" --firmware $(DEMO_FIRMWARE) --append "quiet fwcheck.after=$(DEMO_AFTER) $(APPEND)" --results out/demo-results.json $$tpm
 endif
 
-# The USB stick image: the initramfs above, the kernel, GRUB for UEFI and
-# BIOS, fwcheck.cfg and the FWCHECK results partition, in 64 MiB.
+# The USB stick image: the initramfs above, the kernel, shim and GRUB for
+# UEFI, GRUB for BIOS, fwcheck.cfg and the FWCHECK results partition, in
+# 64 MiB.
+CHAIN ?=
 usb: deps-image image
 	@$(find_kernel); \
-	echo "./fwcheck-image usb -o $(USB_IMAGE) --kernel $$k --initramfs $(IMAGE)"; \
-	./fwcheck-image usb -o $(USB_IMAGE) --kernel "$$k" --initramfs $(IMAGE)
+	echo "./fwcheck-image usb -o $(USB_IMAGE) --kernel $$k --initramfs $(IMAGE) $(if $(CHAIN),--chain $(CHAIN))"; \
+	./fwcheck-image usb -o $(USB_IMAGE) --kernel "$$k" --initramfs $(IMAGE) $(if $(CHAIN),--chain $(CHAIN))
 
 # usb-demo boots a copy of the stick whose fwcheck.cfg says after =
 # $(DEMO_AFTER), so that it powers off after the report like make demo

@@ -286,6 +286,12 @@ type Identity struct {
 	Source string   `json:"source"`
 	Kernel string   `json:"kernel,omitempty"`
 	DMI    *DMIInfo `json:"dmi,omitempty"`
+	// Lockdown is the kernel's lockdown mode ("none", "integrity",
+	// "confidentiality") and SecureBoot the firmware's Secure Boot state
+	// ("on", "off") at the start of the run, where they can be read: what
+	// explains the inputs a locked-down kernel refuses.
+	Lockdown   string `json:"lockdown,omitempty"`
+	SecureBoot string `json:"secure_boot,omitempty"`
 	// Files are the inputs given as files, by input name ("acpi-tables":
 	// the --acpidump path); the driver fills them in.
 	Files map[string]string `json:"files,omitempty"`
@@ -297,5 +303,8 @@ func (m *Machine) Identify() Identity {
 	id := Identity{Source: m.Src.String()}
 	id.Kernel, _ = Kernel.Get(m)
 	id.DMI, _ = DMI.Get(m)
+	if l, err := Lockdown.Get(m); err == nil {
+		id.Lockdown, id.SecureBoot = l.Mode, l.SecureBoot
+	}
 	return id
 }

@@ -3,7 +3,6 @@ package input
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"regexp"
 	"strings"
 	"sync"
@@ -46,6 +45,9 @@ func remedyFor(src Source, name, reason, fallback string) string {
 			return fallback // only files given: the reason already says where more is had
 		}
 		for _, why := range notCaptured(src, name) {
+			if strings.Contains(why, lockdownRefused) {
+				return fmt.Sprintf("the snapshot %s was taken under kernel lockdown (%s): take it again with Secure Boot off in the firmware setup", snap, why)
+			}
 			if r := rootCause(src, why); r != "" {
 				return fmt.Sprintf("the snapshot %s could not read this where it was taken (%s): %s; then take the snapshot again", snap, why, r)
 			}
@@ -73,6 +75,8 @@ func rootCause(src Source, reason string) string {
 	notFound := strings.Contains(lower, "no such file") || strings.Contains(lower, "file does not exist")
 	denied := strings.Contains(lower, "operation not permitted") || strings.Contains(lower, "permission denied")
 	switch {
+	case strings.Contains(reason, lockdownRefused):
+		return LockdownRemedy
 	case strings.Contains(reason, withoutRoot):
 		return "take the snapshot as root (sudo fwcheck snapshot)"
 	case strings.Contains(reason, "/dev/mem"):
@@ -80,8 +84,8 @@ func rootCause(src Source, reason string) string {
 		case notFound:
 			return "this kernel has no /dev/mem: boot a kernel built with CONFIG_DEVMEM (fwcheck's live image has it), or capture a snapshot on one"
 		case denied:
-			if mode := lockdown(src); mode != "" {
-				return "the kernel is locked down (" + mode + "), which closes /dev/mem: boot with Secure Boot off, or a kernel that is not locked down"
+			if st := readLockdown(src); st.Locked() {
+				return "/dev/mem " + lockdownRefused + " (" + st.Words() + "): " + LockdownRemedy
 			}
 			return "the kernel restricts /dev/mem (CONFIG_STRICT_DEVMEM, or a missing CAP_SYS_RAWIO in a container): boot with iomem=relaxed, outside a container"
 		case strings.Contains(lower, "bad address") || strings.Contains(reason, "iomem=relaxed"):
@@ -103,31 +107,9 @@ func moduleCause(src Source, reason, lower string, notFound, denied bool, mod, o
 	case notFound || strings.Contains(lower, "module available"):
 		return fmt.Sprintf("load the %s module (modprobe %s); the kernel needs %s", mod, mod, option)
 	case denied:
-		if mode := lockdown(src); mode != "" && mod == "msr" {
-			return "the kernel is locked down (" + mode + "): boot with Secure Boot off to read " + what
-		}
 		return "reading " + what + " needs CAP_SYS_RAWIO: run outside a container, or give it that capability"
 	case strings.Contains(lower, "input/output error"):
 		return "the CPU (or the hypervisor) refused the register read: nothing to change on this machine"
-	}
-	return ""
-}
-
-// lockdown returns the kernel's lockdown mode when it is not "none"
-// ("integrity", "confidentiality"), from the securityfs file that shows
-// the choices with the active one in brackets.
-func lockdown(src Source) string {
-	b, err := fs.ReadFile(src, "sys/kernel/security/lockdown")
-	if err != nil {
-		return ""
-	}
-	s := string(b)
-	i, j := strings.Index(s, "["), strings.Index(s, "]")
-	if i < 0 || j < i {
-		return ""
-	}
-	if mode := s[i+1 : j]; mode != "none" && len(mode) < 32 {
-		return "lockdown: " + mode
 	}
 	return ""
 }

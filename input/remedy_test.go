@@ -124,5 +124,5 @@ func TestRemedyElsewhere(t *testing.T) {
 	// Locked down.
 	lock, err := newMemFS(map[string]*memFile{"sys/kernel/security/lockdown": {data: []byte("none [integrity] confidentiality\n")}})
 	require.NoError(t, err)
-	assert.Contains(t, rootCause(snapshot{name: "x", fsys: lock}, "open /dev/mem: operation not permitted"), "locked down (lockdown: integrity)")
+	assert.Contains(t, rootCause(snapshot{name: "x", fsys: lock}, "open /dev/mem: operation not permitted"), "/dev/mem refused: kernel lockdown (integrity): run again with Secure Boot off")
 }

@@ -69,7 +69,7 @@ func (l *liveSource) Open(name string) (fs.File, error) {
 		}
 		b, err := rec(l.root)
 		if err != nil {
-			return nil, &fs.PathError{Op: "record", Path: name, Err: err}
+			return nil, &fs.PathError{Op: "record", Path: name, Err: explainLockdown(l, err)}
 		}
 		return singleFile(b)
 	}

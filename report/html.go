@@ -65,6 +65,7 @@ type htmlDoc struct {
 	D           *Document
 	Examined    string
 	Identity    string
+	Lockdown    string
 	Verdict     string
 	VerdictKind string
 	FailOn      string
@@ -138,7 +139,7 @@ var measures = [...]measure{
 // a plot per measure. failOn is the threshold the verdict is judged with
 // when the document carries none.
 func WriteHTML(w io.Writer, d *Document, failOn tests.Severity) error {
-	h := htmlDoc{D: d, Examined: describeSource(d.Machine), Identity: machineName(d.Machine), StatusLine: StatusCounts(d)}
+	h := htmlDoc{D: d, Examined: describeSource(d.Machine), Identity: machineName(d.Machine), Lockdown: LockdownLine(d.Machine), StatusLine: StatusCounts(d)}
 	if d.Verdict != nil {
 		h.Verdict, h.VerdictKind, h.FailOn = d.Verdict.Summary, d.Verdict.Result, d.Verdict.FailOn
 	} else {

@@ -226,6 +226,9 @@ func (t *textWriter) header(d *Document) {
 	if d.Machine.Kernel != "" {
 		t.para(0, 10, plain("kernel:   %s", strings.TrimSpace(d.Machine.Kernel)))
 	}
+	if l := LockdownLine(d.Machine); l != "" {
+		t.para(0, 10, plain("lockdown: %s", l))
+	}
 	if len(d.Settings) > 0 {
 		var ss []string
 		for _, k := range sortedKeys(d.Settings) {
@@ -276,6 +279,24 @@ func describeSource(m input.Identity) string {
 		src += ", with " + strings.Join(files, ", ")
 	}
 	return src
+}
+
+// LockdownLine says the kernel's lockdown mode and the Secure Boot state
+// the run started with, in the words of the report header ("integrity,
+// because Secure Boot is on"), or "" when neither is known.
+func LockdownLine(m input.Identity) string {
+	st := &input.LockdownState{Mode: m.Lockdown, SecureBoot: m.SecureBoot}
+	switch {
+	case m.Lockdown == "" && m.SecureBoot == "":
+		return ""
+	case m.Lockdown == "":
+		return "not shown by the kernel (no /" + input.LockdownFile + "); Secure Boot " + m.SecureBoot
+	case st.Locked():
+		return st.Words()
+	case m.SecureBoot != "":
+		return m.Lockdown + " (Secure Boot " + m.SecureBoot + ")"
+	}
+	return m.Lockdown
 }
 
 // machineName is the DMI identity in one line: vendor, product, board and

@@ -3,7 +3,10 @@
 // 1.05 §10.2, and the SHA-1-only format before it), its replay per PCR bank,
 // and the PCR values read from the TPM through github.com/google/go-tpm
 // (TPM2_PCR_Read on /dev/tpmrm0), stored as JSON so a snapshot replays
-// offline.
+// offline. authority.go decodes the UEFI event data the Secure Boot
+// check needs: UEFI_VARIABLE_DATA (the EV_EFI_VARIABLE_AUTHORITY events that
+// name the key database entry that authorised each boot image) and
+// UEFI_IMAGE_LOAD_EVENT.
 //
 // The parser is fwcheck's own. github.com/google/go-eventlog (tcg) and
 // go-attestation were considered and are used in the tests as a second

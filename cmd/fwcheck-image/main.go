@@ -7,7 +7,7 @@
 // Usage:
 //
 //	fwcheck-image build -o OUT --kernel VMLINUZ [--arch amd64|arm64] [--modules DIR] [--src DIR] [--version V]
-//	fwcheck-image usb -o IMG --kernel VMLINUZ [--arch amd64|arm64] [--initramfs FILE] [--config FILE] [--modules DIR] [--src DIR] [--version V]
+//	fwcheck-image usb -o IMG --kernel VMLINUZ [--arch amd64|arm64] [--initramfs FILE] [--config FILE] [--chain signed|unsigned] [--modules DIR] [--src DIR] [--version V]
 //	fwcheck-image boot --initramfs FILE --kernel VMLINUZ [--firmware ovmf|seabios] [--append ARGS] [--tpm]
 //
 // Exit status: 0 on success, 2 for usage errors and failures (one line).
@@ -124,11 +124,19 @@ func usb(stdout, stderr io.Writer, args []string) int {
 	fs.StringVar(&o.Kernel, "kernel", "", "the `VMLINUZ` the stick boots; its modules go into the initramfs")
 	fs.StringVar(&u.Initramfs, "initramfs", "", "put this initramfs `FILE` on the stick instead of building one (it must be built for --kernel)")
 	cfgFile := fs.String("config", "", "the stick's fwcheck.cfg from `FILE` (default: every option at its default)")
+	fs.Func("chain", "the UEFI boot `CHAIN`: signed (Debian's shim and signed GRUB: boots with Secure Boot on; needs shim-signed, grub-efi-amd64-signed and a signed kernel) or unsigned (GRUB built here: any kernel, Secure Boot off); default: signed when it can be", func(v string) error {
+		switch c := mkimage.Chain(v); c {
+		case mkimage.ChainSigned, mkimage.ChainUnsigned:
+			u.Chain = c
+			return nil
+		}
+		return fmt.Errorf("want signed or unsigned, not %q", v)
+	})
 	fs.StringVar(&o.ModulesDir, "modules", "", "take kernel modules from `DIR` instead of /lib/modules/RELEASE")
 	fs.StringVar(&o.Source, "src", "", "the fwcheck source tree `DIR` (default: found from the working directory)")
 	fs.StringVar(&o.Version, "version", version, "the `VERSION` the image's fwcheck reports")
 	fs.StringVar(&o.Arch, "arch", "amd64", "the `ARCH` of the stick: amd64 (UEFI and BIOS) or arm64 (UEFI: /EFI/BOOT/BOOTAA64.EFI)")
-	if code, ok := parse(stdout, stderr, "usb", "-o IMG --kernel VMLINUZ [--initramfs FILE] [--config FILE]", fs, args); !ok {
+	if code, ok := parse(stdout, stderr, "usb", "-o IMG --kernel VMLINUZ [--arch amd64|arm64] [--initramfs FILE] [--config FILE] [--chain signed|unsigned]", fs, args); !ok {
 		return code
 	}
 	switch {
@@ -138,6 +146,9 @@ func usb(stdout, stderr io.Writer, args []string) int {
 		return fail(stderr, "usb", fmt.Errorf("--kernel VMLINUZ is required (e.g. /boot/vmlinuz-$(uname -r))"))
 	}
 	buildUSB, tools := mkimage.BuildUSB, mkimage.USBToolsAvailable
+	if o.Arch == "arm64" && u.Chain == mkimage.ChainSigned {
+		return fail(stderr, "usb", fmt.Errorf("--chain signed is amd64 only: the arm64 stick boots GRUB built here, with Secure Boot off"))
+	}
 	if o.Arch == "arm64" {
 		buildUSB, tools = mkimage.BuildUSBArm64, mkimage.USBToolsAvailableArm64
 	}
@@ -172,6 +183,7 @@ func usb(stdout, stderr io.Writer, args []string) int {
 	}
 	fmt.Fprintf(stdout, "%s: %d MiB disk image: boot partition %s (serial %s, %.1f MiB free), results partition %s (serial %s)\n",
 		res.Output, res.Size>>20, mkimage.BootLabel, res.BootSerial, float64(res.Free)/(1<<20), "FWCHECK", res.ResultsSerial)
+	fmt.Fprintf(stdout, "UEFI boot chain: %s (%s)\n", res.Chain, res.ChainWhy)
 	return exitOK
 }
 

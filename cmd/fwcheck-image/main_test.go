@@ -2,10 +2,15 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fwcheck/fwcheck/image/mkimage"
 )
 
 func TestUsageErrorsAreOneLine(t *testing.T) {
@@ -25,6 +30,7 @@ func TestUsageErrorsAreOneLine(t *testing.T) {
 		{"usb", "--kernel", "k"},
 		{"usb", "-o", "x.img", "--kernel", "k", "--config", "testdata/does-not-exist"},
 		{"usb", "-o", "x.img", "--kernel", "k", "--initramfs", "testdata/does-not-exist"},
+		{"usb", "-o", "x.img", "--kernel", "k", "--chain", "maybe"},
 	} {
 		var out, errOut bytes.Buffer
 		code := run(&out, &errOut, args)
@@ -40,4 +46,28 @@ func TestHelp(t *testing.T) {
 		assert.Equal(t, exitOK, run(&out, &errOut, args), "%v", args)
 		assert.Contains(t, out.String(), "Usage: fwcheck-image", "%v", args)
 	}
+}
+
+// usb says which UEFI boot chain it put on the stick, and why: a kernel
+// that is not signed gets the unsigned one, and asking for the signed
+// chain with it fails in one line.
+func TestUSBSaysChain(t *testing.T) {
+	if err := mkimage.USBToolsAvailable(""); err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	kernel, initramfs := filepath.Join(dir, "vmlinuz"), filepath.Join(dir, "initrd")
+	require.NoError(t, os.WriteFile(kernel, bytes.Repeat([]byte("K"), 1<<20), 0o644))
+	require.NoError(t, os.WriteFile(initramfs, bytes.Repeat([]byte("I"), 1<<20), 0o644))
+	var out, errOut bytes.Buffer
+	require.Equal(t, exitOK, run(&out, &errOut, []string{"usb", "-o", filepath.Join(dir, "a.img"), "--kernel", kernel, "--initramfs", initramfs}), errOut.String())
+	assert.Contains(t, out.String(), "UEFI boot chain: unsigned (")
+	if mkimage.SignedAvailable(mkimage.SignedFiles{}) == nil {
+		assert.Contains(t, out.String(), kernel+" is not signed: machines with Secure Boot on will refuse the stick")
+	}
+	out.Reset()
+	errOut.Reset()
+	assert.Equal(t, exitUsage, run(&out, &errOut, []string{"usb", "-o", filepath.Join(dir, "b.img"), "--kernel", kernel, "--initramfs", initramfs, "--chain", "signed"}))
+	assert.Equal(t, 1, strings.Count(errOut.String(), "\n"), errOut.String())
+	assert.Contains(t, errOut.String(), "signed")
 }

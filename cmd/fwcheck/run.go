@@ -390,7 +390,7 @@ func runCommands(add func(*command)) {
 func snapshotInputs() []input.Decl {
 	seen := map[input.Decl]bool{}
 	var order []input.Decl
-	ins := []input.Decl{input.DMI, input.Kernel}
+	ins := []input.Decl{input.DMI, input.Kernel, input.Lockdown}
 	for _, ch := range all.Checks() {
 		ins = append(ins, ch.AllInputs()...)
 	}

@@ -6,7 +6,9 @@ package mkimage
 //	                    table and disk signature are sfdisk's)
 //	sectors 1-2047      GRUB's i386-pc core image (legacy BIOS)
 //	partition 1, active FAT32 "FWCHECKBOOT", type 0x0C: EFI/BOOT/BOOTX64.EFI
-//	                    (GRUB for UEFI), boot/grub/grub.cfg (one file for
+//	                    (shim, with Debian's signed GRUB beside it and its
+//	                    grub.cfg in EFI/debian, or GRUB for UEFI: see
+//	                    signed.go), boot/grub/grub.cfg (one file for
 //	                    both firmware kinds), fwcheck/vmlinuz,
 //	                    fwcheck/fwcheck.cpio.gz, fwcheck.cfg
 //	partition 2         FAT16 "FWCHECK", type 0x0E: the results
@@ -86,6 +88,10 @@ type USBOptions struct {
 	Config []byte
 	// GRUBDir overrides GRUBDir.
 	GRUBDir string
+	// Chain is the UEFI boot chain (ChainAuto: signed when it can be);
+	// Signed overrides where the signed chain's files are.
+	Chain  Chain
+	Signed SignedFiles
 	// TempDir holds build files; a fresh directory is used when empty.
 	TempDir string
 	// Logf receives progress messages; nil discards them.
@@ -102,6 +108,10 @@ type USBResult struct {
 	DiskID                    uint32
 	// Free is what is left on the boot partition, in bytes.
 	Free int64
+	// Chain is the UEFI boot chain on the stick, and ChainWhy what
+	// decided it.
+	Chain    Chain
+	ChainWhy string
 }
 
 // Partition locations, for tools that read the image (mtools' "@@offset").
@@ -222,6 +232,10 @@ func BuildUSB(o USBOptions) (*USBResult, error) {
 			return nil, fmt.Errorf("usb image: %w", err)
 		}
 	}
+	chain, why, err := pickChain(o)
+	if err != nil {
+		return nil, fmt.Errorf("usb image: %w", err)
+	}
 	cfg := o.Config
 	if cfg == nil {
 		cfg = []byte(image.DefaultStickConfig)
@@ -239,7 +253,7 @@ func BuildUSB(o USBOptions) (*USBResult, error) {
 	if _, err := rand.Read(ids[:]); err != nil {
 		return nil, err
 	}
-	res := &USBResult{Output: o.Output, Size: StickSize}
+	res := &USBResult{Output: o.Output, Size: StickSize, Chain: chain, ChainWhy: why}
 	res.DiskID = binary.LittleEndian.Uint32(ids[0:]) | 1 // never 0: "no signature"
 	bootID, resID := binary.LittleEndian.Uint32(ids[4:]), binary.LittleEndian.Uint32(ids[8:])
 	res.BootSerial, res.ResultsSerial = serial(bootID), serial(resID)
@@ -282,16 +296,18 @@ func BuildUSB(o USBOptions) (*USBResult, error) {
 	if err := os.WriteFile(grubCfg, []byte(grubConfig), 0o644); err != nil {
 		return nil, err
 	}
-	if err := run("mmd", "-i", bootFS, "::/EFI", "::/EFI/BOOT", "::/boot", "::/boot/grub", "::/fwcheck"); err != nil {
+	if err := run("mmd", append([]string{"-i", bootFS}, stickDirs(chain)...)...); err != nil {
 		return nil, err
 	}
-	for _, c := range [][2]string{
-		{efiImg, "/EFI/BOOT/BOOTX64.EFI"},
-		{grubCfg, "/boot/grub/grub.cfg"},
+	files := efiLoaders(chain, o.Signed, efiImg)
+	for _, p := range grubConfigs(chain) {
+		files = append(files, [2]string{grubCfg, p})
+	}
+	for _, c := range append(files, [][2]string{
 		{o.Kernel, stickKernel},
 		{o.Initramfs, stickInitramfs},
 		{cfgFile, "/" + image.StickConfigName},
-	} {
+	}...) {
 		if err := run("mcopy", "-i", bootFS, c[0], "::"+c[1]); err != nil {
 			return nil, fmt.Errorf("%w (the boot partition holds %d MiB)", err, bootSectors*sector>>20)
 		}
@@ -366,8 +382,8 @@ func BuildUSB(o USBOptions) (*USBResult, error) {
 	}); err != nil {
 		return nil, fmt.Errorf("usb image: %w", err)
 	}
-	logf("usb: wrote %s (%d MiB): boot partition %s (%s, %.1f MiB free), results partition %s (%s)",
-		o.Output, StickSize>>20, BootLabel, res.BootSerial, float64(res.Free)/(1<<20), image.ResultsLabel, res.ResultsSerial)
+	logf("usb: wrote %s (%d MiB): boot partition %s (%s, %.1f MiB free), results partition %s (%s); UEFI boot chain %s (%s)",
+		o.Output, StickSize>>20, BootLabel, res.BootSerial, float64(res.Free)/(1<<20), image.ResultsLabel, res.ResultsSerial, chain, why)
 	return res, nil
 }
 

@@ -2,7 +2,10 @@
 // AuditMode, DeployedMode) and the key databases (PK, KEK, db, dbx: their
 // certificates' subjects, issuers and validity, and hash counts), and
 // checks for what makes Secure Boot worthless on a shipping machine: setup
-// mode, a test platform key, an empty revocation list, expired keys.
+// mode, a test platform key, an empty revocation list, expired keys. With a
+// TPM event log it also says which key database entries authorised this
+// boot (the EV_EFI_VARIABLE_AUTHORITY events in PCR 7: the firmware's db
+// entry for the first boot loader, a shim's own entries for what it loaded).
 package secureboot
 
 import (
@@ -14,6 +17,7 @@ import (
 	"github.com/fwcheck/fwcheck/efi"
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/tests"
+	"github.com/fwcheck/fwcheck/tpm"
 )
 
 const (
@@ -61,7 +65,7 @@ var Check = &tests.Check{
 	Title:    "Secure Boot state and key databases (PK, KEK, db, dbx)",
 	Category: tests.UEFI,
 	Inputs:   []input.Decl{input.EFIVars},
-	Optional: []input.Decl{input.DMI},
+	Optional: []input.Decl{input.DMI, input.TPMEventLog},
 	Spec:     "UEFI 2.10 §32",
 	Labels: []*tests.Label{labelSetupMode, labelTestKey, labelPKCount, labelDBMalformed, labelDbxEmpty,
 		labelExpired, labelExpiring, labelVarMalformed},
@@ -194,7 +198,73 @@ func run(p *tests.Pass) error {
 			p.Passed("dbx holds %s", entries(n))
 		}
 	}
+	if sb {
+		authorities(p, parsed["db"])
+	}
 	return nil
+}
+
+// authorities reports, from the TPM event log, which entries authorised
+// the images this boot loaded: for the firmware's own "db" events, which
+// db entry it is. Without a log there is nothing to say.
+func authorities(p *tests.Pass, db []efi.SignatureList) {
+	tl, err := tests.Load(p, input.TPMEventLog)
+	if err != nil || tl == nil || tl.Log == nil {
+		return
+	}
+	as := tl.Log.Authorities()
+	if len(as) == 0 {
+		p.Info(nil, "the TPM event log holds no EV_EFI_VARIABLE_AUTHORITY event: the firmware did not say which key authorised the boot")
+		return
+	}
+	for _, a := range as {
+		if a.Problem != "" {
+			p.Info(nil, "boot authority event %d (PCR %d) does not decode: %s", a.Seq, a.PCR, a.Problem)
+			continue
+		}
+		if a.Variable == "SbatLevel" && a.Cert == nil {
+			// shim measures the SBAT revocation level it enforced.
+			p.Info(nil, "shim enforced SBAT level %q (SbatLevel, event %d, PCR %d)", printable(a.Data), a.Seq, a.PCR)
+			continue
+		}
+		what := fmt.Sprintf("%d bytes", len(a.Data))
+		if a.Cert != nil {
+			what = certText(a.Cert)
+		}
+		where := ""
+		if a.Variable == "db" && efi.GUID(a.GUID) == efi.ImageSecurityDatabase {
+			where = dbEntry(db, a)
+		}
+		p.Info(nil, "boot authorised by %s%s: %s (event %d, PCR %d)", a.Variable, where, what, a.Seq, a.PCR)
+	}
+}
+
+// printable gives at most 64 bytes of b, lines joined with spaces, without
+// other control characters.
+func printable(b []byte) string {
+	s := strings.TrimSpace(string(b[:min(len(b), 64)]))
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n':
+			return ' '
+		case r < 0x20 || r == 0x7f:
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// dbEntry names the db entry (list and index) an authority event measured,
+// or says it is not in db as the firmware shows it now.
+func dbEntry(db []efi.SignatureList, a tpm.Authority) string {
+	for li, l := range db {
+		for si, s := range l.Signatures {
+			if a.OwnerKnown && efi.GUID(a.Owner) == s.Owner && string(s.Data) == string(a.Data) {
+				return fmt.Sprintf(" entry %d of list %d (%s, owner %s)", si, li, l.TypeName(), s.Owner)
+			}
+		}
+	}
+	return " (an entry that is not in db now)"
 }
 
 func summary(ls []efi.SignatureList) string {

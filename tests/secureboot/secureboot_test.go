@@ -172,3 +172,57 @@ func TestGuests(t *testing.T) {
 	r = checktest.Run(t, Check, checktest.SnapshotMachine(t, "../all/testdata/efitpm/seabios-pc-tpm-tis.tar.gz"))
 	assert.Equal(t, tests.StatusNotApplicable, r.Status)
 }
+
+// TestSecureBootStick runs the check on what the fwcheck stick's own boot
+// with Secure Boot on recorded (OVMF's Secure Boot build with Microsoft's
+// keys, through Debian's shim and GRUB; image/secureboot_e2e_test.go): the
+// event log's authority events name the db entry that let shim in (the
+// Microsoft UEFI CA 2011, found in db as the firmware shows it) and the
+// key of shim's own that let GRUB and the kernel in.
+func TestSecureBootStick(t *testing.T) {
+	r := checktest.RunAt(t, Check, checktest.SnapshotMachine(t, "testdata/ovmf-secureboot-stick.tar.gz"), now)
+	for _, want := range []string{
+		"Secure Boot enabled, SetupMode=0",
+		`boot authorised by db entry 0 of list 1 (X509, owner 77fa9abd-0359-4d32-bd60-28f4e78f784b): "CN=Microsoft Corporation UEFI CA 2011, O=Microsoft Corporation, C=US"`,
+		`shim enforced SBAT level`,
+		`boot authorised by MokListRT: "CN=Debian Secure Boot CA" issued by "CN=Debian Secure Boot CA"`,
+	} {
+		assert.NotNil(t, findingContaining(r, want), "%q in %+v", want, r.Findings)
+	}
+}
+
+// An authority event for a db entry that db no longer holds says so.
+func TestAuthorityNotInDB(t *testing.T) {
+	later := now.AddDate(5, 0, 0)
+	ca := cert(t, "ACME DB CA", later)
+	owner := efi.MustGUID("77fa9abd-0359-4d32-bd60-28f4e78f784b")
+	ev := authorityEvent(efi.ImageSecurityDatabase, "db", append(owner[:], cert(t, "Other CA", later)...))
+	files := map[string][]byte{
+		"sys/firmware/efi/fw_platform_size":                        []byte("64\n"),
+		efi.VarsDir + "/SecureBoot-" + efi.GlobalVariable.String(): varFile(6, []byte{1}),
+		efi.VarsDir + "/SetupMode-" + efi.GlobalVariable.String():  varFile(6, []byte{0}),
+		efi.VarsDir + "/db-" + efi.ImageSecurityDatabase.String():  varFile(0x27, sigList(efi.CertX509, ca)),
+		"sys/kernel/security/tpm0/binary_bios_measurements":        ev,
+		"sys/class/tpm/tpm0/tpm_version_major":                     []byte("2\n"),
+	}
+	r := checktest.RunAt(t, Check, checktest.FilesMachine(t, files), now)
+	assert.NotNil(t, findingContaining(r, `boot authorised by db (an entry that is not in db now): "CN=Other CA"`), "%+v", r.Findings)
+}
+
+// authorityEvent is a SHA-1 (TCG 1.2 format) event log holding one
+// EV_EFI_VARIABLE_AUTHORITY event in PCR 7.
+func authorityEvent(guid efi.GUID, name string, data []byte) []byte {
+	var vd []byte
+	vd = append(vd, guid[:]...)
+	vd = binary.LittleEndian.AppendUint64(vd, uint64(len(name)))
+	vd = binary.LittleEndian.AppendUint64(vd, uint64(len(data)))
+	for _, c := range name {
+		vd = binary.LittleEndian.AppendUint16(vd, uint16(c))
+	}
+	vd = append(vd, data...)
+	b := binary.LittleEndian.AppendUint32(nil, 7)
+	b = binary.LittleEndian.AppendUint32(b, 0x800000e0)
+	b = append(b, make([]byte, 20)...)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(vd)))
+	return append(b, vd...)
+}
