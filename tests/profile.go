@@ -40,9 +40,6 @@ type Override struct {
 	// Warn reports the label's failures as warnings: the profile does not
 	// require what the label asks for, but recommends it.
 	Warn bool
-	// Fail reports the label's warnings as failures (at Severity, or the
-	// label's own): the profile requires what the check only recommends.
-	Fail bool
 	// Why says in a few words why the profile treats the label so; it is
 	// shown in `fwcheck list --profile`.
 	Why string
@@ -67,11 +64,11 @@ func (pr *Profile) apply(f *Finding) {
 	if o == nil || f.Kind == KindPass || f.Kind == KindInfo {
 		return
 	}
-	switch {
-	case o.Warn && f.Kind == KindFail:
+	// A warning never becomes a failure: a label is reported as a
+	// warning while no real machine has confirmed it (the project's rule),
+	// and a profile does not overrule that.
+	if o.Warn && f.Kind == KindFail {
 		f.Kind = KindWarning
-	case o.Fail && f.Kind == KindWarning:
-		f.Kind = KindFail
 	}
 	if o.Severity != None {
 		f.Severity = o.Severity
@@ -104,8 +101,8 @@ func (pr *Profile) Validate(cs []*Check) error {
 			return fmt.Errorf("profile %s overrides label %q, which no check declares", pr.Name, o.Label)
 		case seen[o.Label]:
 			return fmt.Errorf("profile %s overrides label %s twice", pr.Name, o.Label)
-		case o.Warn && o.Fail:
-			return fmt.Errorf("profile %s: label %s both a warning and a failure", pr.Name, o.Label)
+		case !o.Warn && o.Severity == None:
+			return fmt.Errorf("profile %s: override of %s changes nothing", pr.Name, o.Label)
 		case o.Severity != None && (o.Severity < Low || o.Severity > Critical):
 			return fmt.Errorf("profile %s: label %s has no valid severity", pr.Name, o.Label)
 		case strings.TrimSpace(o.Why) == "":
