@@ -5,7 +5,8 @@
 // and those it recommends, each with its status, and reads the root
 // pointer and the FADT as SBBR wants them (RSDP revision 2 giving an XSDT
 // and no RSDT, HW_REDUCED_ACPI, ARM_BOOT_ARCH PSCI_COMPLIANT and the HVC
-// conduit under a hypervisor); and it raises the severities of the Arm
+// conduit under a hypervisor) and the SMBIOS entry point (the 64-bit
+// _SM3_ one of SMBIOS 3); and it raises the severities of the Arm
 // checks' labels SBBR turns from advice into requirements (Profile).
 //
 // On a machine that is not an Arm one (an x86 FADT, local APICs, an
@@ -23,6 +24,7 @@
 //	SBBRNotHWReduced    none
 //	SBBRPSCI            none
 //	SBBRPSCIConduit     none
+//	SBBRSMBIOS3         none
 package sbbr
 
 import (
@@ -33,6 +35,7 @@ import (
 	"github.com/fwcheck/fwcheck/cpu/cpuinfo"
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/klog"
+	"github.com/fwcheck/fwcheck/smbios"
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/gtdt"
 	"github.com/fwcheck/fwcheck/tests/internal/tablecheck"
@@ -58,13 +61,17 @@ var (
 		"The FADT's ARM_BOOT_ARCH does not set PSCI_COMPLIANT. SBBR platforms start and stop CPUs "+
 			"through PSCI; without the flag the OS looks for the parking protocol instead. Implement PSCI "+
 			"and set the flag.")
+	labelSMBIOS3 = tests.NewLabel("SBBRSMBIOS3", tests.High, spec+"; DMTF DSP0134 §5.2.2",
+		"SBBR requires SMBIOS 3.0 or later with the 64-bit (_SM3_) entry point, the only one that can place the "+
+			"table above 4 GiB and the one Arm OSes look for. Publish an SMBIOS 3 entry point through the "+
+			"EFI configuration table (SMBIOS3_TABLE_GUID).")
 	labelConduit = tests.NewLabel("SBBRPSCIConduit", tests.Medium, spec+"; ACPI 6.5 §5.2.9 Table 5.11",
 		"The OS runs under a hypervisor, whose PSCI is reached with HVC, but ARM_BOOT_ARCH does not "+
 			"set PSCI_USE_HVC, so the OS calls PSCI with SMC, which the hypervisor may not trap. Set "+
 			"PSCI_USE_HVC in the tables the hypervisor gives its guests.")
 )
 
-var labels = []*tests.Label{labelMissing, labelRoot, labelHWReduced, labelPSCI, labelConduit}
+var labels = []*tests.Label{labelMissing, labelRoot, labelHWReduced, labelPSCI, labelConduit, labelSMBIOS3}
 
 // Status is what the recipe says of a table.
 type Status string
@@ -119,7 +126,7 @@ var Check = &tests.Check{
 	Title:    "SBBR required and recommended ACPI tables, root pointer, FADT flags and PSCI",
 	Category: tests.ACPI,
 	Inputs:   []input.Decl{input.ACPITables},
-	Optional: []input.Decl{input.DMI, input.CPUInfo},
+	Optional: []input.Decl{input.DMI, input.CPUInfo, input.SMBIOS},
 	Spec:     spec,
 	Labels:   labels,
 	Run:      run,
@@ -135,6 +142,7 @@ var Profile = &tests.Profile{
 		{Label: gtdt.LabelNoWatchdog.Name, Severity: tests.Medium, Why: "SBSA servers have a generic watchdog and SBBR wants it described"},
 		{Label: "DBG2Missing", Severity: tests.High, Why: "SBBR requires the DBG2 (Table E.1)"},
 		{Label: "SPCRMissing", Severity: tests.High, Why: "SBBR requires the SPCR (Table E.1)"},
+		{Label: "SMBIOSMissingSlots", Warn: true, Why: "SBBR's SMBIOS list (types 0, 1, 3, 4, 7, 16, 17, 19, 32) leaves System Slots out"},
 	},
 }
 
@@ -158,6 +166,7 @@ func run(p *tests.Pass) error {
 	}
 	checkRoot(p, ts, warn)
 	checkFADT(p, ts, warn)
+	checkSMBIOS(p, warn)
 	var present, absent []string
 	for _, t := range Tables {
 		have := ts.First(t.Sig) != nil
@@ -224,6 +233,28 @@ func checkRoot(p *tests.Pass, ts *acpi.Tables, warn func(*tests.Label, string, .
 		warn(labelRoot, "RSDP gives an RSDT at 0x%x as well as the XSDT at 0x%x; SBBR wants RsdtAddress 0", r.RSDTAddress, r.XSDTAddress)
 	default:
 		p.Passed("RSDP revision %d gives the XSDT at 0x%x and no RSDT", r.Revision, r.XSDTAddress)
+	}
+}
+
+// checkSMBIOS holds the SMBIOS entry point to the 64-bit form; the
+// structures SBBR requires are the smbios check's (SBBR's list is
+// DSP0134's without System Slots, which the profile makes a warning).
+func checkSMBIOS(p *tests.Pass, warn func(*tests.Label, string, ...any)) {
+	raw, err := tests.Load(p, input.SMBIOS)
+	if err != nil {
+		p.NotChecked("the SMBIOS 3 entry point", err.Error(), "")
+		return
+	}
+	e, err := smbios.ParseEntry(raw.EntryPoint)
+	switch {
+	case err != nil:
+		return // the smbios check reports a broken entry point
+	case e.Bits != 64:
+		warn(labelSMBIOS3, "SMBIOS %d.%d with a %d-bit entry point (_SM_), not the 64-bit _SM3_ one", e.Major, e.Minor, e.Bits)
+	case e.Major < 3:
+		warn(labelSMBIOS3, "a 64-bit entry point giving SMBIOS %d.%d", e.Major, e.Minor)
+	default:
+		p.Passed("SMBIOS %d.%d through the 64-bit (_SM3_) entry point", e.Major, e.Minor)
 	}
 }
 
