@@ -69,6 +69,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/pcie"
 	"github.com/fwcheck/fwcheck/tests/wakealarm"
 
+	"github.com/fwcheck/fwcheck/tests/armnamespace"
 	"github.com/fwcheck/fwcheck/tests/gtdt"
 	"github.com/fwcheck/fwcheck/tests/iort"
 	"github.com/fwcheck/fwcheck/tests/pptt"
@@ -153,6 +154,7 @@ var checks = sync.OnceValue(func() []*tests.Check {
 		gtdt.Check,
 		iort.Check,
 		pptt.Check,
+		armnamespace.Check,
 	}
 	if err := tests.Validate(cs); err != nil {
 		panic(err)

@@ -34,13 +34,14 @@ func sbbrCases(t *testing.T) []goldenCase {
 	return append(cs, goldenCase{"qemu-q35", func(tb testing.TB) *input.Machine { return qemuMachine(tb, "q35", "") }})
 }
 
-// TestACPIGoldenSBBR runs the ACPI static-table checks under the sbbr
-// profile (its own check added, its severities applied) and compares the
+// TestACPIGoldenSBBR runs the ACPI checks (static tables and AML) under
+// the sbbr profile (its own check added, its severities applied) and compares the
 // findings with testdata/acpi/sbbr/NAME.txt; -update rewrites them.
 func TestACPIGoldenSBBR(t *testing.T) {
 	pr, err := Profile("sbbr")
 	require.NoError(t, err)
-	checks, err := pr.Select(acpiChecks(t), tests.Selection{})
+	static, aml := suites(t)
+	checks, err := pr.Select(append(static, aml...), tests.Selection{})
 	require.NoError(t, err)
 	require.NotNil(t, tests.Lookup(checks, sbbr.Check.ID))
 	dir := filepath.Join("testdata", "acpi", "sbbr")
