@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"testing/fstest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -83,4 +84,47 @@ func TestSBBRProfileSeverity(t *testing.T) {
 	assert.Equal(t, tests.Low, find(nil).Severity)
 	assert.Equal(t, tests.Medium, find(pr).Severity)
 	assert.Equal(t, tests.KindWarning, find(pr).Kind, "an unconfirmed label stays a warning under any profile")
+}
+
+// FuzzArmChecks: QEMU virt's tables with one Arm table (GTDT, IORT,
+// PPTT or the MADT) replaced by fuzzed bytes; the Arm checks and the
+// sbbr check never abort.
+func FuzzArmChecks(f *testing.F) {
+	dir := filepath.Join(corpus.Root(), "acpi", "qemu", "virt")
+	sigs := []string{"GTDT", "IORT", "PPTT", "APIC"}
+	base := map[string][]byte{}
+	for _, sig := range append(sigs, "FACP", "SPCR", "DBG2", "MCFG") {
+		if b, err := os.ReadFile(filepath.Join(dir, sig)); err == nil {
+			base[sig] = b
+		}
+	}
+	if len(base) < 8 {
+		f.Skip("shared corpus absent")
+	}
+	for i, sig := range sigs {
+		f.Add(uint8(i), base[sig])
+	}
+	var checks []*tests.Check
+	for _, id := range []string{"gtdt", "iort", "pptt", "madt"} {
+		checks = append(checks, tests.Lookup(Checks(), id))
+	}
+	checks = append(checks, sbbr.Check)
+	f.Fuzz(func(t *testing.T, which uint8, b []byte) {
+		sig := sigs[int(which)%len(sigs)]
+		if len(b) < 8 {
+			return
+		}
+		b = append([]byte(sig), b[4:]...)
+		fs := fstest.MapFS{}
+		for s, raw := range base {
+			if s == sig {
+				raw = b
+			}
+			fs["sys/firmware/acpi/tables/"+s] = &fstest.MapFile{Data: raw}
+		}
+		m := input.New(checktest.Snapshot{FS: fs}, input.Options{})
+		for _, r := range tests.Run(&tests.Env{Machine: m}, checks) {
+			require.NotEqual(t, tests.StatusAborted, r.Status, "%s: %s", r.ID, r.Reason)
+		}
+	})
 }
