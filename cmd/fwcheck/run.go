@@ -278,15 +278,23 @@ func runCommands(add func(*command)) {
 	}
 	add(c)
 
-	l := &command{name: "list", args: "[--json]", short: "list the checks"}
+	l := &command{name: "list", args: "[--json] [--labels] [--profile NAME]", short: "list the checks"}
 	l.run = func(e *env, args []string) int {
 		fs := newFlags(l)
 		asJSON := fs.Bool("json", false, "list as JSON")
 		labels := fs.Bool("labels", false, "list the failure labels instead of the checks")
+		profile := fs.String("profile", "", "include a certification `PROFILE`'s own checks, and list its label overrides")
 		if _, code, ok := parseFlags(e, l, fs, args); !ok {
 			return code
 		}
 		checks := all.Checks()
+		pr, err := all.Profile(*profile)
+		if err != nil {
+			return fail(e, l, err)
+		}
+		if pr != nil {
+			checks = tests.Sorted(append(checks, pr.Checks...))
+		}
 		if *labels {
 			ls, err := tests.Labels(checks)
 			if err != nil {
@@ -352,6 +360,19 @@ func runCommands(add func(*command)) {
 				fmt.Fprintf(e.stdout, "  fwts: %s", strings.Join(en.FWTS, ","))
 			}
 			fmt.Fprintln(e.stdout)
+		}
+		if pr != nil {
+			fmt.Fprintf(e.stdout, "\nprofile %s: %s (%s); under it:\n", pr.Name, pr.Title, pr.Spec)
+			for _, o := range pr.Overrides {
+				what := "a warning"
+				if o.Severity != tests.None {
+					what = o.Severity.String()
+					if o.Warn {
+						what = "a warning, " + what
+					}
+				}
+				fmt.Fprintf(e.stdout, "  %-28s %s: %s\n", o.Label, what, o.Why)
+			}
 		}
 		return exitOK
 	}
