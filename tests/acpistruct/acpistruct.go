@@ -106,7 +106,7 @@ var tables = []desc{
 	{sig: "AEST", spec: "Arm DEN 0085 (AEST) 2.0", min: 36, revs: []uint8{1, 2}, walk: layout(36, 0, 1, 1, 2),
 		types: names("processor error node", "memory error node", "SMMU error node", "vendor error node", "GIC error node",
 			"PCIe error node", "proxy error node")},
-	{sig: "APMT", spec: "Arm DEN 0117 (APMT) 1.0", min: 36, revs: []uint8{0}, walk: layout(36, 2, 1, 0, 2),
+	{sig: "APMT", spec: "Arm DEN 0117 (APMT) 1.0", min: 36, revs: []uint8{0}, walk: layout(36, 3, 1, 0, 2),
 		types: names("memory controller PMU", "SMMU PMU", "PCIe root PMU", "ACPI device PMU", "CPU cache PMU")},
 	{sig: "MPAM", spec: "Arm DEN 0065 (MPAM ACPI) 2.0", min: 36, revs: []uint8{0, 1}, walk: layout(36, 2, 1, 0, 2)},
 	{sig: "NHLT", spec: "Intel Non-HDA Link Table (NHLT)", min: 37, revs: []uint8{0, 1}, walk: layout(37, 4, 1, 0, 4),
