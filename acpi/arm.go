@@ -207,6 +207,9 @@ type IORT struct {
 	NodeOffset uint32
 	Nodes      []IORTNode
 	NotRead    int
+	// Beyond counts the bytes after the NodeCount nodes, which the table
+	// does not count as nodes.
+	Beyond int
 }
 
 // IORTNode is one node.
@@ -278,7 +281,7 @@ func ParseIORT(t *Table) (*IORT, error) {
 	for i, s := range subs {
 		if uint32(i) == io.NodeCount {
 			// The rest is not nodes the table counts.
-			io.NotRead += len(body) - s.Offset
+			io.Beyond = len(body) - s.Offset
 			break
 		}
 		io.Nodes = append(io.Nodes, decodeIORTNode(s))

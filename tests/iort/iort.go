@@ -97,6 +97,9 @@ func run(p *tests.Pass) error {
 			r.Fail(labelMalformed, "%v", err)
 		}
 		r.NotRead(io.NotRead)
+		if io.Beyond > 0 {
+			r.Info("%d bytes after its %d counted nodes are not read as nodes", io.Beyond, io.NodeCount)
+		}
 		if t.Header.Revision > 6 {
 			r.Fail(labelRevision, "revision %d, Arm defines 0 to 6", t.Header.Revision)
 		}
