@@ -102,7 +102,7 @@ func run(p *tests.Pass) error {
 	devs := amlcheck.Devices(l.NS)
 	ids := map[*aml.Node][]string{}
 	for _, n := range devs {
-		ids[n] = idsOf(e, n)
+		ids[n] = amlcheck.IDs(e, n)
 	}
 	checkProcessors(p, e, ts, l, devs, ids, warn)
 	checkDMA(p, e, ts, l, devs, ids, warn)
@@ -117,28 +117,6 @@ func has(ids []string, id string) bool {
 		}
 	}
 	return false
-}
-
-func idsOf(e *aml.Evaluator, n *aml.Node) []string {
-	var out []string
-	add := func(v *aml.Object) {
-		if s, ok := amlcheck.ID(v); ok {
-			out = append(out, s)
-		}
-	}
-	if r := amlcheck.Eval(e, n, "_HID"); r != nil && r.Err == nil {
-		add(r.V)
-	}
-	if r := amlcheck.Eval(e, n, "_CID"); r != nil && r.Err == nil && r.V != nil {
-		if r.V.Type == aml.TypePackage {
-			for _, el := range r.V.Pkg {
-				add(el)
-			}
-		} else {
-			add(r.V)
-		}
-	}
-	return out
 }
 
 func checkProcessors(p *tests.Pass, e *aml.Evaluator, ts *acpi.Tables, l *amlcheck.Loaded, devs []*aml.Node, ids map[*aml.Node][]string, warn func(*tests.Label, string, ...any)) {
