@@ -135,7 +135,6 @@ func run(p *tests.Pass) error {
 	return nil
 }
 
-
 // uidString renders a _UID for comparison as Linux does (it compares
 // unique IDs as strings, an integer in decimal): integer 1 and string "1"
 // are the same _UID to it.
