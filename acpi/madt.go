@@ -92,6 +92,15 @@ const (
 	LAPICOnlineCapable = 1 << 1
 )
 
+// GICC flags (ACPI 6.5 §5.2.12.14, Table 5.37): bit 3, Online Capable,
+// is defined from MADT revision 6 (ACPI 6.5).
+const (
+	GICCEnabled       = 1 << 0
+	GICCPerfEdge      = 1 << 1
+	GICCVGICEdge      = 1 << 2
+	GICCOnlineCapable = 1 << 3
+)
+
 // MADT is the Multiple APIC Description Table (ACPI 6.5 §5.2.12).
 type MADT struct {
 	Header Header
@@ -211,6 +220,11 @@ type GICC struct {
 	PhysicalBase       uint64
 	GICRBase           uint64
 	MPIDR              uint64
+	// PerfGSIV and VGICMaintGSIV are the performance monitoring and
+	// virtual GIC maintenance interrupts (0: none); Length is the
+	// structure's length (76 in ACPI 5.1, 80 from 6.0, 82 from 6.5).
+	PerfGSIV, VGICMaintGSIV uint32
+	Length                  uint8
 }
 
 // GICD is a GIC Distributor structure (type 0xC).
@@ -327,7 +341,8 @@ func (m *MADT) decode(e MADTEntry) {
 		m.X2APICNMIs = append(m.X2APICNMIs, LocalX2APICNMI{Flags: s.u16(2), ProcessorUID: s.u32(4), LINT: s.u8(8)})
 	case MADTGICC:
 		m.GICCs = append(m.GICCs, GICC{CPUInterfaceNumber: s.u32(4), ProcessorUID: s.u32(8), Flags: s.u32(12),
-			PhysicalBase: s.u64(32), GICRBase: s.u64(60), MPIDR: s.u64(68)})
+			PhysicalBase: s.u64(32), GICRBase: s.u64(60), MPIDR: s.u64(68),
+			PerfGSIV: s.u32(20), VGICMaintGSIV: s.u32(56), Length: e.Length})
 	case MADTGICD:
 		m.GICDs = append(m.GICDs, GICD{ID: s.u32(4), PhysicalBase: s.u64(8), Version: s.u8(20)})
 	case MADTGICMSIFrame:

@@ -27,6 +27,9 @@ type Config struct {
 	// (tests/all).
 	Checks    []*tests.Check
 	Selection tests.Selection
+	// Profile is the certification profile to apply (nil: none): its
+	// checks join the selection and its overrides the run (tests.Profile).
+	Profile *tests.Profile
 	// From is a snapshot (directory or .tar.gz); empty means the live
 	// machine at Root.
 	From string
@@ -94,10 +97,10 @@ func (cfg *Config) Select() ([]*tests.Check, []string, error) {
 		cs = all.Checks()
 	}
 	if !cfg.Lenient {
-		checks, err := tests.Select(cs, cfg.Selection)
+		checks, err := cfg.Profile.Select(cs, cfg.Selection)
 		return checks, nil, err
 	}
-	checks, errs := tests.SelectLenient(cs, cfg.Selection)
+	checks, errs := cfg.Profile.SelectLenient(cs, cfg.Selection)
 	var reqErrs []string
 	for _, e := range errs {
 		reqErrs = append(reqErrs, e.Error())
@@ -131,7 +134,7 @@ func Run(cfg *Config) (*report.Document, error) {
 		}
 	}
 	start := time.Now()
-	rs := tests.Run(&tests.Env{Machine: m, Settings: &cfg.Settings, Control: ctl, Progress: cfg.Progress}, checks)
+	rs := tests.Run(&tests.Env{Machine: m, Settings: &cfg.Settings, Control: ctl, Progress: cfg.Progress, Profile: cfg.Profile}, checks)
 	id := m.Identify()
 	for in, p := range cfg.Files.Files {
 		if id.Files == nil {

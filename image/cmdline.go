@@ -44,6 +44,10 @@ type Config struct {
 	// (fwcheck.disk-wait=90s), instead of the image's default (a minute
 	// for runs that keep a journal there, 15 s otherwise).
 	DiskWait time.Duration
+	// Profile is the certification profile to apply (fwcheck.profile=sbbr);
+	// empty means none. The live image checks the name against the
+	// profiles it has.
+	Profile string
 	// Settings are check settings given as fwcheck.ID.NAME=VALUE
 	// ("s3.sleep" → "10s"), in command-line order; the driver checks them
 	// against the checks it has.
@@ -110,6 +114,11 @@ func (c *Config) Set(key, val string) error {
 			return fmt.Errorf("fwcheck.reboot=%q: want a number of reboots from 0 to %d", val, maxS3)
 		}
 		c.Reboot = n
+	case "fwcheck.profile":
+		if !profileName(val) {
+			return fmt.Errorf("fwcheck.profile=%q: want a profile name (lowercase letters, digits and hyphens)", val)
+		}
+		c.Profile = val
 	case "fwcheck.fail-on":
 		switch val {
 		case "critical", "high", "medium", "low":
@@ -225,3 +234,17 @@ func splitCmdline(s string) []string {
 // with CONFIG_IO_STRICT_DEVMEM refuse reads of the busy "ACPI Tables"
 // ranges otherwise, and sysfs does not expose those tables.
 const KernelArgs = "iomem=relaxed"
+
+// profileName reports whether s can be a profile's name: 1 to 32
+// lowercase letters, digits and hyphens.
+func profileName(s string) bool {
+	if s == "" || len(s) > 32 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}

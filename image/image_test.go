@@ -242,3 +242,14 @@ func TestParseCmdlineDiskWait(t *testing.T) {
 		assert.Zero(t, c.DiskWait, bad)
 	}
 }
+
+// TestParseCmdlineProfile: fwcheck.profile= takes a profile name; a value
+// that cannot be one is an error and leaves no profile.
+func TestParseCmdlineProfile(t *testing.T) {
+	c, err := ParseCmdline("quiet fwcheck.profile=sbbr")
+	require.NoError(t, err)
+	assert.Equal(t, "sbbr", c.Profile)
+	c, err = ParseCmdline("fwcheck.profile=SBBR;rm")
+	assert.ErrorContains(t, err, "fwcheck.profile")
+	assert.Empty(t, c.Profile)
+}

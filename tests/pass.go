@@ -93,6 +93,10 @@ type Env struct {
 	// Clock is the time checks read and wait with (Pass.Now, Pass.Sleep);
 	// nil is the real clock. Tests give a fake one.
 	Clock Clock
+	// Profile is the certification profile the run applies (nil: none):
+	// its overrides change the kind and severity of the findings of the
+	// labels they name (see Profile).
+	Profile *Profile
 	// Journals is where acting checks keep their journals (Pass.OpenJournal,
 	// Pass.ReadJournal); nil is the machine's file system, the journal path
 	// being a setting the user gives.
@@ -199,6 +203,11 @@ func Load[T any](p *Pass, k *input.Key[T]) (T, error) {
 	}
 	return k.Get(p.env.Machine)
 }
+
+// Profile returns the certification profile the run applies, nil when
+// none. A check reads it to say what the profile requires (the profile's
+// own checks); severities follow from the profile's overrides without it.
+func (p *Pass) Profile() *Profile { return p.env.Profile }
 
 // Machine describes where the inputs come from, for messages.
 func (p *Pass) Machine() *input.Machine { return p.env.Machine }
@@ -323,6 +332,7 @@ func (p *Pass) add(k Kind, l *Label, why, format string, args []any) {
 		if k == KindInfo {
 			f.Severity = None
 		}
+		p.env.Profile.apply(&f)
 		p.omit(f)
 		return
 	}
@@ -337,6 +347,7 @@ func (p *Pass) add(k Kind, l *Label, why, format string, args []any) {
 }
 
 func (p *Pass) record(f Finding) {
+	p.env.Profile.apply(&f)
 	if f.Label != "" && f.Kind != KindPass && p.perLabel[f.Label] >= MaxPerLabel {
 		p.omit(f)
 		return

@@ -103,6 +103,12 @@ func bootMain(cmdlineFile string) int {
 	}
 	if run.rest {
 		rc := &runConfig{Selection: tests.Selection{IDs: run.ids}, Root: "/", Settings: run.settings, Lenient: true, Progress: progress}
+		if pr, perr := all.Profile(cfg.Profile); perr != nil {
+			reqErrs = append(reqErrs, perr.Error()) // run without it rather than not at all
+			live.Logf("fwcheck: %v", perr)
+		} else {
+			rc.Profile = pr
+		}
 		rest, rerr := execute(rc)
 		switch {
 		case rerr != nil:

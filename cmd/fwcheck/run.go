@@ -84,7 +84,23 @@ func (o *outputFlags) run(e *env, c *command, cfg *runConfig) int {
 	if err != nil {
 		return fail(e, c, err)
 	}
+	profileNotice(e.stderr, cfg.Profile, d)
 	return o.emit(e, c, d)
+}
+
+// profileNotice says on w, before the report, when the profile's own
+// checks found it does not apply to the machine (an x86 machine under
+// the Arm sbbr profile): a reader must not take the run for a
+// certification result.
+func profileNotice(w io.Writer, pr *tests.Profile, d *report.Document) {
+	if pr == nil {
+		return
+	}
+	for _, r := range d.Results {
+		if r.Status == tests.StatusNotApplicable && slices.ContainsFunc(pr.Checks, func(c *tests.Check) bool { return c.ID == r.ID }) {
+			fmt.Fprintf(w, "fwcheck: profile %s: %s\n", pr.Name, report.Sanitize(r.Reason, false))
+		}
+	}
 }
 
 // emit writes d as o asks and returns the exit status.
@@ -218,7 +234,7 @@ func isTerminal(w io.Writer) bool {
 func runCommands(add func(*command)) {
 	c := &command{
 		name:  "run",
-		args:  "[ID…] [--category C] [--skip IDs] [--json FILE|-] [--junit FILE] [--from SNAPSHOT] [--acpidump FILE] [--klog FILE]",
+		args:  "[ID…] [--category C] [--skip IDs] [--json FILE|-] [--junit FILE] [--from SNAPSHOT] [--acpidump FILE] [--klog FILE] [--profile sbbr]",
 		short: "run checks on this machine, a snapshot, or dumps",
 	}
 	c.run = func(e *env, args []string) int {
@@ -234,10 +250,15 @@ func runCommands(add func(*command)) {
 		fs.StringVar(&acpidump, "acpidump", "", "read ACPI tables from an acpidump text `FILE` or a directory of raw tables")
 		fs.StringVar(&klogFile, "klog", "", "read the kernel log from a dmesg/journalctl text `FILE` (- for standard input)")
 		fs.StringVar(&cfg.Root, "root", "/", hiddenUsage)
+		profile := fs.String("profile", "", "apply a certification `PROFILE`: its own checks and severities (sbbr: Arm SBBR)")
 		addCheckSettings(fs, &cfg.Settings)
 		ids, code, ok := parseFlags(e, c, fs, args)
 		if !ok {
 			return code
+		}
+		var err error
+		if cfg.Profile, err = all.Profile(*profile); err != nil {
+			return fail(e, c, err)
 		}
 		if err := out.validate(); err != nil {
 			return fail(e, c, err)
@@ -257,15 +278,23 @@ func runCommands(add func(*command)) {
 	}
 	add(c)
 
-	l := &command{name: "list", args: "[--json]", short: "list the checks"}
+	l := &command{name: "list", args: "[--json] [--labels] [--profile NAME]", short: "list the checks"}
 	l.run = func(e *env, args []string) int {
 		fs := newFlags(l)
 		asJSON := fs.Bool("json", false, "list as JSON")
 		labels := fs.Bool("labels", false, "list the failure labels instead of the checks")
+		profile := fs.String("profile", "", "include a certification `PROFILE`'s own checks, and list its label overrides")
 		if _, code, ok := parseFlags(e, l, fs, args); !ok {
 			return code
 		}
 		checks := all.Checks()
+		pr, err := all.Profile(*profile)
+		if err != nil {
+			return fail(e, l, err)
+		}
+		if pr != nil {
+			checks = tests.Sorted(append(checks, pr.Checks...))
+		}
 		if *labels {
 			ls, err := tests.Labels(checks)
 			if err != nil {
@@ -331,6 +360,19 @@ func runCommands(add func(*command)) {
 				fmt.Fprintf(e.stdout, "  fwts: %s", strings.Join(en.FWTS, ","))
 			}
 			fmt.Fprintln(e.stdout)
+		}
+		if pr != nil {
+			fmt.Fprintf(e.stdout, "\nprofile %s: %s (%s); under it:\n", pr.Name, pr.Title, pr.Spec)
+			for _, o := range pr.Overrides {
+				what := "a warning"
+				if o.Severity != tests.None {
+					what = o.Severity.String()
+					if o.Warn {
+						what = "a warning, " + what
+					}
+				}
+				fmt.Fprintf(e.stdout, "  %-28s %s: %s\n", o.Label, what, o.Why)
+			}
 		}
 		return exitOK
 	}

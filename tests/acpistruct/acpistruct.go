@@ -1,6 +1,6 @@
 // Package acpistruct checks the structure of the optional ACPI tables
 // fwcheck has no field rules for yet: PHAT, WDAT, SPMI, SBST, CSRT, SDEV,
-// PCCT, PMTT, NFIT, PPTT, NHLT, MCHI, UEFI, WPBT, WAET, SLIC, MSDM, ASF!,
+// PCCT, PMTT, NFIT, AEST, APMT, MPAM, NHLT, MCHI, UEFI, WPBT, WAET, SLIC, MSDM, ASF!,
 // CEDT, VIOT, CCEL, XENV, STAO, SVKL, MPST, DRTM and iBFT. For each it
 // reads the length against the table's fixed part, the revision against
 // the ones its specification defines, and, where the table is a list of
@@ -14,7 +14,8 @@
 // the numbers differ, so one label set (TableShort, TableRevision,
 // TableStructureLength, TableStructureCount) says it, the message naming
 // the table. A table whose fields gain rules of their own moves to its
-// own check, as HEST, ERST, SRAT and the others did.
+// own check, as HEST, ERST, SRAT and the others did (PPTT moved to
+// tests/pptt).
 //
 // Never printed: the content of MSDM and SLIC (the MSDM holds the
 // Windows product key; both are checked for length only, and no message
@@ -102,8 +103,12 @@ var tables = []desc{
 	{sig: "NFIT", spec: "ACPI 6.5 §5.2.26", min: 40, revs: []uint8{1}, walk: layout(40, 0, 2, 2, 2),
 		types: names("system physical address range", "memory device to SPA range map", "interleave", "SMBIOS management information",
 			"NVDIMM control region", "NVDIMM block data window region", "flush hint address", "platform capabilities")},
-	{sig: "PPTT", spec: "ACPI 6.5 §5.2.30", min: 36, revs: []uint8{1, 2, 3}, walk: layout(36, 0, 1, 1, 1),
-		types: names("processor hierarchy node", "cache type", "ID")},
+	{sig: "AEST", spec: "Arm DEN 0085 (AEST) 2.0", min: 36, revs: []uint8{1, 2}, walk: layout(36, 0, 1, 1, 2),
+		types: names("processor error node", "memory error node", "SMMU error node", "vendor error node", "GIC error node",
+			"PCIe error node", "proxy error node")},
+	{sig: "APMT", spec: "Arm DEN 0117 (APMT) 1.0", min: 36, revs: []uint8{0}, walk: layout(36, 3, 1, 0, 2),
+		types: names("memory controller PMU", "SMMU PMU", "PCIe root PMU", "ACPI device PMU", "CPU cache PMU")},
+	{sig: "MPAM", spec: "Arm DEN 0065 (MPAM ACPI) 2.0", min: 36, revs: []uint8{0, 1}, walk: layout(36, 2, 1, 0, 2)},
 	{sig: "NHLT", spec: "Intel Non-HDA Link Table (NHLT)", min: 37, revs: []uint8{0, 1}, walk: layout(37, 4, 1, 0, 4),
 		types: names("HD-Audio link", "DSP", "PDM", "SSP"), countOff: 36, countSize: 1},
 	{sig: "MCHI", spec: "DMTF DSP0256 MCTP Host Interface (MCHI)", min: 36, revs: []uint8{1}},

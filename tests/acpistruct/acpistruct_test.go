@@ -59,6 +59,13 @@ func TestStructure(t *testing.T) {
 		{"clean SBST", checktest.SDT("SBST", 1, make([]byte, 12)), nil},
 		{"SPMI of 64 bytes", checktest.SDT("SPMI", 5, make([]byte, 28)), nil},
 		{"SLIC of any revision", checktest.SDT("SLIC", 3, make([]byte, 338)), nil},
+		// APMT nodes: length (2 bytes) first, type at offset 3.
+		{"clean APMT", checktest.SDT("APMT", 0, cat([]byte{56, 0, 0, 1}, make([]byte, 52), []byte{56, 0, 0, 4}, make([]byte, 52))), nil},
+		{"APMT node past the end", checktest.SDT("APMT", 0, cat([]byte{56, 0, 0, 1}, make([]byte, 20))), []string{"TableStructureLength"}},
+		// AEST nodes: type, then a 2-byte length.
+		{"clean AEST", checktest.SDT("AEST", 1, cat([]byte{0, 8, 0, 0}, make([]byte, 4), []byte{4, 6, 0, 0, 0, 0})), nil},
+		{"AEST zero-length node", checktest.SDT("AEST", 1, []byte{1, 0, 0, 0}), []string{"TableStructureLength"}},
+		{"MPAM of MSC nodes", checktest.SDT("MPAM", 1, cat([]byte{12, 0, 0, 0}, make([]byte, 8))), nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

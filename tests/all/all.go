@@ -71,6 +71,12 @@ import (
 	"github.com/fwcheck/fwcheck/tests/cstates"
 	"github.com/fwcheck/fwcheck/tests/pcie"
 	"github.com/fwcheck/fwcheck/tests/wakealarm"
+
+	"github.com/fwcheck/fwcheck/tests/armnamespace"
+	"github.com/fwcheck/fwcheck/tests/gtdt"
+	"github.com/fwcheck/fwcheck/tests/iort"
+	"github.com/fwcheck/fwcheck/tests/pptt"
+	"github.com/fwcheck/fwcheck/tests/sbbr"
 )
 
 // Checks returns every check, in run order (by category, then ID). The
@@ -151,9 +157,32 @@ var checks = sync.OnceValue(func() []*tests.Check {
 		cpufreq.Steps,
 		pcie.Check,
 		wakealarm.Check,
+		gtdt.Check,
+		iort.Check,
+		pptt.Check,
+		armnamespace.Check,
 	}
 	// Not validated here: the list is fixed at build time, so
 	// TestChecksAreValid validates it; doing it in every process was a
 	// tenth of `fwcheck run --category acpi` on a small dump (issue 24).
 	return tests.Sorted(cs)
 })
+
+// Profiles returns the certification profiles a run may apply (--profile,
+// fwcheck.profile=): each adds its own checks to Checks() and gives
+// labels its severities (see tests.Profile). Each is validated with
+// Checks() once per process, and a bad one panics as a bad list does.
+func Profiles() []*tests.Profile { return slices.Clone(profiles()) }
+
+var profiles = sync.OnceValue(func() []*tests.Profile {
+	ps := []*tests.Profile{sbbr.Profile}
+	for _, p := range ps {
+		if err := p.Validate(checks()); err != nil {
+			panic(err)
+		}
+	}
+	return ps
+})
+
+// Profile returns the profile named name ("" is none: nil, nil).
+func Profile(name string) (*tests.Profile, error) { return tests.FindProfile(profiles(), name) }

@@ -26,12 +26,14 @@ import (
 // 25), golden-tested apart from the core ACPI suite so that each has its
 // own files: testdata/acpi/tables/NAME.txt.
 var tableCheckIDs = []string{"fpdt", "bgrt", "wsmt", "dmar", "lpit", "ivrs", "dbg2", "dbgp", "spcr", "ecdt", "bert",
-	"hest", "erst", "einj", "srat", "slit", "msct", "hmat", "crat", "cdit", "acpi-structure"}
+	"hest", "erst", "einj", "srat", "slit", "msct", "hmat", "crat", "cdit", "acpi-structure",
+	"gtdt", "iort", "pptt"}
 
 // tableSigs are the signatures those checks read, with the tables they
 // consult across (FADT, MADT, HPET, DSDT).
 var tableSigs = append([]string{"FPDT", "BGRT", "WSMT", "DMAR", "LPIT", "IVRS", "DBG2", "DBGP", "SPCR", "ECDT", "BERT",
-	"HEST", "ERST", "EINJ", "SRAT", "SLIT", "MSCT", "HMAT", "CRAT", "CDIT"}, acpistruct.Signatures()...)
+	"HEST", "ERST", "EINJ", "SRAT", "SLIT", "MSCT", "HMAT", "CRAT", "CDIT",
+	"GTDT", "IORT", "PPTT"}, acpistruct.Signatures()...)
 
 func tableChecks(t testing.TB) []*tests.Check {
 	t.Helper()
@@ -136,8 +138,19 @@ func machines(ms []string) string {
 	return s
 }
 
+// qemuDeviations are findings QEMU's stored tables really have, by label
+// and machine: each is a deviation of QEMU's, not a false finding.
+//
+// IORTITSUnknown on virt: every stored virt configuration has a GICv2
+// (the MADT has a GIC MSI frame and no GIC ITS structure), yet its IORT
+// carries an ITS group naming ITS 0, the ID the root complex's mapping
+// points at: the ITS the IORT routes PCIe MSIs to does not exist in that
+// configuration.
+var qemuDeviations = map[string]string{"IORTITSUnknown": "virt"}
+
 // TestTableQEMUNoFinding: QEMU's tables, in every test configuration, have
-// no failure or warning of medium or above from the table checks.
+// no failure or warning of medium or above from the table checks, apart
+// from QEMU's known deviations (qemuDeviations).
 func TestTableQEMUNoFinding(t *testing.T) {
 	checks := tableChecks(t)
 	for _, machine := range []string{"pc", "q35", "microvm", "virt"} {
@@ -148,7 +161,7 @@ func TestTableQEMUNoFinding(t *testing.T) {
 			for _, r := range runAll(qemuMachine(t, machine, v), checks) {
 				require.NotEqual(t, tests.StatusAborted, r.Status, r.Reason)
 				for _, f := range r.Findings {
-					if f.Kind == tests.KindFail || f.Kind == tests.KindWarning {
+					if (f.Kind == tests.KindFail || f.Kind == tests.KindWarning) && qemuDeviations[f.Label] != machine {
 						assert.LessOrEqual(t, f.Severity, tests.Low, "%s/%s %s: %s %s", machine, v, r.ID, f.Label, f.Message)
 					}
 				}

@@ -1,5 +1,7 @@
 // Package madt checks the MADT: its interrupt controller structures, their
-// lengths, and the processors' APIC and ACPI processor IDs.
+// lengths, the processors' APIC and ACPI processor IDs, and on Arm its GIC
+// structures (GICC MPIDRs, UIDs and flags, one GICD, redistributors, ITSes;
+// their labels are warnings: no Arm machine in the corpus confirms them).
 package madt
 
 import (
@@ -58,6 +60,23 @@ var (
 	labelMADTNMILint = tests.NewLabel("MADTLocalAPICNMILINT", tests.Medium, "ACPI 6.5 §5.2.12.7",
 		"A Local APIC NMI structure names a LINT pin other than 0 or 1; a local APIC has only LINT0 "+
 			"and LINT1. Give the pin the NMI is wired to.")
+	labelGICCMPIDR = tests.NewLabel("MADTGICCDuplicateMPIDR", tests.High, "ACPI 6.5 §5.2.12.14 Table 5.37",
+		"Two usable GIC CPU interface structures give the same MPIDR, the processor's affinity value. "+
+			"The OS identifies CPUs by it (PSCI CPU_ON takes it) and brings up only one of them. Give each "+
+			"GICC its processor's MPIDR_EL1 affinity fields.")
+	labelGICCFlags = tests.NewLabel("MADTGICCFlags", tests.Low, "ACPI 6.5 §5.2.12.14 Table 5.38",
+		"A GICC sets reserved flag bits, sets Online Capable with Enabled, or uses Online Capable in a MADT "+
+			"older than revision 6. Clear the bits the table's revision does not define.")
+	labelGICD = tests.NewLabel("MADTGICDCount", tests.High, "ACPI 6.5 §5.2.12.15",
+		"A MADT with GIC CPU interfaces must have exactly one GIC distributor structure; with none the OS "+
+			"has no interrupt controller, with two it uses one at random. Describe the one distributor.")
+	labelGICR = tests.NewLabel("MADTGICRedistributor", tests.High, "ACPI 6.5 §5.2.12.17, §5.2.12.14",
+		"On a GICv3 or later system every processor needs a redistributor: the MADT has neither GIC "+
+			"redistributor structures nor a GICR base address in each GICC, or a redistributor range is "+
+			"empty or overlaps another. Describe the redistributor regions (or each GICC's frame) once.")
+	labelGICITS = tests.NewLabel("MADTGICITS", tests.Medium, "ACPI 6.5 §5.2.12.18",
+		"Two GIC ITS structures share a translation service ID or a base address, or one has base 0. "+
+			"The IORT and SRAT refer to ITSes by that ID. Give each ITS its own ID and base.")
 	labelMADTUnusable = tests.NewLabel("MADTProcessorsUnusable", tests.Low, "ACPI 6.5 §5.2.12.2",
 		"Processor entries that are neither enabled nor online-capable describe processors the OS "+
 			"will never use.")
@@ -70,8 +89,9 @@ var Check = &tests.Check{
 	Category: tests.ACPI,
 	Inputs:   []input.Decl{input.ACPITables},
 	Spec:     madtSpec,
-	Labels:   []*tests.Label{labelMADTMissing, labelMADTMalformed, labelMADTSubtableLength, labelMADTSubtableShort, labelMADTSubtableLong, labelMADTReservedType, labelMADTLAPICFlags, labelMADTDupAPICID, labelMADTDupUID, labelMADTIOAPICAddr, labelMADTDupIOAPICID, labelMADTLAPICAddr, labelMADTOverrideBus, labelMADTNMILint, labelMADTUnusable},
-	Run:      run,
+	Labels: []*tests.Label{labelMADTMissing, labelMADTMalformed, labelMADTSubtableLength, labelMADTSubtableShort, labelMADTSubtableLong, labelMADTReservedType, labelMADTLAPICFlags, labelMADTDupAPICID, labelMADTDupUID, labelMADTIOAPICAddr, labelMADTDupIOAPICID, labelMADTLAPICAddr, labelMADTOverrideBus, labelMADTNMILint, labelMADTUnusable,
+		labelGICCMPIDR, labelGICCFlags, labelGICD, labelGICR, labelGICITS},
+	Run: run,
 }
 
 func run(p *tests.Pass) error {
@@ -223,11 +243,114 @@ func checkMADT(p *tests.Pass, name string, m *acpi.MADT) {
 			p.Fail(labelMADTNMILint, "%s: Local x2APIC NMI for UID 0x%x on LINT%d", name, n.ProcessorUID, n.LINT)
 		}
 	}
+	checkGIC(p, name, m)
+}
+
+// checkGIC checks the GIC structures of an Arm MADT. Its labels have no
+// real occurrence yet (the shared corpus has no Arm machine), so they
+// are warnings.
+func checkGIC(p *tests.Pass, name string, m *acpi.MADT) {
+	if len(m.GICCs) == 0 && len(m.GICDs) == 0 {
+		return
+	}
+	warned := false
+	warn := func(l *tests.Label, format string, args ...any) {
+		warned = true
+		p.Warn(l, format, args...)
+	}
+	mpidrs, uids := map[uint64]int{}, map[uint32]int{}
+	usable := 0
+	for _, g := range m.GICCs {
+		valid := uint32(acpi.GICCEnabled | acpi.GICCPerfEdge | acpi.GICCVGICEdge)
+		if m.Header.Revision >= 6 {
+			valid |= acpi.GICCOnlineCapable
+		}
+		switch {
+		case g.Flags&^valid != 0:
+			warn(labelGICCFlags, "%s: GICC UID %d flags 0x%x set bits 0x%x that MADT revision %d does not define", name, g.ProcessorUID, g.Flags, g.Flags&^valid, m.Header.Revision)
+		case g.Flags&acpi.GICCEnabled != 0 && g.Flags&acpi.GICCOnlineCapable != 0:
+			warn(labelGICCFlags, "%s: GICC UID %d is both Enabled and Online Capable", name, g.ProcessorUID)
+		}
+		if g.Flags&(acpi.GICCEnabled|acpi.GICCOnlineCapable) == 0 {
+			continue
+		}
+		usable++
+		mpidrs[g.MPIDR]++
+		uids[g.ProcessorUID]++
+	}
+	for _, k := range sortedDups64(mpidrs) {
+		warn(labelGICCMPIDR, "%s: MPIDR 0x%x is given by %d usable GICCs", name, k, mpidrs[k])
+	}
+	for _, uid := range sortedDups(uids) {
+		warn(labelMADTDupUID, "%s: processor UID %d is used by %d usable GICCs", name, uid, uids[uid])
+	}
+	if len(m.GICCs) > 0 && len(m.GICDs) != 1 {
+		warn(labelGICD, "%s: %d GIC distributor structures, %d GICCs", name, len(m.GICDs), len(m.GICCs))
+	}
+	version := uint8(0)
+	if len(m.GICDs) > 0 {
+		version = m.GICDs[0].Version
+	}
+	type span struct{ lo, hi uint64 }
+	var spans []span
+	for _, r := range m.GICRs {
+		if r.DiscoveryBase == 0 || r.Length == 0 {
+			warn(labelGICR, "%s: redistributor range at 0x%x, length 0x%x", name, r.DiscoveryBase, r.Length)
+			continue
+		}
+		spans = append(spans, span{r.DiscoveryBase, r.DiscoveryBase + uint64(r.Length) - 1})
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i].lo < spans[j].lo })
+	for i := 1; i < len(spans); i++ {
+		if spans[i].lo <= spans[i-1].hi {
+			warn(labelGICR, "%s: redistributor ranges 0x%x-0x%x and 0x%x-0x%x overlap", name, spans[i-1].lo, spans[i-1].hi, spans[i].lo, spans[i].hi)
+		}
+	}
+	if version >= 3 && len(m.GICRs) == 0 {
+		for _, g := range m.GICCs {
+			if g.Flags&(acpi.GICCEnabled|acpi.GICCOnlineCapable) != 0 && g.GICRBase == 0 {
+				warn(labelGICR, "%s: GICv%d, no GIC redistributor structure, and GICC UID %d has GICR base 0", name, version, g.ProcessorUID)
+			}
+		}
+	}
+	ids, bases := map[uint32]int{}, map[uint64]int{}
+	for _, i := range m.GICITSs {
+		if i.PhysicalBase == 0 {
+			warn(labelGICITS, "%s: GIC ITS %d has base 0", name, i.ID)
+			continue
+		}
+		ids[i.ID]++
+		bases[i.PhysicalBase]++
+	}
+	for _, id := range sortedDups(ids) {
+		warn(labelGICITS, "%s: GIC ITS ID %d is used %d times", name, id, ids[id])
+	}
+	for _, b := range sortedDups64(bases) {
+		warn(labelGICITS, "%s: %d GIC ITSes at base 0x%x", name, bases[b], b)
+	}
+	done := p.Passed
+	if warned {
+		done = func(format string, args ...any) { p.Info(nil, format, args...) }
+	}
+	done("%s: GIC version %d, %d usable GICCs of %d, %d distributors, %d redistributor ranges, %d ITSes, %d MSI frames",
+		name, version, usable, len(m.GICCs), len(m.GICDs), len(m.GICRs), len(m.GICITSs), len(m.GICMSIFrames))
 }
 
 // sortedDups returns the keys seen more than once, sorted.
 func sortedDups(m map[uint32]int) []uint32 {
 	var out []uint32
+	for k, n := range m {
+		if n > 1 {
+			out = append(out, k)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// sortedDups64 is sortedDups for 64-bit keys.
+func sortedDups64(m map[uint64]int) []uint64 {
+	var out []uint64
 	for k, n := range m {
 		if n > 1 {
 			out = append(out, k)

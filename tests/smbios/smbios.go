@@ -79,6 +79,11 @@ var (
 		"The memory devices (type 17) add up to a size the firmware memory map contradicts: more usable RAM than "+
 			"installed, or less than half of it. Inventory tools and the OS report the wrong amount; describe "+
 			"every populated slot with its real size.")
+	labelMaxSize = tests.NewLabel("SMBIOS3TableMaximumSize", tests.Medium, spec+" §5.2.2 (64-bit entry point)",
+		"The structures of an SMBIOS 3 table run past the Structure Table Maximum Size its 64-bit entry point "+
+			"gives, so an OS that reads no further than that size (Linux does) loses the last structures and the "+
+			"End-of-Table. Make the maximum size cover every structure up to and including type 127; a size equal "+
+			"to the table's is right.")
 	labelMissingSlots = tests.NewLabel("SMBIOSMissingSlots", tests.Low, spec+" §6.2 (required structures)",
 		"There is no System Slots (type 9) structure, which the specification requires. Describe the board's "+
 			"expansion slots, or confirm the design has none.")
@@ -92,7 +97,7 @@ var Check = &tests.Check{
 	Optional: []input.Decl{input.DMI, input.KernelLog, input.CPUInfo, input.MemoryMap},
 	Spec:     spec,
 	Labels: []*tests.Label{labelEntry, labelEntrySum, labelCount, labelLength, labelStrings, labelStrIndex,
-		labelHandle, labelEnd, labelPlaceholder, labelUUID, labelMissing, labelMissingSlots, labelMemSize},
+		labelHandle, labelEnd, labelPlaceholder, labelUUID, labelMissing, labelMissingSlots, labelMemSize, labelMaxSize},
 	Run: run,
 }
 
@@ -235,6 +240,7 @@ func run(p *tests.Pass) error {
 		p.Passed("%d structures (%d bytes): lengths, strings, string references and handles are sound", len(t.Structures), len(raw.Table))
 	}
 
+	checkMaxSize(p, e, t, len(raw.Table))
 	checkUUID(p, t)
 	checkMemory(p, t)
 
@@ -266,6 +272,23 @@ func run(p *tests.Pass) error {
 		}
 	}
 	return nil
+}
+
+// checkMaxSize holds the structures of a 64-bit (SMBIOS 3) table within
+// the entry point's Structure Table Maximum Size. The size is a bound,
+// not the length: a table exactly that long is right (fwts' dmicheck
+// rejects that case; it is valid, and QEMU's tables are built so). The
+// label is a warning until a real table that breaks it is seen.
+func checkMaxSize(p *tests.Pass, e *lib.Entry, t *lib.Table, n int) {
+	if e.Bits != 64 || !t.EndOfTable {
+		return
+	}
+	used := n - t.Trailing
+	if used > int(e.TableLength) {
+		p.Warn(labelMaxSize, "the structures end at byte %d, past the 64-bit entry point's maximum size %d", used, e.TableLength)
+		return
+	}
+	p.Passed("SMBIOS 3 structures end at byte %d, within the maximum size %d", used, e.TableLength)
 }
 
 // checkUUID judges the system UUID.

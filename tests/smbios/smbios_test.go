@@ -217,3 +217,50 @@ func FuzzCheck(f *testing.F) {
 		}
 	})
 }
+
+// entry64 builds an SMBIOS 3 (64-bit) entry point with the given
+// Structure Table Maximum Size.
+func entry64(maxSize uint32, major, minor uint8) []byte {
+	e := make([]byte, 0x18)
+	copy(e, "_SM3_")
+	e[6], e[7], e[8], e[10] = 0x18, major, minor, 1
+	binary.LittleEndian.PutUint32(e[0xC:], maxSize)
+	binary.LittleEndian.PutUint64(e[0x10:], 0x7F000000)
+	var s byte
+	for _, x := range e {
+		s += x
+	}
+	e[5] = -s
+	return e
+}
+
+// TestSMBIOS3MaximumSize: the 64-bit entry point's size is a maximum. A
+// table exactly that long is valid (the case fwts' dmicheck wrongly
+// rejects, and what QEMU builds), one shorter too; structures running past
+// it are reported.
+func TestSMBIOS3MaximumSize(t *testing.T) {
+	tb := table(sysInfo(1, "Acme", "Box"))
+	for _, c := range []struct {
+		name string
+		max  int
+		warn bool
+	}{{"equal", len(tb), false}, {"larger", len(tb) + 64, false}, {"smaller", len(tb) - 1, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			r := checktest.Run(t, Check, machine(entry64(uint32(c.max), 3, 2), tb, ""))
+			var got []tests.Finding
+			for _, f := range r.Findings {
+				if f.Label == "SMBIOS3TableMaximumSize" {
+					got = append(got, f)
+				}
+			}
+			if !c.warn {
+				assert.Empty(t, got, tests.Render([]tests.Result{r}))
+				assert.Contains(t, tests.Render([]tests.Result{r}), fmt.Sprintf("within the maximum size %d", c.max))
+				return
+			}
+			require.Len(t, got, 1)
+			assert.Equal(t, tests.KindWarning, got[0].Kind)
+			assert.Contains(t, got[0].Message, fmt.Sprintf("end at byte %d, past the 64-bit entry point's maximum size %d", len(tb), c.max))
+		})
+	}
+}

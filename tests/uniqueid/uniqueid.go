@@ -50,7 +50,7 @@ func run(p *tests.Pass) error {
 	byID := map[string][]dev{}
 	devices, withUID, unknown := 0, 0, 0
 	for _, n := range amlcheck.Devices(l.NS) {
-		ids := idsOf(e, n)
+		ids := amlcheck.IDs(e, n)
 		if len(ids) == 0 {
 			continue
 		}
@@ -133,34 +133,6 @@ func run(p *tests.Pass) error {
 		p.Passed("%d devices with a _HID or _CID, %d with a _UID: no two present devices of an ID share a _UID (%d pairs depend on hardware state)", devices, withUID, uncertain)
 	}
 	return nil
-}
-
-// idsOf returns the device's _HID and _CID IDs (an ID once).
-func idsOf(e *aml.Evaluator, n *aml.Node) []string {
-	var ids []string
-	add := func(v *aml.Object) {
-		if s, ok := amlcheck.ID(v); ok {
-			for _, x := range ids {
-				if x == s {
-					return
-				}
-			}
-			ids = append(ids, s)
-		}
-	}
-	if r := amlcheck.Eval(e, n, "_HID"); r != nil && r.Err == nil {
-		add(r.V)
-	}
-	if r := amlcheck.Eval(e, n, "_CID"); r != nil && r.Err == nil && r.V != nil {
-		if r.V.Type == aml.TypePackage {
-			for _, el := range r.V.Pkg {
-				add(el)
-			}
-		} else {
-			add(r.V)
-		}
-	}
-	return ids
 }
 
 // uidString renders a _UID for comparison as Linux does (it compares

@@ -8,6 +8,7 @@ package amlcheck
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/fwcheck/fwcheck/acpi"
@@ -155,6 +156,30 @@ func ID(v *aml.Object) (string, bool) {
 		return fmt.Sprintf("0x%08X", v.Int), true
 	}
 	return "", false
+}
+
+// IDs returns a device's _HID and _CIDs (a _CID package's each) that
+// evaluate to IDs, each once, _HID first.
+func IDs(e *aml.Evaluator, n *aml.Node) []string {
+	var ids []string
+	add := func(v *aml.Object) {
+		if s, ok := ID(v); ok && !slices.Contains(ids, s) {
+			ids = append(ids, s)
+		}
+	}
+	if r := Eval(e, n, "_HID"); r != nil && r.Err == nil {
+		add(r.V)
+	}
+	if r := Eval(e, n, "_CID"); r != nil && r.Err == nil && r.V != nil {
+		if r.V.Type == aml.TypePackage {
+			for _, el := range r.V.Pkg {
+				add(el)
+			}
+		} else {
+			add(r.V)
+		}
+	}
+	return ids
 }
 
 // Path is a node's path as iasl prints it (\_SB.PCI0).
