@@ -144,6 +144,9 @@ func Run(cfg *Config) (*report.Document, error) {
 	}
 	d := report.New(cfg.Version, id, start, time.Now(), rs)
 	d.Settings = cfg.Settings.Raw()
+	if cfg.Profile != nil {
+		d.Profile = cfg.Profile.Name
+	}
 	d.Errors = reqErrs
 	return d, nil
 }

@@ -38,6 +38,7 @@ import (
 // profile) is one more line.
 var arm64ACPIAppend = []string{
 	"acpi=force",
+	"fwcheck.profile=sbbr",
 }
 
 // arm64DTAppend are those of the devicetree boot (QEMU gives no ACPI
@@ -177,6 +178,10 @@ func TestArm64ACPI(t *testing.T) {
 		res := resultOf(r, id)
 		assert.True(t, res.Status.Checked(), "%s: %s %s", id, res.Status, res.Reason)
 	}
+	// The SBBR profile ran on QEMU's tables and the document says so.
+	assert.Equal(t, "sbbr", r.doc.Profile)
+	sb := resultOf(r, "sbbr")
+	assert.True(t, sb.Status.Checked(), "sbbr: %s %s", sb.Status, sb.Reason)
 	// The devicetree the kernel got is the EFI stub's placeholder.
 	dt := resultOf(r, "devicetree")
 	assert.Equal(t, tests.StatusNotApplicable, dt.Status, "%+v", dt)

@@ -27,6 +27,9 @@ type Document struct {
 	Start   time.Time      `json:"start"`
 	End     time.Time      `json:"end"`
 	Machine input.Identity `json:"machine"`
+	// Profile is the certification profile the run applied ("sbbr"),
+	// whose overrides changed some labels' severities; empty for none.
+	Profile string `json:"profile,omitempty"`
 	// Settings are the check settings this run was given ("s3.cycles").
 	Settings map[string]string `json:"settings,omitempty"`
 	// Errors are problems with what the run was asked to do that did not

@@ -229,6 +229,9 @@ func (t *textWriter) header(d *Document) {
 	if l := LockdownLine(d.Machine); l != "" {
 		t.para(0, 10, plain("lockdown: %s", l))
 	}
+	if d.Profile != "" {
+		t.para(0, 10, plain("profile:  %s (severities as the profile sets them)", d.Profile))
+	}
 	if len(d.Settings) > 0 {
 		var ss []string
 		for _, k := range sortedKeys(d.Settings) {
