@@ -114,6 +114,19 @@ func Token(s string, max int) string {
 	return b.String()
 }
 
+// unitsOK: one to eight lowercase letters (ms, s, cycles).
+func unitsOK(s string) bool {
+	if s == "" || len(s) > 8 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 'a' || s[i] > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
 func measurementOK(s string) bool {
 	if s == "" || len(s) > 20 {
 		return false
@@ -163,7 +176,7 @@ func (l Line) body() (string, error) {
 		}
 		f = []string{l.ID, l.Result}
 		if l.Measurement != "" || l.Units != "" {
-			if !measurementOK(l.Measurement) || !tokenOK(l.Units, 8) {
+			if !measurementOK(l.Measurement) || !unitsOK(l.Units) {
 				return "", fmt.Errorf("case line: measurement %q %q is not a number and a unit", l.Measurement, l.Units)
 			}
 			f = append(f, l.Measurement, l.Units)
@@ -329,3 +342,18 @@ func Parse(s string) (Line, error) {
 	}
 	return l, nil
 }
+
+// Patterns for LAVA's monitors test action (and any other regular
+// expression reader: they are in the syntax Python's re and Go's regexp
+// share). MonitorStart matches the start line, MonitorEnd the end line of
+// a boot that finished the run (not one that resets for a reboot cycle),
+// and MonitorPattern a whole case line with its named groups test_case_id,
+// result, measurement and units (units is empty, never absent, when the
+// line has no measurement: LAVA stores it as a string). The character
+// classes hold no line end and the pattern ends with the checksum, so a
+// line a kernel message cut in two matches nothing.
+const (
+	MonitorStart   = `FWCHECK-START [0-9]+ v1 `
+	MonitorEnd     = `FWCHECK-END [0-9]+ done `
+	MonitorPattern = `FWCHECK-CASE [0-9]+ (?P<test_case_id>[A-Za-z0-9._+-]+) (?P<result>pass|fail|skip|unknown) (?:(?P<measurement>-?[0-9]+(?:\.[0-9]+)?) )?(?P<units>[a-z]*) ?(?:note=[A-Za-z0-9._+-]+ )?~[0-9a-f]{8}`
+)
