@@ -216,3 +216,20 @@ func BenchmarkScan(b *testing.B) {
 		}
 	}
 }
+
+// TestDocExample: every line the format's documentation shows parses.
+func TestDocExample(t *testing.T) {
+	b, err := os.ReadFile("../../docs/console-lines.md")
+	require.NoError(t, err)
+	n := 0
+	for _, l := range strings.Split(string(b), "\n") {
+		for _, f := range strings.Split(l, "`") {
+			if strings.HasPrefix(f, "FWCHECK-") && strings.Contains(f, " ~") {
+				_, err := Parse(f)
+				assert.NoError(t, err, "%q", f)
+				n++
+			}
+		}
+	}
+	assert.GreaterOrEqual(t, n, 19)
+}
