@@ -98,7 +98,7 @@ lava-deps:
 	apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing
 
 lava-test: deps-image lava-deps image
-	FWCHECK_LAVA=1 FWCHECK_IMAGE=$(IMAGE) $(GO) test -count=1 -timeout 60m -run '^TestLAVAServer$$' -v ./image
+	FWCHECK_LAVA=1 FWCHECK_IMAGE=$(IMAGE) $(GO) test -count=1 -timeout 60m -run '^(TestLAVAServer|TestLAVAJobSchema)$$' -v ./image
 
 clean:
 	rm -rf $(BIN) fwcheck-image out

@@ -153,8 +153,7 @@ func (j LAVAJob) YAML() ([]byte, error) {
 		w("      minutes: 10")
 		w("    to: tftp")
 		w("    kernel:")
-		w("      url: %s", yq(j.Kernel))
-		w("      type: bzimage")
+		w("      url: %s", yq(j.Kernel)) // no type: iPXE and GRUB load a bzImage as it is
 		w("    ramdisk:")
 		w("      url: %s", yq(j.Initramfs))
 		w("- boot:")
