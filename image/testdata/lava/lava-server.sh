@@ -65,11 +65,13 @@ DICT
 	start gunicorn gunicorn3 lava_server.wsgi --log-level INFO --log-file "$dir/gunicorn.log" -u lavaserver -g lavaserver \
 		--workers 2 --bind "127.0.0.1:$port" --timeout 300
 	start scheduler lava-server manage lava-scheduler --level INFO --log-file "$dir/scheduler.log"
+	answers() { python3 -c "import urllib.request,sys; urllib.request.urlopen(sys.argv[1], timeout=10)" \
+		"http://127.0.0.1:$port/api/v0.2/system/version/" 2>/dev/null; }
 	for _ in $(seq 120); do
-		curl -sf "http://127.0.0.1:$port/api/v0.2/system/version/" >/dev/null && break
+		answers && break
 		sleep 1
 	done
-	curl -sf "http://127.0.0.1:$port/api/v0.2/system/version/" >/dev/null || { echo "lava-server did not answer on port $port" >&2; exit 1; }
+	answers || { echo "lava-server did not answer on port $port" >&2; tail -n 20 "$dir/gunicorn.out" >&2; exit 1; }
 	sleep 3
 	for name in gunicorn scheduler; do
 		kill -0 "$(cat "$dir/$name.pid")" 2>/dev/null || { echo "$name died:" >&2; tail -n 20 "$dir/$name.out" >&2; exit 1; }
