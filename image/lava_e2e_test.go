@@ -33,11 +33,13 @@ const lavaS3Cycles = 2
 // checks that every check and every S3 cycle is a LAVA test case, with the
 // measurements the results document holds. It takes a few minutes and
 // needs root and Debian's lava-server and lava-dispatcher: make lava-test
-// installs them and runs it (FWCHECK_LAVA=1); make test leaves it out.
+// installs them and runs it; make test runs it when FWCHECK_LAVA=1 (CI
+// does), and leaves it out otherwise.
 func TestLAVAServer(t *testing.T) {
 	if os.Getenv("FWCHECK_LAVA") == "" {
 		t.Skip("FWCHECK_LAVA is not set: make lava-test runs this test")
 	}
+	t.Parallel() // a guest like the others: it takes one of their slots
 	kernel, initramfs := liveImage(t, qemu.SeaBIOS)
 	if os.Geteuid() != 0 {
 		t.Fatal("FWCHECK_LAVA is set: the LAVA dispatcher runs as root, and so must this test")
