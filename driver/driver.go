@@ -46,6 +46,17 @@ type Config struct {
 	// BeforeReset runs just before a check resets the live machine: the
 	// live image unmounts its results partition there.
 	BeforeReset func()
+	// Observer, when set, sees the run as it goes: the live image prints
+	// a console line per check and per cycle (report/lines).
+	Observer Observer
+}
+
+// Observer sees each check start and end, and each cycle of a cycling
+// check end, as they happen.
+type Observer interface {
+	CheckStarted(id string)
+	CheckEnded(r tests.Result)
+	CycleEnded(check string, c tests.CycleRecord)
 }
 
 // Machine opens the source cfg names, and the control of the machine when
@@ -134,7 +145,22 @@ func Run(cfg *Config) (*report.Document, error) {
 		}
 	}
 	start := time.Now()
-	rs := tests.Run(&tests.Env{Machine: m, Settings: &cfg.Settings, Control: ctl, Progress: cfg.Progress, Profile: cfg.Profile}, checks)
+	env := &tests.Env{Machine: m, Settings: &cfg.Settings, Control: ctl, Progress: cfg.Progress, Profile: cfg.Profile}
+	o := cfg.Observer
+	if o != nil {
+		env.CycleEnded = o.CycleEnded
+	}
+	rs := make([]tests.Result, 0, len(checks))
+	for _, c := range checks {
+		if o != nil {
+			o.CheckStarted(c.ID)
+		}
+		r := tests.RunOne(env, c)
+		if o != nil {
+			o.CheckEnded(r)
+		}
+		rs = append(rs, r)
+	}
 	id := m.Identify()
 	for in, p := range cfg.Files.Files {
 		if id.Files == nil {

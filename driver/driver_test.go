@@ -1,6 +1,7 @@
 package driver_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -77,4 +78,34 @@ func TestFormerIDs(t *testing.T) {
 	driver.CanonicalWaivers(ws, cs)
 	assert.Equal(t, "acpi-tables", ws[0].Check)
 	assert.Equal(t, "", ws[1].Check)
+}
+
+// recorder is an Observer that writes down what it sees.
+type recorder struct{ events []string }
+
+func (r *recorder) CheckStarted(id string) { r.events = append(r.events, "start "+id) }
+func (r *recorder) CheckEnded(res tests.Result) {
+	r.events = append(r.events, "end "+res.ID+" "+string(res.Status))
+}
+func (r *recorder) CycleEnded(check string, c tests.CycleRecord) {
+	r.events = append(r.events, fmt.Sprintf("cycle %s %d %s", check, c.Cycle, c.Status))
+}
+
+func TestObserverSeesTheRunAsItGoes(t *testing.T) {
+	cycling := &tests.Check{ID: "cycler", Title: "cycles twice", Category: tests.Power, Run: func(p *tests.Pass) error {
+		for n := 1; n <= 2; n++ {
+			p.CycleEnded(tests.CycleRecord{Cycle: n, Status: "passed"})
+		}
+		p.Passed("2 cycles")
+		return nil
+	}}
+	other := &tests.Check{ID: "other", Title: "passes", Category: tests.Power, Run: func(p *tests.Pass) error {
+		p.Passed("ok")
+		return nil
+	}}
+	rec := &recorder{}
+	d, err := driver.Run(&driver.Config{From: t.TempDir(), Checks: []*tests.Check{cycling, other}, Observer: rec})
+	require.NoError(t, err)
+	require.Len(t, d.Results, 2)
+	assert.Equal(t, []string{"start cycler", "cycle cycler 1 passed", "cycle cycler 2 passed", "end cycler passed", "start other", "end other passed"}, rec.events)
 }

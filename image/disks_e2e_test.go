@@ -149,6 +149,7 @@ func TestBootResultsDiskBuses(t *testing.T) {
 				want = append(want, fmt.Sprintf("start %d", n), fmt.Sprintf("outcome %d passed", n))
 			}
 			assert.Equal(t, append(want, "done"), s3Journal(t, spec), "the s3 journal on the %s disk", c.bus)
+			checkCycleLines(t, console)
 		})
 	}
 }

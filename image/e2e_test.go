@@ -382,6 +382,7 @@ func checkBoot(t *testing.T, m qemu.Machine, r bootResult) {
 	}
 
 	assertExplainedOrReal(t, d)
+	checkLines(t, r.console, d)
 
 	// With a TPM attached, the kernel finds it and TPM checks run.
 	if r.tpm {

@@ -224,6 +224,20 @@ func (l *Live) Logf(format string, args ...any) {
 // Console returns a writer that prints on every console.
 func (l *Live) Console() io.Writer { return l.out }
 
+// Serial returns a writer that prints on every serial console, or on
+// standard output when there is none: where the per-result lines
+// (report/lines) go, as the results block does.
+func (l *Live) Serial() io.Writer {
+	if len(l.serial) == 0 {
+		return os.Stdout
+	}
+	ws := make([]io.Writer, len(l.serial))
+	for i, f := range l.serial {
+		ws[i] = f
+	}
+	return io.MultiWriter(ws...)
+}
+
 // Uptime is the time since the kernel started (CLOCK_BOOTTIME).
 func Uptime() time.Duration {
 	var ts unix.Timespec

@@ -28,6 +28,9 @@ func (l *Live) Logf(format string, args ...any) { fmt.Fprintf(os.Stdout, format+
 // Console returns standard output.
 func (l *Live) Console() io.Writer { return os.Stdout }
 
+// Serial returns standard output.
+func (l *Live) Serial() io.Writer { return os.Stdout }
+
 // Publish prints the report and the framed JSON document on standard output.
 func (l *Live) Publish(text, jsonDoc []byte) error {
 	_, err := fmt.Fprintf(os.Stdout, "%s\n%s\n%s\n%s\n", text, BeginMarker, jsonDoc, EndMarker)

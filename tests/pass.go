@@ -90,6 +90,10 @@ type Env struct {
 	// on a terminal, plain lines on a serial console) and never in the
 	// results.
 	Progress func(check, msg string)
+	// CycleEnded, when set, receives each cycle of a cycling check (s3,
+	// reboot) as it ends (Pass.CycleEnded): the live image prints a line
+	// for it at once, so that a console monitor sees every cycle.
+	CycleEnded func(check string, c CycleRecord)
 	// Clock is the time checks read and wait with (Pass.Now, Pass.Sleep);
 	// nil is the real clock. Tests give a fake one.
 	Clock Clock
@@ -428,6 +432,15 @@ func (p *Pass) journals() Journals {
 		return fileJournals{}
 	}
 	return p.env.Journals
+}
+
+// CycleEnded tells the driver that cycle c has ended (or, read back from
+// a journal, that it hung); c is also in the journal and, at the end, in
+// RecordCycles. It is not part of the results.
+func (p *Pass) CycleEnded(c CycleRecord) {
+	if p.env.CycleEnded != nil {
+		p.env.CycleEnded(p.Check.ID, c)
+	}
 }
 
 // Progress tells the driver how a long-running check is getting on

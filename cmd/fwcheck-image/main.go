@@ -9,6 +9,7 @@
 //	fwcheck-image build -o OUT --kernel VMLINUZ [--arch amd64|arm64] [--modules DIR] [--src DIR] [--version V]
 //	fwcheck-image usb -o IMG --kernel VMLINUZ [--arch amd64|arm64] [--initramfs FILE] [--config FILE] [--chain signed|unsigned] [--modules DIR] [--src DIR] [--version V]
 //	fwcheck-image boot --initramfs FILE --kernel VMLINUZ [--firmware ovmf|seabios] [--append ARGS] [--tpm]
+//	fwcheck-image lava --device-type qemu|x86 [--boot ipxe|grub] --kernel URL --initramfs URL [--append OPTIONS] [-o FILE]
 //
 // Exit status: 0 on success, 2 for usage errors and failures (one line).
 package main
@@ -22,6 +23,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/fwcheck/fwcheck/image"
 	"github.com/fwcheck/fwcheck/image/mkimage"
 	"github.com/fwcheck/fwcheck/image/qemu"
 )
@@ -34,13 +36,13 @@ const (
 	exitUsage = 2
 )
 
-const synopsis = "build -o OUT --kernel VMLINUZ | usb -o IMG --kernel VMLINUZ | boot --initramfs FILE --kernel VMLINUZ [--firmware ovmf|seabios] [--append ARGS] [--tpm]"
+const synopsis = "build -o OUT --kernel VMLINUZ | usb -o IMG --kernel VMLINUZ | boot --initramfs FILE --kernel VMLINUZ [--firmware ovmf|seabios] [--append ARGS] [--tpm] | lava --device-type qemu|x86 [--boot ipxe|grub] --kernel URL --initramfs URL"
 
 func main() { os.Exit(run(os.Stdout, os.Stderr, os.Args[1:])) }
 
 func run(stdout, stderr io.Writer, args []string) int {
 	if len(args) == 0 {
-		fmt.Fprintf(stderr, "fwcheck-image: want a subcommand: build, usb or boot (run 'fwcheck-image -h')\n")
+		fmt.Fprintf(stderr, "fwcheck-image: want a subcommand: build, usb, boot or lava (run 'fwcheck-image -h')\n")
 		return exitUsage
 	}
 	switch args[0] {
@@ -49,6 +51,7 @@ func run(stdout, stderr io.Writer, args []string) int {
 		fmt.Fprintf(stdout, "  build  compile the live image's initramfs in-process (needs Go and the fwcheck source tree)\n")
 		fmt.Fprintf(stdout, "  usb    write a bootable USB stick image (UEFI and BIOS) with fwcheck.cfg and a FWCHECK results partition\n")
 		fmt.Fprintf(stdout, "  boot   boot an initramfs under QEMU on this terminal (serial console on stdio; Ctrl-A X quits)\n")
+		fmt.Fprintf(stdout, "  lava   write a LAVA job definition that boots the image and reads its console lines as test cases\n")
 		return exitOK
 	case "build":
 		return build(stdout, stderr, args[1:])
@@ -56,8 +59,10 @@ func run(stdout, stderr io.Writer, args []string) int {
 		return usb(stdout, stderr, args[1:])
 	case "boot":
 		return boot(stdout, stderr, args[1:])
+	case "lava":
+		return lava(stdout, stderr, args[1:])
 	}
-	fmt.Fprintf(stderr, "fwcheck-image: unknown subcommand %q (want build, usb or boot)\n", args[0])
+	fmt.Fprintf(stderr, "fwcheck-image: unknown subcommand %q (want build, usb, boot or lava)\n", args[0])
 	return exitUsage
 }
 
@@ -247,4 +252,49 @@ func boot(stdout, stderr io.Writer, args []string) int {
 		return fail(stderr, "boot", err)
 	}
 	return exitOK
+}
+
+func lava(stdout, stderr io.Writer, args []string) int {
+	fs := flag.NewFlagSet("lava", flag.ContinueOnError)
+	var j image.LAVAJob
+	fs.StringVar(&j.DeviceType, "device-type", "qemu", "LAVA `TYPE`: qemu (QEMU boots the kernel and initramfs) or x86 (a lab machine netbooted over TFTP)")
+	fs.StringVar(&j.Boot, "boot", "ipxe", "x86 boot `METHOD`: ipxe or grub")
+	fs.StringVar(&j.Kernel, "kernel", "", "`URL` of the kernel the dispatcher downloads (http://, https:// or file://; required)")
+	fs.StringVar(&j.Initramfs, "initramfs", "", "`URL` of the live image's initramfs (required)")
+	fs.StringVar(&j.Options, "append", "", "the live image's `OPTIONS`, e.g. \"fwcheck.s3=3 fwcheck.s3.sleep=5s\"")
+	fs.StringVar(&j.Name, "name", "", "the job's `NAME` (default: from the options)")
+	fs.DurationVar(&j.Timeout, "timeout", 0, "the job-level `TIMEOUT` (default: 20m, plus 2m per S3 cycle and 5m per reboot)")
+	out := fs.String("o", "-", "write the job to `FILE` (- is standard output)")
+	if code, ok := parse(stdout, stderr, "lava", "--device-type qemu|x86 [--boot ipxe|grub] --kernel URL --initramfs URL [--append OPTIONS] [-o FILE]", fs, args); !ok {
+		return code
+	}
+	switch j.DeviceType {
+	case "qemu":
+		if flagSet(fs, "boot") {
+			return fail(stderr, "lava", fmt.Errorf("--boot is for --device-type x86: LAVA's qemu device boots the kernel itself"))
+		}
+	case "x86":
+	default:
+		return fail(stderr, "lava", fmt.Errorf("--device-type: want qemu or x86, not %q", j.DeviceType))
+	}
+	b, err := j.YAML()
+	if err != nil {
+		return fail(stderr, "lava", err)
+	}
+	if *out == "-" {
+		_, err = stdout.Write(b)
+	} else {
+		err = os.WriteFile(*out, b, 0o644)
+	}
+	if err != nil {
+		return fail(stderr, "lava", err)
+	}
+	return exitOK
+}
+
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

@@ -31,6 +31,12 @@ func TestUsageErrorsAreOneLine(t *testing.T) {
 		{"usb", "-o", "x.img", "--kernel", "k", "--config", "testdata/does-not-exist"},
 		{"usb", "-o", "x.img", "--kernel", "k", "--initramfs", "testdata/does-not-exist"},
 		{"usb", "-o", "x.img", "--kernel", "k", "--chain", "maybe"},
+		{"lava"},
+		{"lava", "--kernel", "http://x/k"},
+		{"lava", "--kernel", "k", "--initramfs", "i", "--device-type", "arm"},
+		{"lava", "--kernel", "k", "--initramfs", "i", "--boot", "grub"},
+		{"lava", "--kernel", "k", "--initramfs", "i", "--device-type", "x86", "--boot", "pxelinux"},
+		{"lava", "--kernel", "k", "--initramfs", "i", "--append", "fwcheck.s3=lots"},
 	} {
 		var out, errOut bytes.Buffer
 		code := run(&out, &errOut, args)
@@ -41,7 +47,7 @@ func TestUsageErrorsAreOneLine(t *testing.T) {
 }
 
 func TestHelp(t *testing.T) {
-	for _, args := range [][]string{{"-h"}, {"build", "-h"}, {"usb", "-h"}, {"boot", "-h"}} {
+	for _, args := range [][]string{{"-h"}, {"build", "-h"}, {"usb", "-h"}, {"boot", "-h"}, {"lava", "-h"}} {
 		var out, errOut bytes.Buffer
 		assert.Equal(t, exitOK, run(&out, &errOut, args), "%v", args)
 		assert.Contains(t, out.String(), "Usage: fwcheck-image", "%v", args)
@@ -70,4 +76,23 @@ func TestUSBSaysChain(t *testing.T) {
 	assert.Equal(t, exitUsage, run(&out, &errOut, []string{"usb", "-o", filepath.Join(dir, "b.img"), "--kernel", kernel, "--initramfs", initramfs, "--chain", "signed"}))
 	assert.Equal(t, 1, strings.Count(errOut.String(), "\n"), errOut.String())
 	assert.Contains(t, errOut.String(), "signed")
+}
+
+func TestLAVA(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := run(&out, &errOut, []string{"lava", "--device-type", "x86", "--boot", "grub", "--kernel", "http://lab/vmlinuz",
+		"--initramfs", "http://lab/fwcheck.cpio.gz", "--append", "fwcheck.s3=10"})
+	assert.Equal(t, exitOK, code, errOut.String())
+	assert.Contains(t, out.String(), "device_type: x86\n")
+	assert.Contains(t, out.String(), "method: grub\n")
+	assert.Contains(t, out.String(), "extra_kernel_args: 'quiet iomem=relaxed fwcheck.s3=10 fwcheck.after=poweroff'")
+	assert.Contains(t, out.String(), "    minutes: 40\n", "the job timeout")
+
+	f := t.TempDir() + "/job.yaml"
+	out.Reset()
+	assert.Equal(t, exitOK, run(&out, &errOut, []string{"lava", "--kernel", "file:///k", "--initramfs", "file:///i", "-o", f}))
+	b, err := os.ReadFile(f)
+	assert.NoError(t, err)
+	assert.Contains(t, string(b), "device_type: qemu\n")
+	assert.Empty(t, out.String())
 }

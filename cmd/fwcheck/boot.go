@@ -13,6 +13,7 @@ import (
 
 	"github.com/fwcheck/fwcheck/image"
 	"github.com/fwcheck/fwcheck/report"
+	"github.com/fwcheck/fwcheck/report/lines"
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/all"
 )
@@ -49,6 +50,13 @@ func bootMain(cmdlineFile string) int {
 	started := image.Uptime()
 	live, _ := image.Setup() // problems are already on the console
 	setUp := image.Uptime()
+	// A line per result on the serial console as the run goes, for lab
+	// monitors (docs/console-lines.md): the start line now, a beat line
+	// every HeartbeatInterval, the end line once the verdict is out.
+	lw := lines.NewWriter(live.Serial())
+	lw.Begin(bootID(), version)
+	stopBeat := lw.Heartbeat(lines.HeartbeatInterval, image.Uptime)
+	defer stopBeat()
 	var reqErrs []string
 	cmdline, err := os.ReadFile(cmdlineFile)
 	if err != nil {
@@ -91,7 +99,9 @@ func bootMain(cmdlineFile string) int {
 	err = nil
 	if run.reboot {
 		rc := &runConfig{Selection: tests.Selection{IDs: []string{RebootCheckID}}, Root: "/", Settings: run.settings, Lenient: true,
-			Progress: progress, BeforeReset: func() {
+			Progress: progress, Observer: lw, BeforeReset: func() {
+				stopBeat()
+				lw.Finish(lines.Reset, "")
 				if err := live.CloseResults(); err != nil {
 					live.Logf("fwcheck: %v", err)
 				}
@@ -102,7 +112,7 @@ func bootMain(cmdlineFile string) int {
 		}
 	}
 	if run.rest {
-		rc := &runConfig{Selection: tests.Selection{IDs: run.ids}, Root: "/", Settings: run.settings, Lenient: true, Progress: progress}
+		rc := &runConfig{Selection: tests.Selection{IDs: run.ids}, Root: "/", Settings: run.settings, Lenient: true, Progress: progress, Observer: lw}
 		if pr, perr := all.Profile(cfg.Profile); perr != nil {
 			reqErrs = append(reqErrs, perr.Error()) // run without it rather than not at all
 			live.Logf("fwcheck: %v", perr)
@@ -130,8 +140,10 @@ func bootMain(cmdlineFile string) int {
 		err = errors.New("no check ran")
 	}
 	verdicts := image.Uptime()
+	stopBeat()
 	if err != nil {
 		live.Logf("fwcheck: %v", err)
+		lw.Finish(lines.Done, "error")
 		code = exitUsage
 	} else {
 		doc.Errors = append(reqErrs, doc.Errors...)
@@ -155,6 +167,7 @@ func bootMain(cmdlineFile string) int {
 		// The report scrolled past above the JSON: end on the verdict.
 		v, _ := report.Verdict(doc, failOn)
 		live.Logf("fwcheck: verdict: %s", v)
+		lw.Finish(lines.Done, lines.Verdict(doc, failOn, cyclesAsked(cfg)))
 		switch {
 		case doc.Failing(failOn):
 			code = exitFailing
@@ -166,6 +179,29 @@ func bootMain(cmdlineFile string) int {
 		live.Logf("fwcheck: %v", err)
 	}
 	return code
+}
+
+// bootID is the first 8 characters of the kernel's boot ID, which tell
+// one boot's lines from the next one's; "-" when it cannot be read.
+func bootID() string {
+	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil || len(b) < 8 {
+		return "-"
+	}
+	return string(b[:8])
+}
+
+// cyclesAsked lists the cycling checks the command line asked for: a run
+// in which they cycled no time is no pass.
+func cyclesAsked(cfg image.Config) []string {
+	var ids []string
+	if cfg.S3 > 0 {
+		ids = append(ids, S3CheckID)
+	}
+	if cfg.Reboot > 0 {
+		ids = append(ids, RebootCheckID)
+	}
+	return ids
 }
 
 // errorLines splits a joined error into one line per error, prefixed.

@@ -126,6 +126,7 @@ func run(p *tests.Pass) error {
 			if err := j.Append(Record{Event: "outcome", Cycle: o.Cycle, Time: p.Now(), Outcome: &o}); err != nil {
 				return err
 			}
+			p.CycleEnded(o)
 			st.outcomes = append(st.outcomes, o)
 		}
 	} else {
@@ -158,6 +159,7 @@ func run(p *tests.Pass) error {
 			return nil
 		}
 		st.outcomes = append(st.outcomes, *o)
+		p.CycleEnded(*o)
 		stop, next = "the reset request failed", next+1
 	}
 	if stop != "" && next <= cycles {

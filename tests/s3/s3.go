@@ -301,6 +301,7 @@ func resumeFrom(p *tests.Pass, path string) (*previous, error) {
 		if err := j.Append(Record{Event: "hung", Cycle: n, Time: p.Now(), Outcome: &o}); err != nil {
 			return nil, err
 		}
+		p.CycleEnded(o)
 		outcomes = append(outcomes, o)
 		last = max(last, n)
 	}
@@ -450,6 +451,7 @@ func cycle(p *tests.Pass, ctl input.Control, adv *klogcheck.Advisor, j *journal.
 	if err := j.Append(Record{Event: "outcome", Cycle: n, Time: p.Now(), Outcome: &o}); err != nil {
 		return o, err
 	}
+	p.CycleEnded(o)
 	return o, nil
 }
 

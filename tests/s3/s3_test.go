@@ -27,6 +27,7 @@ import (
 // behave may change a cycle: its lines, its sleep, an error, the devices.
 type fakeMachine struct {
 	t      *testing.T
+	ended  []string // the cycles the check told the driver of (Pass.CycleEnded)
 	dir    string
 	now    float64 // seconds since boot, for the log's stamps
 	cycle  int
@@ -110,7 +111,11 @@ func (m *fakeMachine) run(t *testing.T, settings ...string) tests.Result {
 	for i := 0; i+1 < len(settings); i += 2 {
 		require.NoError(t, set.Set(Check, settings[i], settings[i+1]))
 	}
-	r := tests.RunOne(&tests.Env{Machine: input.New(src, input.Options{}), Settings: &set, Control: m, Clock: &checktest.Clock{}}, Check)
+	m.ended = nil
+	r := tests.RunOne(&tests.Env{Machine: input.New(src, input.Options{}), Settings: &set, Control: m, Clock: &checktest.Clock{},
+		CycleEnded: func(check string, c tests.CycleRecord) {
+			m.ended = append(m.ended, fmt.Sprintf("%s %d %s", check, c.Cycle, c.Status))
+		}}, Check)
 	require.NotEqual(t, tests.StatusAborted, r.Status, r.Reason)
 	return r
 }
@@ -296,6 +301,7 @@ func TestHungCycleIsRecordedAndTheRunGoesOn(t *testing.T) {
 	assert.Contains(t, messages(r, tests.KindInfo), "3 cycles: 2 passed, 0 failed, 1 hung")
 	assert.Contains(t, messages(r, tests.KindInfo), "cycle 3 passed")
 	assert.Equal(t, 1, m.cycle, "only cycle 3 was run again")
+	assert.Equal(t, []string{"s3 2 hung", "s3 3 passed"}, m.ended, "the hung cycle told from the journal, then cycle 3")
 
 	data, err := os.ReadFile(journal)
 	require.NoError(t, err)
