@@ -23,6 +23,7 @@ help:
 	@echo "make usb        write out/fwcheck.img, the bootable USB stick image (dd it to a stick)"
 	@echo "make usb-demo   boot a copy of the stick image under QEMU as a USB stick; it powers off after the report"
 	@echo "make deps-image install what the image and the tests need (QEMU, OVMF, SeaBIOS, a kernel, swtpm, mtools, ...)"
+	@echo "make labgrid-test  the labgrid pytest example: the image under labgrid's QEMUDriver, a hang power-cycled, S3 resumed from the journal"
 	@echo "make s3-soak    $(SOAK_CYCLES) S3 suspend/resume cycles in QEMU, journal on out/soak-results.img (about an hour)"
 	@echo "make clean      remove the binaries and out/"
 
@@ -87,3 +88,4 @@ clean:
 	rm -rf $(BIN) fwcheck-image out
 
 -include image/image.mk
+-include examples/labgrid/labgrid.mk
