@@ -45,6 +45,8 @@ func (l *Live) NetUp(timeout time.Duration) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("network: %w", err)
 	}
+	// The lease's DNS servers go to /etc/resolv.conf.
+	_ = os.MkdirAll(l.path("etc"), 0o755)
 	var errs []error
 	cfg := dhclient.Config{Timeout: 5 * time.Second, Retries: 5, LogLevel: dhclient.LogInfo}
 	for r := range dhclient.SendRequests(ctx, links, true, false, cfg, 20*time.Second) {
