@@ -10,6 +10,7 @@ the markers and are parsed. Two boots.
 """
 
 import json
+import time
 
 import pexpect
 import pytest
@@ -43,8 +44,12 @@ def test_s3_run_survives_a_hang(fwcheck_target):
     target.activate(qemu)
     qemu.on()
     qemu.expect("s3: cycle 2/3: suspending", timeout=BOOT_TIMEOUT)
-    # The kernel's line comes after the cycle's journal record is on disk.
-    qemu.expect("PM: suspend entry", timeout=BOOT_TIMEOUT)
+    # The cycle's record reaches the disk (fsync'd) just before the
+    # machine sleeps: freeze it once the record is there.
+    deadline = time.monotonic() + BOOT_TIMEOUT
+    while "start 2" not in fwcheck_lab.journal_events(disk):
+        assert time.monotonic() < deadline, "cycle 2 never reached the journal"
+        time.sleep(0.5)
     qemu.monitor_command("stop")  # the machine hangs in its sleep
 
     hung = False
