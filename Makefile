@@ -25,6 +25,7 @@ help:
 	@echo "make deps-image install what the image and the tests need (QEMU, OVMF, SeaBIOS, a kernel, swtpm, mtools, ...)"
 	@echo "make deps-arm64 install qemu-system-aarch64, AAVMF, GRUB arm64 and fetch Debian's arm64 kernel into out/arm64"
 	@echo "make demo ARCH=arm64  build the arm64 image and boot it on QEMU virt with AAVMF (ARM64_FIRMWARE=aavmf-dt: devicetree)"
+	@echo "make labgrid-test  the labgrid pytest example: the image under labgrid's QEMUDriver, a hang power-cycled, S3 resumed from the journal"
 	@echo "make s3-soak    $(SOAK_CYCLES) S3 suspend/resume cycles in QEMU, journal on out/soak-results.img (about an hour)"
 	@echo "make lava-test  run the job 'fwcheck-image lava' writes on a LAVA server and dispatcher started here (about 15 min with the image build; installs lava-server)"
 	@echo "make clean      remove the binaries and out/"
@@ -108,3 +109,4 @@ clean:
 	rm -rf $(BIN) fwcheck-image out
 
 -include image/image.mk
+-include examples/labgrid/labgrid.mk

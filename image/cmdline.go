@@ -3,6 +3,7 @@ package image
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -48,6 +49,11 @@ type Config struct {
 	// empty means none. The live image checks the name against the
 	// profiles it has.
 	Profile string
+	// Post, when set, is the lab server's URL (fwcheck.post=URL): the
+	// journal records and the results document go there by HTTP POST as
+	// they are written (package post), and the image brings up its
+	// network for it.
+	Post string
 	// Settings are check settings given as fwcheck.ID.NAME=VALUE
 	// ("s3.sleep" → "10s"), in command-line order; the driver checks them
 	// against the checks it has.
@@ -144,10 +150,16 @@ func (c *Config) Set(key, val string) error {
 			return fmt.Errorf("fwcheck.esp=%q: want a FAT volume serial number such as 1A2B-3C4D", val)
 		}
 		c.ESP = strings.ToUpper(val)
+	case "fwcheck.post":
+		u, err := url.Parse(val)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("fwcheck.post=%q: want the server's URL, http://HOST[:PORT]/PATH or https://…", val)
+		}
+		c.Post = val
 	default:
 		id, name, ok := strings.Cut(strings.TrimPrefix(key, "fwcheck."), ".")
 		if !ok || !validID(id) || name == "" {
-			return fmt.Errorf("unknown option %s (known: fwcheck.run, fwcheck.s3, fwcheck.reboot, fwcheck.after, fwcheck.fail-on, fwcheck.disk-wait, fwcheck.ID.SETTING)", key)
+			return fmt.Errorf("unknown option %s (known: fwcheck.run, fwcheck.s3, fwcheck.reboot, fwcheck.after, fwcheck.fail-on, fwcheck.disk-wait, fwcheck.post, fwcheck.ID.SETTING)", key)
 		}
 		c.Settings = append(c.Settings, Setting{Check: id, Name: name, Value: val})
 	}

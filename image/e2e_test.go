@@ -7,7 +7,8 @@ package image_test
 //
 // They skip with -short, and when QEMU, the firmware or a readable kernel
 // is missing (`make deps-image` installs them). FWCHECK_IMAGE=FILE boots a
-// prebuilt initramfs instead of building one; FWCHECK_KERNEL picks the
+// prebuilt initramfs instead of building one (FWCHECK_IMAGE_FROM_TREE=1: built
+// from this tree with --version e2e-test); FWCHECK_KERNEL picks the
 // kernel; FWCHECK_QEMU_ACCEL=kvm|tcg forces the accelerator.
 
 import (
@@ -91,6 +92,11 @@ func liveImage(t *testing.T, m qemu.Machine) (kernel, initramfs string) {
 				p = filepath.Join(root, p)
 			}
 			builtImage = p
+			// FWCHECK_IMAGE_FROM_TREE=1 says the image was built from
+			// this tree with --version e2e-test (CI builds it once with
+			// make image VERSION=e2e-test for these tests and the labgrid
+			// example), so the tests hold it to tests.All() as their own.
+			builtHere = os.Getenv("FWCHECK_IMAGE_FROM_TREE") == "1"
 			return
 		}
 		if buildDir, buildErr = os.MkdirTemp("", "fwcheck-e2e-"); buildErr != nil {

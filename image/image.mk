@@ -82,6 +82,7 @@ deps-image:
 	command -v mcopy >/dev/null || missing="$$missing mtools"; \
 	command -v cpio >/dev/null || missing="$$missing cpio"; \
 	command -v swtpm >/dev/null || missing="$$missing swtpm"; \
+	[ -e /usr/lib/ipxe/qemu/efi-virtio.rom ] || missing="$$missing ipxe-qemu"; \
 	command -v grub-mkimage >/dev/null || missing="$$missing grub-common"; \
 	[ -e /usr/lib/grub/x86_64-efi/moddep.lst ] || missing="$$missing grub-efi-amd64-bin"; \
 	[ -e /usr/lib/grub/i386-pc/moddep.lst ] || missing="$$missing grub-pc-bin"; \

@@ -253,3 +253,15 @@ func TestParseCmdlineProfile(t *testing.T) {
 	assert.ErrorContains(t, err, "fwcheck.profile")
 	assert.Empty(t, c.Profile)
 }
+
+func TestCmdlinePost(t *testing.T) {
+	c, err := ParseCmdline("fwcheck.post=http://10.0.2.2:8080/fwcheck")
+	if err != nil || c.Post != "http://10.0.2.2:8080/fwcheck" {
+		t.Fatalf("fwcheck.post: %+v, %v", c, err)
+	}
+	for _, bad := range []string{"fwcheck.post=", "fwcheck.post=10.0.2.2:8080", "fwcheck.post=ftp://h/x", "fwcheck.post=http://"} {
+		if c, err := ParseCmdline(bad); err == nil || c.Post != "" {
+			t.Errorf("%s: accepted (%q)", bad, c.Post)
+		}
+	}
+}

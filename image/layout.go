@@ -21,6 +21,9 @@ const (
 const (
 	GroupChecks  = "checks"
 	GroupStorage = "storage"
+	// GroupNet modules (network cards) are loaded only when the run
+	// posts its results to a server (fwcheck.post=): see Live.NetUp.
+	GroupNet = "net"
 )
 
 // ModuleEntry is one line of the module order file.

@@ -26,6 +26,7 @@ type Live struct {
 	out      io.Writer  // all consoles, for progress messages
 
 	storage []ModuleEntry // GroupStorage modules, loaded after the checks
+	net     []ModuleEntry // GroupNet modules, loaded by NetUp only
 
 	resultsDir, resultsDev string // the results partition, while mounted
 
@@ -82,7 +83,7 @@ func Setup() (*Live, error) {
 	}
 	var loaded, mountedFS []string
 	for _, e := range entries {
-		if e.Group != GroupStorage {
+		if e.Group != GroupStorage && e.Group != GroupNet {
 			ok, err := l.loadModule(e.Name)
 			if ok {
 				loaded = append(loaded, e.Name)
@@ -101,6 +102,9 @@ func Setup() (*Live, error) {
 	for _, e := range entries {
 		if e.Group == GroupStorage {
 			l.storage = append(l.storage, e)
+		}
+		if e.Group == GroupNet {
+			l.net = append(l.net, e)
 		}
 	}
 	err = errors.Join(errs...)

@@ -51,3 +51,8 @@ func Uptime() time.Duration { return 0 }
 
 // StickConfig finds no configuration file.
 func (l *Live) StickConfig(string) ([]byte, error) { return nil, nil }
+
+// NetUp reports that the live image runs on Linux only.
+func (l *Live) NetUp(time.Duration) (string, error) {
+	return "", errors.New("the live image runs on Linux only")
+}

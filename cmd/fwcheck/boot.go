@@ -67,6 +67,14 @@ func bootMain(cmdlineFile string) int {
 	failOn := bootFailOn(cfg)
 	live.ESP = cfg.ESP // results only on the boot stick's FWCHECK
 	live.DiskWait = cfg.DiskWait
+	if cfg.Post != "" {
+		// Only now: a run that posts nothing loads no network driver.
+		if msg, err := live.NetUp(image.NetWait); err != nil {
+			reqErrs = append(reqErrs, err.Error())
+		} else {
+			live.Logf("fwcheck: %s", msg)
+		}
+	}
 	// Runs that act on the machine keep their journal on the results
 	// partition, mounted now and written as they go, so that a hang or a
 	// reset loses nothing and the next boot goes on from it.
@@ -83,6 +91,10 @@ func bootMain(cmdlineFile string) int {
 	}
 	run := bootRun(cfg, resultsDir)
 	reqErrs = append(reqErrs, run.errs...)
+	for _, n := range run.notes {
+		live.Logf("fwcheck: %s", n)
+	}
+	sender := bootPost(live, cfg, resultsDir, run, &reqErrs)
 	for _, e := range reqErrs {
 		live.Logf("fwcheck: %s", e)
 	}
@@ -164,6 +176,10 @@ func bootMain(cmdlineFile string) int {
 			live.Logf("fwcheck: report: %v", err)
 		}
 		saveRun(live, stamp, text.Bytes(), js.Bytes(), page.Bytes()) // the run's folder on FWCHECK
+		if sender != nil {
+			live.Logf("fwcheck: %s", finishPost(sender, cfg.Post, js.Bytes(), resultsDir))
+			sender = nil
+		}
 		// The report scrolled past above the JSON: end on the verdict.
 		v, _ := report.Verdict(doc, failOn)
 		live.Logf("fwcheck: verdict: %s", v)
@@ -174,6 +190,9 @@ func bootMain(cmdlineFile string) int {
 		case !doc.Checked():
 			code = exitNothing
 		}
+	}
+	if sender != nil { // no results document: the journal records still go
+		live.Logf("fwcheck: %s", finishPost(sender, cfg.Post, nil, resultsDir))
 	}
 	if err := live.DoAfter(cfg.After); err != nil {
 		live.Logf("fwcheck: %v", err)
@@ -238,6 +257,7 @@ type bootPlan struct {
 	reboot   bool
 	settings tests.Settings
 	errs     []string
+	notes    []string // for the console: how the plan met the request
 }
 
 // bootRun turns the command line's request into a plan. fwcheck.s3=N adds
@@ -271,6 +291,12 @@ func bootRun(cfg image.Config, resultsDir string) bootPlan {
 			switch {
 			case resultsDir != "":
 				sets = append(sets, image.Setting{Check: id, Name: "journal", Value: filepath.Join(resultsDir, name)})
+			case id == S3CheckID && cfg.Post != "":
+				// A netbooted machine with no disk: the journal is kept
+				// in memory and each record goes to the server as it is
+				// written, which holds the record of a cycle that hangs.
+				sets = append(sets, image.Setting{Check: id, Name: "journal", Value: filepath.Join(memJournalDir, name)})
+				p.notes = append(p.notes, fmt.Sprintf("fwcheck.s3=%d: no %s disk; the journal is kept in memory and each record posted to %s", n, image.ResultsLabel, cfg.Post))
 			case id == S3CheckID:
 				// No journal, no cycling: a cycle that hangs would
 				// leave no record. The check says so as its result.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -18,6 +19,7 @@ import (
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/internal/atomicfile"
 	"github.com/fwcheck/fwcheck/internal/regfile"
+	"github.com/fwcheck/fwcheck/post"
 	"github.com/fwcheck/fwcheck/report"
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/all"
@@ -62,6 +64,8 @@ type outputFlags struct {
 	quiet, verbose bool
 	color, failOn  string
 	waivers        string
+	post           string       // --post URL
+	sender         *post.Sender // posting the run's journals, from run
 }
 
 func (o *outputFlags) register(fs *flag.FlagSet) {
@@ -71,6 +75,7 @@ func (o *outputFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.quiet, "quiet", false, "print only failures and the summary")
 	fs.BoolVar(&o.verbose, "verbose", false, "print passes, infos and skip reasons too")
 	fs.StringVar(&o.color, "color", "auto", "colour the report: auto (only on a terminal), always or never")
+	fs.StringVar(&o.post, "post", "", "send the results document, and each s3/reboot journal record as it is written, to this `URL` by HTTP POST (retried until the server takes it)")
 	fs.StringVar(&o.failOn, "fail-on", defaultFailOn.String(), "exit 1 when a failure is at or above this `severity` (critical, high, medium, low)")
 }
 
@@ -79,6 +84,15 @@ func (o *outputFlags) register(fs *flag.FlagSet) {
 func (o *outputFlags) run(e *env, c *command, cfg *runConfig) int {
 	var done func()
 	cfg.Progress, done = progressWriter(e.stderr)
+	if o.post != "" {
+		raw := cfg.Settings.Raw()
+		s, err := startPost(o.post, postSpool(raw), raw, func(f string, a ...any) { fmt.Fprintf(e.stderr, "fwcheck: "+f+"\n", a...) })
+		if err != nil {
+			done()
+			return fail(e, c, err)
+		}
+		o.sender = s
+	}
 	d, err := execute(cfg)
 	done()
 	if err != nil {
@@ -142,6 +156,9 @@ func (o *outputFlags) emit(e *env, c *command, d *report.Document) int {
 	if o.junit != "" && o.junit != "-" {
 		errs = append(errs, writeFile(o.junit, func(w io.Writer) error { return report.WriteJUnit(w, d, threshold) }))
 	}
+	if o.post != "" {
+		errs = append(errs, o.postResults(e, d))
+	}
 	if err := errors.Join(errs...); err != nil {
 		return fail(e, c, err)
 	}
@@ -154,7 +171,32 @@ func (o *outputFlags) emit(e *env, c *command, d *report.Document) int {
 	return exitOK
 }
 
+// postResults sends d to the --post server, with what is left of the
+// run's journal records, and says on standard error what went.
+func (o *outputFlags) postResults(e *env, d *report.Document) error {
+	raw := d.Settings
+	if o.sender == nil {
+		s, err := startPost(o.post, postSpool(raw), nil, func(f string, a ...any) { fmt.Fprintf(e.stderr, "fwcheck: "+f+"\n", a...) })
+		if err != nil {
+			return err
+		}
+		o.sender = s
+	}
+	var js bytes.Buffer
+	if err := report.WriteJSON(&js, d); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "fwcheck: %s\n", finishPost(o.sender, o.post, js.Bytes(), postSpool(raw)))
+	o.sender = nil
+	return nil
+}
+
 func (o *outputFlags) validate() error {
+	if o.post != "" {
+		if _, err := post.ParseURL(o.post); err != nil {
+			return err
+		}
+	}
 	switch o.color {
 	case "auto", "always", "never":
 	default:

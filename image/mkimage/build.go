@@ -55,6 +55,11 @@ var StorageModules = []string{
 	"mmc_block", "sdhci_pci", "sdhci_acpi", "rtsx_pci_sdmmc",
 }
 
+// NetModules are the network cards the image brings up when it posts its
+// results to a lab server (fwcheck.post=): virtio-net (QEMU, LAVA's qemu
+// devices) and the Intel and Realtek chips lab machines mostly have.
+var NetModules = []string{"virtio_pci", "virtio_net", "e1000", "e1000e", "igb", "r8169"}
+
 // Options says what to build.
 type Options struct {
 	// Output is the gzip-compressed initramfs to write.
@@ -246,12 +251,14 @@ func stageModules(o Options, tmp string, res *Result, logf func(string, ...any))
 	for _, g := range []struct {
 		name string
 		mods []string
-	}{{image.GroupChecks, CheckModules}, {image.GroupStorage, StorageModules}} {
+	}{{image.GroupChecks, CheckModules}, {image.GroupStorage, StorageModules}, {image.GroupNet, NetModules}} {
 		order, missing := set.Resolve(g.mods...)
 		res.MissingModules = append(res.MissingModules, missing...)
 		for _, m := range order {
-			if !seen[m] {
-				seen[m] = true
+			// The net group lists its dependencies again (virtio_pci is
+			// a storage module too): it is loaded on its own, by NetUp.
+			if !seen[m] || g.name == image.GroupNet && !seen["net:"+m] {
+				seen[m], seen["net:"+m] = true, g.name == image.GroupNet
 				entries = append(entries, image.ModuleEntry{Group: g.name, Name: m})
 			}
 		}
@@ -264,7 +271,12 @@ func stageModules(o Options, tmp string, res *Result, logf func(string, ...any))
 		return nil, err
 	}
 	var specs []string
+	staged := map[string]bool{}
 	for _, e := range entries {
+		if staged[e.Name] {
+			continue
+		}
+		staged[e.Name] = true
 		b, err := ReadModule(filepath.Join(dir, set.Path(e.Name)))
 		if err != nil {
 			return nil, fmt.Errorf("image build: %w", err)

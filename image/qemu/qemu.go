@@ -212,11 +212,55 @@ type Config struct {
 	CPUs int
 	// Extra are further QEMU arguments (-smbios …).
 	Extra []string
+	// Net, when set, attaches a network card (see Net).
+	Net *Net
 	// Drives are raw disk images attached on a chosen bus.
 	Drives []Drive
 	// QMP, when set, is the path of a QMP socket QEMU listens on (see
 	// DialQMP): a test attaches disks or wakes the guest through it.
 	QMP string
+}
+
+// Net is a virtio-net card on QEMU's user-mode network: the guest gets
+// 10.0.2.15 by DHCP from QEMU, and 10.0.2.2 is the host's 127.0.0.1, so a
+// server a test starts on the loopback is the lab's server.
+type Net struct {
+	// TFTP is the directory QEMU's own TFTP server serves; BootFile the
+	// file its DHCP offers as the boot file. With an empty Config.Kernel
+	// the NIC boots first, with QEMU's iPXE option ROM (Debian's
+	// ipxe-qemu), which fetches BootFile and runs it (an iPXE script).
+	TFTP, BootFile string
+}
+
+// NetArgs are QEMU's arguments for n; boot makes the card the first boot
+// device.
+func NetArgs(n Net, boot bool) []string {
+	nd := "user,id=n0"
+	if n.TFTP != "" {
+		nd += ",tftp=" + n.TFTP
+	}
+	if n.BootFile != "" {
+		nd += ",bootfile=" + n.BootFile
+	}
+	dev := "virtio-net-pci,netdev=n0"
+	if boot {
+		dev += ",bootindex=0"
+	}
+	return []string{"-netdev", nd, "-device", dev}
+}
+
+// KernelCmdline is the kernel command line the harness boots with, before
+// Config.Append: for a netboot, where iPXE passes it (see Net).
+func KernelCmdline(accel string) string {
+	if accel == "" {
+		accel = DefaultAccel()
+	}
+	cmdline := "console=ttyS0,115200 panic=-1 " + image.KernelArgs
+	if accel == "tcg" {
+		// See Config.args.
+		cmdline += " no_timer_check"
+	}
+	return cmdline
 }
 
 // Drive is a raw disk image on one of the buses a lab's machines use.
@@ -372,6 +416,9 @@ func (c Config) args(tmp string, interactive bool) ([]string, error) {
 	}
 	if c.QMP != "" {
 		a = append(a, "-qmp", "unix:"+c.QMP+",server=on,wait=off")
+	}
+	if c.Net != nil {
+		a = append(a, NetArgs(*c.Net, c.Kernel == "")...)
 	}
 	if c.USB != "" {
 		a = append(a, "-device", "qemu-xhci,id=xhci",

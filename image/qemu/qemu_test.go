@@ -133,3 +133,19 @@ func TestProbeBootsUnderTCG(t *testing.T) {
 	}
 	assert.True(t, probe("tcg", 30*time.Second))
 }
+
+func TestArgsNetboot(t *testing.T) {
+	tmp := t.TempDir()
+	c := Config{Machine: SeaBIOS, Accel: "tcg", Net: &Net{TFTP: "/srv/tftp", BootFile: "fwcheck.ipxe"}}
+	a, err := c.args(tmp, false)
+	require.NoError(t, err)
+	s := strings.Join(a, " ")
+	assert.Contains(t, s, "-netdev user,id=n0,tftp=/srv/tftp,bootfile=fwcheck.ipxe -device virtio-net-pci,netdev=n0,bootindex=0")
+	assert.NotContains(t, s, "-kernel", "the firmware's iPXE boots the kernel")
+	// With a kernel of its own, the card is only a card.
+	c.Kernel, c.Initramfs = "/k", "/i"
+	a, err = c.args(tmp, false)
+	require.NoError(t, err)
+	assert.Contains(t, a, "virtio-net-pci,netdev=n0")
+	assert.Equal(t, "console=ttyS0,115200 panic=-1 iomem=relaxed no_timer_check", KernelCmdline("tcg"))
+}
