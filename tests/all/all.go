@@ -62,6 +62,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/tpm2table"
 	"github.com/fwcheck/fwcheck/tests/tpmeventlog"
 	"github.com/fwcheck/fwcheck/tests/uefiboot"
+	"github.com/fwcheck/fwcheck/tests/uefivars"
 	"github.com/fwcheck/fwcheck/tests/uniqueid"
 	"github.com/fwcheck/fwcheck/tests/wsmt"
 
@@ -145,6 +146,7 @@ var checks = sync.OnceValue(func() []*tests.Check {
 		cpufreq.Steps,
 		pcie.Check,
 		wakealarm.Check,
+		uefivars.Check,
 	}
 	if err := tests.Validate(cs); err != nil {
 		panic(err)
