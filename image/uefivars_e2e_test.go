@@ -80,6 +80,7 @@ func assertUEFIVariables(t *testing.T, r shellBoot) {
 		assert.True(t, mentions(res, want), "%q: %+v", want, res.Findings)
 	}
 	free := res.Data["free_after_cycle"].([]any)
+	t.Logf("remaining space before the cycles and after each: %v", free)
 	require.Len(t, free, 51, "remaining space before the cycles and after each of 50")
 	assert.Equal(t, free[0], free[50], "as much space remains after the 50 cycles as before")
 	t.Logf("remaining space before the cycles %v, after %v; largest variable probed %v", free[0], free[50], res.Data["largest_variable"])

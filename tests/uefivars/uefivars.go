@@ -386,15 +386,11 @@ func (s *state) sizes() {
 		return
 	}
 	var spent uint64
-	var lastErr error
+	var lastErr error // the last refusal
 	try := func(n int) bool {
-		if spent+uint64(n) > budget {
-			return false
-		}
 		d := pattern(n, byte(n))
-		err := s.vs.Set(nameSize, TestGUID, nvbsrt, d)
-		lastErr = err
-		if err != nil {
+		if err := s.vs.Set(nameSize, TestGUID, nvbsrt, d); err != nil {
+			lastErr = err
 			return false
 		}
 		spent += uint64(n)
@@ -408,15 +404,20 @@ func (s *state) sizes() {
 		s.deleteIfThere(nameSize)
 		return
 	}
+	var hiErr error // why hi was refused
 	if try(limit) {
 		lo = limit
 	} else {
-		for hi-lo > 256 && spent < budget {
+		hi, hiErr = limit, lastErr
+		for hi-lo > 256 {
 			mid := lo + (hi-lo)/2
+			if spent+uint64(mid) > budget {
+				break
+			}
 			if try(mid) {
 				lo = mid
 			} else {
-				hi = mid
+				hi, hiErr = mid, lastErr
 			}
 		}
 	}
@@ -426,7 +427,7 @@ func (s *state) sizes() {
 	case lo == limit:
 		p.Passed("variables of %d to %d bytes are written and read back whole (the probe's bound; the store may take more)", 1024, lo)
 	case hi-lo <= 256:
-		p.Passed("variables up to %d bytes are written and read back whole; %d bytes are refused (%v): the store's largest variable is in between", lo, hi, lastErr)
+		p.Passed("variables up to %d bytes are written and read back whole; %d bytes are refused (%v): the store's largest variable is in between", lo, hi, hiErr)
 	default:
 		p.Passed("variables up to %d bytes are written and read back whole", lo)
 		p.NotChecked("the largest variable the store takes", fmt.Sprintf("the probe stopped after writing %d bytes, half the available space", spent), "")
