@@ -62,28 +62,53 @@ func strs(t *testing.T, v any) []string {
 
 // assertUEFIVariables checks the uefi-variables result of an OVMF boot and
 // the store the snapshot shows after it.
+//
+// OVMF's variable services (EDK II) count deleted variables' space at
+// runtime until garbage collection, so within the boot the space is not
+// seen to come back: the check reports that part not checked, with that
+// reason, and everything else passes.
 func assertUEFIVariables(t *testing.T, r shellBoot) {
 	t.Helper()
 	res := result(t, r.doc, uefivars.Check.ID)
-	assert.Equal(t, tests.StatusPassed, res.Status, "%s: %+v", res.Reason, res.Unchecked)
-	assert.Empty(t, res.Unchecked, "the 6.1.0 kernel reports the store's space (efivarfs statfs)")
+	for _, f := range res.Findings {
+		assert.NotEqual(t, tests.KindWarning, f.Kind, "%s: %s", f.Label, f.Message)
+	}
+	assert.Equal(t, tests.StatusIncomplete, res.Status, "%s: %+v", res.Reason, res.Unchecked)
+	var whats []string
+	for _, u := range res.Unchecked {
+		t.Logf("not checked: %s: %s (remedy: %s)", u.What, u.Reason, u.Remedy)
+		whats = append(whats, u.What)
+		assert.Contains(t, u.Reason, "EDK II")
+	}
+	assert.Equal(t, []string{"space given back after a delete", "that write/delete cycles lose no space for good"}, whats)
 	for _, want := range []string{
+		"QueryVariableInfo (efivarfs statfs): store 262044 bytes",
 		"created FwcheckBasic (NV+BS+RT, 32 bytes) and read it back unchanged",
 		"the variable listing (GetNextVariableName) shows the new FwcheckBasic exactly once",
+		"QueryVariableInfo: remaining storage went from",
+		"replaced FwcheckBasic's data (32 bytes with 48) and read it back",
 		"appended 16 bytes to FwcheckBasic",
 		"deleted FwcheckBasic: it no longer reads or lists",
 		"a variable with boot-service access only (NV+BS) is refused at runtime",
+		"a volatile variable (BS+RT) is refused at runtime",
+		"the store's largest variable is in between",
 		"50 write/delete cycles of a 64-byte variable completed",
-		"space trend over 50 write/delete cycles is flat",
 		"no test variable is left",
 	} {
 		assert.True(t, mentions(res, want), "%q: %+v", want, res.Findings)
 	}
-	free := res.Data["free_after_cycle"].([]any)
-	t.Logf("remaining space before the cycles and after each: %v", free)
-	require.Len(t, free, 51, "remaining space before the cycles and after each of 50")
-	assert.Equal(t, free[0], free[50], "as much space remains after the 50 cycles as before")
-	t.Logf("remaining space before the cycles %v, after %v; largest variable probed %v", free[0], free[50], res.Data["largest_variable"])
+	// The remaining space, sampled before the cycles and after every 5th,
+	// goes down by one variable record a cycle: fresh figures each time
+	// (efivarfs answers statfs calls over its rate limit from a cache).
+	trend := res.Data["space_trend"].([]any)
+	t.Logf("remaining space over the cycles: %v; largest variable %v", trend, res.Data["largest_variable"])
+	require.Len(t, trend, 11)
+	free := func(i int) float64 { return trend[i].(map[string]any)["free"].(float64) }
+	for i := 1; i < len(trend); i++ {
+		assert.Less(t, free(i), free(i-1), "sample %d is fresh", i)
+	}
+	perCycle := (free(0) - free(10)) / 50
+	assert.True(t, perCycle >= 90 && perCycle <= 346, "%.1f bytes a cycle: one record of the 64-byte variable", perCycle)
 
 	// The store after the run, as the live image's snapshot captured it
 	// (efivarfs listed again from scratch), is the one before the run.

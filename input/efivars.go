@@ -175,10 +175,15 @@ type MemVariables struct {
 	// AcceptBootService accepts variables without runtime access, which a
 	// firmware at runtime must refuse.
 	AcceptBootService bool
+	// Deferred keeps the space of deleted and replaced variables counted
+	// until the store is full, when it is reclaimed (garbage collection),
+	// as EDK II's variable services do at runtime.
+	Deferred bool
 
 	vars   map[VariableName]memVar
 	order  []VariableName
 	leaked uint64
+	stale  uint64 // space of deleted or replaced copies, with Deferred
 }
 
 type memVar struct {
@@ -195,7 +200,7 @@ func memVarSize(name string, data []byte) uint64 {
 }
 
 func (m *MemVariables) used() uint64 {
-	u := m.leaked
+	u := m.leaked + m.stale
 	for n, v := range m.vars {
 		if v.attrs&efi.NonVolatile != 0 {
 			u += memVarSize(n.Name, v.data)
@@ -268,8 +273,14 @@ func (m *MemVariables) put(name string, g efi.GUID, attrs efi.Attributes, data [
 		return fmt.Errorf("%s: %d bytes over the largest variable (%d): %w", k, memVarSize(name, nd), m.MaxVar, ErrVariableParameter)
 	}
 	// A replaced variable's old copy is freed only once the new one is in.
+	if m.used()+memVarSize(name, nd) > m.Size && m.stale > 0 {
+		m.stale = 0 // garbage collection
+	}
 	if m.used()+memVarSize(name, nd) > m.Size {
 		return fmt.Errorf("%s: %w", k, ErrVariableSpace)
+	}
+	if exists && m.Deferred {
+		m.stale += memVarSize(name, old.data)
 	}
 	if m.vars == nil {
 		m.vars = map[VariableName]memVar{}
@@ -284,8 +295,12 @@ func (m *MemVariables) put(name string, g efi.GUID, attrs efi.Attributes, data [
 // Delete removes a variable, losing Leak bytes of the store.
 func (m *MemVariables) Delete(name string, g efi.GUID) error {
 	k := VariableName{name, g}
-	if _, ok := m.vars[k]; !ok {
+	v, ok := m.vars[k]
+	if !ok {
 		return fmt.Errorf("%s: %w", k, fs.ErrNotExist)
+	}
+	if m.Deferred {
+		m.stale += memVarSize(name, v.data)
 	}
 	delete(m.vars, k)
 	m.order = deleteName(m.order, k)

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -32,7 +33,19 @@ func (c *liveControl) Variables() (VariableStore, error) {
 // not one of the spec's well-known ones is created immutable, so the
 // immutable flag is cleared (FS_IOC_SETFLAGS) before it is written again or
 // removed.
-type efivarfs struct{ dir string }
+//
+// Info paces its statfs calls (statfsSpacing): Linux rate-limits efivarfs'
+// statfs (from 6.1.190 in the 6.1 series, "efivarfs: Rate limit statfs()
+// handler") to 5 calls in 500 jiffies, 5 s at HZ=100, and answers the
+// calls over the limit with the figures of the last one it passed on, so
+// figures taken faster would not follow the store.
+type efivarfs struct {
+	dir      string
+	lastInfo time.Time
+}
+
+// statfsSpacing keeps statfs calls under the kernel's rate limit at any HZ.
+const statfsSpacing = 1050 * time.Millisecond
 
 // fsImmutable is FS_IMMUTABLE_FL (linux/fs.h).
 const fsImmutable = 0x10
@@ -110,6 +123,10 @@ func (e *efivarfs) Delete(name string, g efi.GUID) error {
 }
 
 func (e *efivarfs) Info() (VariableInfo, error) {
+	if wait := time.Until(e.lastInfo.Add(statfsSpacing)); wait > 0 {
+		time.Sleep(wait)
+	}
+	defer func() { e.lastInfo = time.Now() }()
 	var st unix.Statfs_t
 	if err := unix.Statfs(e.dir, &st); err != nil {
 		return VariableInfo{}, err
