@@ -176,7 +176,7 @@ func TestDeferredStore(t *testing.T) {
 	assert.Contains(t, r.Unchecked[0].Reason, "402 bytes for the three written")
 	assert.Equal(t, "that write/delete cycles lose no space for good", r.Unchecked[1].What)
 	assert.Contains(t, r.Unchecked[1].Reason, "150 bytes a cycle, one record each")
-	assert.Contains(t, r.Unchecked[1].Remedy, "run the check again after a reboot")
+	assert.Contains(t, r.Unchecked[1].Remedy, "repeat the run over several boots")
 	assert.Contains(t, msgs, "went down by 150 bytes a cycle, one 64-byte variable's record")
 	assert.Empty(t, testVars(t, vs))
 }
