@@ -450,7 +450,7 @@ func (s *state) sizes() {
 		lo = limit
 	} else {
 		hi, hiErr = limit, lastErr
-		for hi-lo > 256 {
+		for hi-lo > probeStep {
 			mid := lo + (hi-lo)/2
 			if spent+uint64(mid) > budget {
 				break
@@ -467,13 +467,16 @@ func (s *state) sizes() {
 	switch {
 	case lo == limit:
 		p.Passed("variables of %d to %d bytes are written and read back whole (the probe's bound; the store may take more)", 1024, lo)
-	case hi-lo <= 256:
+	case hi-lo <= probeStep:
 		p.Passed("variables up to %d bytes are written and read back whole; %d bytes are refused (%v): the store's largest variable is in between", lo, hi, hiErr)
 	default:
 		p.Passed("variables up to %d bytes are written and read back whole", lo)
 		p.NotChecked("the largest variable the store takes", fmt.Sprintf("the probe stopped after writing %d bytes, half the available space", spent), "")
 	}
 }
+
+// probeStep is how closely the size probe brackets the largest variable.
+const probeStep = 512
 
 func (s *state) deleteIfThere(name string) {
 	if _, _, err := s.vs.Get(name, TestGUID); err == nil {

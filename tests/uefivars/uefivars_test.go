@@ -105,7 +105,7 @@ func TestGoodStore(t *testing.T) {
 	largest := r.Data["largest_variable"].(int)
 	limit := 0x8400 - 60 - 24
 	assert.LessOrEqual(t, largest, limit)
-	assert.Greater(t, largest, limit-256)
+	assert.Greater(t, largest, limit-probeStep)
 	assert.Empty(t, testVars(t, vs))
 	after, _ := vs.Info()
 	assert.Equal(t, before, after, "the store's space is back")
