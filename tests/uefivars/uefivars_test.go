@@ -287,3 +287,17 @@ func TestTrend(t *testing.T) {
 		assert.Equal(t, c.reclaimed, got.Reclaimed, "%v", c.free)
 	}
 }
+
+// A small store: the size probe stops at half the available space and
+// says what it bracketed.
+func TestSizeProbeBudget(t *testing.T) {
+	vs := &input.MemVariables{Size: 80 << 10, MaxVar: 19000}
+	r := runOn(t, vs, "cycles", "1")
+	msgs := messages(r)
+	assert.Empty(t, checktest.WarnLabels(r), msgs)
+	assert.Contains(t, msgs, "the probe stopped there, having written")
+	largest := r.Data["largest_variable"].(int)
+	assert.Less(t, largest, 19000-60-24)
+	assert.Greater(t, largest, 1024)
+	assert.Empty(t, testVars(t, vs))
+}
