@@ -100,6 +100,9 @@ func (h resetHook) RunAt(policy string, khz int64) (input.SpeedSample, error) {
 	return input.RunAt(h.Control, policy, khz)
 }
 
+// Variables passes the wrapped Control's variable store on.
+func (h resetHook) Variables() (input.VariableStore, error) { return input.Variables(h.Control) }
+
 // Select returns the checks cfg selects, and, when it is lenient, the
 // problems with the selection that did not stop it.
 func (cfg *Config) Select() ([]*tests.Check, []string, error) {

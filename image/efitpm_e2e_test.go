@@ -26,6 +26,7 @@ import (
 	"github.com/fwcheck/fwcheck/image/qemu"
 	"github.com/fwcheck/fwcheck/report"
 	"github.com/fwcheck/fwcheck/tests"
+	"github.com/fwcheck/fwcheck/tests/uefivars"
 )
 
 // efiTPMChecks are the checks these boots run.
@@ -39,14 +40,15 @@ type shellBoot struct {
 }
 
 // bootAndSnapshot boots cfg's machine with a TPM and the UEFI/TPM checks
-// and a results disk, and returns the console, the results and the
+// (and the extra checks named) and a results disk, and returns the console, the results and the
 // snapshot the live image saved in its run folder there.
-func bootAndSnapshot(t *testing.T, cfg qemu.Config) shellBoot {
+func bootAndSnapshot(t *testing.T, cfg qemu.Config, extra ...string) shellBoot {
 	t.Helper()
 	if err := qemu.SWTPMAvailable(); err != nil {
 		t.Skipf("%v (make deps-image)", err)
 	}
-	b := boot(t, cfg.Machine, "fwcheck.run="+efiTPMChecks, true, true, func(c *qemu.Config) {
+	run := strings.Join(append([]string{efiTPMChecks}, extra...), ",")
+	b := boot(t, cfg.Machine, "fwcheck.run="+run, true, true, func(c *qemu.Config) {
 		c.TPMDevice, c.OVMFVars = cfg.TPMDevice, cfg.OVMFVars
 	})
 	r := shellBoot{console: b.console, doc: b.doc}
@@ -175,8 +177,10 @@ func TestBootSecureBootKeys(t *testing.T) {
 	if _, err := os.Stat(vars); err != nil {
 		t.Skipf("no %s (apt-get install ovmf)", vars)
 	}
-	r := bootAndSnapshot(t, qemu.Config{Machine: qemu.OVMF, TPMDevice: "tpm-crb", OVMFVars: vars})
+	r := bootAndSnapshot(t, qemu.Config{Machine: qemu.OVMF, TPMDevice: "tpm-crb", OVMFVars: vars}, uefivars.Check.ID)
 	record(t, "ovmf-q35-ms-vars", r.snapshot)
+	// The variable services, written for real (uefivars_e2e_test.go).
+	assertUEFIVariables(t, r)
 	sb := result(t, r.doc, "secure-boot")
 	assert.True(t, mentions(sb, "Secure Boot enabled, SetupMode=0"), "a platform key is enrolled: %+v", sb.Findings)
 	assert.True(t, mentions(sb, "PK: 1 signature lists: 1 X509"), "%+v", sb.Findings)

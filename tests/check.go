@@ -58,13 +58,18 @@ const (
 	// moment and puts it back (input.Adjuster: the RTC wake alarm, a CPU
 	// frequency policy's governor).
 	Adjusts
+	// WritesVariables: the check creates, changes and deletes UEFI
+	// variables of its own (input.Variables: the firmware's variable
+	// services through efivarfs). Like Unsafe it writes firmware state,
+	// but it may not reset the machine.
+	WritesVariables
 )
 
 // Acting are the flags of checks that change the machine: they run only
 // when named, and only they get a Control.
-const Acting = Unsafe | PowerState | Adjusts
+const Acting = Unsafe | PowerState | Adjusts | WritesVariables
 
-var flagNames = []string{"unsafe", "power-state", "adjusts"}
+var flagNames = []string{"unsafe", "power-state", "adjusts", "writes-variables"}
 
 // RunsOnlyWhenNamed reports whether checks with these flags run only when
 // the user names them (they act on the machine).

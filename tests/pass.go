@@ -217,15 +217,16 @@ func (p *Pass) Profile() *Profile { return p.env.Profile }
 func (p *Pass) Machine() *input.Machine { return p.env.Machine }
 
 // Control returns the seam to actions on the machine. Only checks flagged
-// Unsafe, PowerState or Adjusts get one (the runner skips them where the
+// Unsafe, PowerState, Adjusts or WritesVariables get one (the runner skips them where the
 // driver gave none); asking without a flag panics, and so does an action no
 // flag of the check grants (Suspend needs PowerState, Reboot needs Unsafe,
-// input.RunAt needs Adjusts, input.WakeAlarm Adjusts or PowerState; Mark,
+// input.RunAt needs Adjusts, input.WakeAlarm Adjusts or PowerState,
+// input.Variables WritesVariables; Mark,
 // writing to the kernel log, comes with any). After each action inputs are read
 // afresh: the machine has changed.
 func (p *Pass) Control() input.Control {
 	if p.Check.Flags&Acting == 0 {
-		panic(fmt.Sprintf("check %s asks for machine control without an Unsafe, PowerState or Adjusts flag", p.Check.ID))
+		panic(fmt.Sprintf("check %s asks for machine control without an Unsafe, PowerState, Adjusts or WritesVariables flag", p.Check.ID))
 	}
 	return granted{input.Phased(p.env.Control, p.env.Machine), p.Check}
 }
@@ -264,6 +265,12 @@ func (g granted) WakeAlarm(after, wait time.Duration) (input.AlarmTest, error) {
 func (g granted) RunAt(policy string, khz int64) (input.SpeedSample, error) {
 	g.need(Adjusts, "set a CPU frequency")
 	return input.RunAt(g.Control, policy, khz)
+}
+
+// Variables, the firmware's variable store, comes with WritesVariables.
+func (g granted) Variables() (input.VariableStore, error) {
+	g.need(WritesVariables, "write UEFI variables")
+	return input.Variables(g.Control)
 }
 
 // Fail reports a failure of kind l.

@@ -65,6 +65,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/tpm2table"
 	"github.com/fwcheck/fwcheck/tests/tpmeventlog"
 	"github.com/fwcheck/fwcheck/tests/uefiboot"
+	"github.com/fwcheck/fwcheck/tests/uefivars"
 	"github.com/fwcheck/fwcheck/tests/uniqueid"
 	"github.com/fwcheck/fwcheck/tests/wsmt"
 
@@ -161,6 +162,7 @@ var checks = sync.OnceValue(func() []*tests.Check {
 		iort.Check,
 		pptt.Check,
 		armnamespace.Check,
+		uefivars.Check,
 	}
 	// Not validated here: the list is fixed at build time, so
 	// TestChecksAreValid validates it; doing it in every process was a
