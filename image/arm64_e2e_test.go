@@ -178,6 +178,15 @@ func TestArm64ACPI(t *testing.T) {
 		res := resultOf(r, id)
 		assert.True(t, res.Status.Checked(), "%s: %s %s", id, res.Status, res.Reason)
 	}
+	// Every failure and warning of the boot, for the record: what the SBBR
+	// profile finds on QEMU's live tables is explained in the README.
+	for _, res := range r.doc.Results {
+		for _, f := range res.Findings {
+			if f.Kind == tests.KindFail || f.Kind == tests.KindWarning {
+				t.Logf("%s %s %s [%s]: %s", res.ID, f.Kind, f.Label, f.Severity, f.Message)
+			}
+		}
+	}
 	// The SBBR profile ran on QEMU's tables and the document says so.
 	assert.Equal(t, "sbbr", r.doc.Profile)
 	sb := resultOf(r, "sbbr")
