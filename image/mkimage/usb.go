@@ -249,14 +249,11 @@ func BuildUSB(o USBOptions) (*USBResult, error) {
 		defer os.RemoveAll(tmp)
 	}
 
-	var ids [12]byte
-	if _, err := rand.Read(ids[:]); err != nil {
+	res := &USBResult{Output: o.Output, Size: StickSize, Chain: chain, ChainWhy: why}
+	bootID, resID, err := res.drawIDs()
+	if err != nil {
 		return nil, err
 	}
-	res := &USBResult{Output: o.Output, Size: StickSize, Chain: chain, ChainWhy: why}
-	res.DiskID = binary.LittleEndian.Uint32(ids[0:]) | 1 // never 0: "no signature"
-	bootID, resID := binary.LittleEndian.Uint32(ids[4:]), binary.LittleEndian.Uint32(ids[8:])
-	res.BootSerial, res.ResultsSerial = serial(bootID), serial(resID)
 
 	// The boot loader images.
 	efiImg, coreImg := filepath.Join(tmp, "BOOTX64.EFI"), filepath.Join(tmp, "core.img")
@@ -316,30 +313,18 @@ func BuildUSB(o USBOptions) (*USBResult, error) {
 		return nil, err
 	}
 
-	// The results partition: FAT16, big enough for FAT32 only on a
-	// larger disk.
-	resFS := filepath.Join(tmp, "results.fat")
-	if err := run("mkfs.vfat", "-F", "16", "-n", image.ResultsLabel, "-i", fmt.Sprintf("%08X", resID),
-		"-h", fmt.Sprint(resStart), "-C", resFS, fmt.Sprint(resSectors*sector/1024)); err != nil {
+	resFS, err := amd64Layout.resultsFS(tmp, resID)
+	if err != nil {
 		return nil, err
 	}
 
 	// The disk: partition table, then the pieces at their places.
 	disk := filepath.Join(tmp, "disk.img")
-	f, err := os.Create(disk)
+	f, err := amd64Layout.createDisk(disk, res.DiskID)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if err := f.Truncate(StickSize); err != nil {
-		return nil, err
-	}
-	table := fmt.Sprintf("label: dos\nlabel-id: 0x%08x\nunit: sectors\n"+
-		"start=%d, size=%d, type=c, bootable\nstart=%d, size=%d, type=e\n",
-		res.DiskID, bootStart, bootSectors, resStart, resSectors)
-	if err := runIn(table, "sfdisk", "--no-reread", "--no-tell-kernel", "-q", disk); err != nil {
-		return nil, err
-	}
 	mbr := make([]byte, sector)
 	if _, err := f.ReadAt(mbr, 0); err != nil {
 		return nil, err
@@ -357,30 +342,8 @@ func BuildUSB(o USBOptions) (*USBResult, error) {
 			return nil, err
 		}
 	}
-	for _, p := range []struct {
-		file string
-		off  int64
-	}{{bootFS, BootOffset}, {resFS, ResultsOffset}} {
-		if err := copyAt(f, p.file, p.off); err != nil {
-			return nil, err
-		}
-	}
-	if err := f.Close(); err != nil {
+	if err := amd64Layout.publish(f, disk, bootFS, resFS, o.Output); err != nil {
 		return nil, err
-	}
-	in, err := os.Open(disk)
-	if err != nil {
-		return nil, err
-	}
-	defer in.Close()
-	if err := os.MkdirAll(filepath.Dir(o.Output), 0o755); err != nil {
-		return nil, err
-	}
-	if err := atomicfile.Write(o.Output, 0o644, func(w io.Writer) error {
-		_, err := io.Copy(w, in)
-		return err
-	}); err != nil {
-		return nil, fmt.Errorf("usb image: %w", err)
 	}
 	logf("usb: wrote %s (%d MiB): boot partition %s (%s, %.1f MiB free), results partition %s (%s); UEFI boot chain %s (%s)",
 		o.Output, StickSize>>20, BootLabel, res.BootSerial, float64(res.Free)/(1<<20), image.ResultsLabel, res.ResultsSerial, chain, why)
@@ -389,6 +352,88 @@ func BuildUSB(o USBOptions) (*USBResult, error) {
 
 // serial formats a FAT volume ID the way GRUB and Linux print it.
 func serial(id uint32) string { return fmt.Sprintf("%04X-%04X", id>>16, id&0xffff) }
+
+// stickLayout is where a stick's two partitions lie, in sectors: the boot
+// partition from bootStart, the results partition after it to the end.
+type stickLayout struct {
+	size                              int64 // the whole image, in bytes
+	bootSectors, resStart, resSectors int64
+}
+
+var amd64Layout = stickLayout{StickSize, bootSectors, resStart, resSectors}
+
+// drawIDs draws the disk signature and the two FAT volume IDs at random
+// and records them in res.
+func (res *USBResult) drawIDs() (bootID, resID uint32, err error) {
+	var ids [12]byte
+	if _, err := rand.Read(ids[:]); err != nil {
+		return 0, 0, err
+	}
+	res.DiskID = binary.LittleEndian.Uint32(ids[0:]) | 1 // never 0: "no signature"
+	bootID, resID = binary.LittleEndian.Uint32(ids[4:]), binary.LittleEndian.Uint32(ids[8:])
+	res.BootSerial, res.ResultsSerial = serial(bootID), serial(resID)
+	return bootID, resID, nil
+}
+
+// resultsFS makes the results partition's file system in dir: FAT16,
+// big enough for FAT32 only on a larger disk.
+func (l stickLayout) resultsFS(dir string, id uint32) (string, error) {
+	fs := filepath.Join(dir, "results.fat")
+	return fs, run("mkfs.vfat", "-F", "16", "-n", image.ResultsLabel, "-i", fmt.Sprintf("%08X", id),
+		"-h", fmt.Sprint(l.resStart), "-C", fs, fmt.Sprint(l.resSectors*sector/1024))
+}
+
+// createDisk creates the disk image at its size with the MBR partition
+// table: a bootable FAT partition, then the results partition.
+func (l stickLayout) createDisk(disk string, diskID uint32) (*os.File, error) {
+	f, err := os.Create(disk)
+	if err != nil {
+		return nil, err
+	}
+	table := fmt.Sprintf("label: dos\nlabel-id: 0x%08x\nunit: sectors\n"+
+		"start=%d, size=%d, type=c, bootable\nstart=%d, size=%d, type=e\n",
+		diskID, bootStart, l.bootSectors, l.resStart, l.resSectors)
+	if err := f.Truncate(l.size); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := runIn(table, "sfdisk", "--no-reread", "--no-tell-kernel", "-q", disk); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// publish copies the two file systems to their partitions, closes f and
+// writes the disk to output atomically.
+func (l stickLayout) publish(f *os.File, disk, bootFS, resFS, output string) error {
+	for _, p := range []struct {
+		file string
+		off  int64
+	}{{bootFS, BootOffset}, {resFS, l.resStart * sector}} {
+		if err := copyAt(f, p.file, p.off); err != nil {
+			return err
+		}
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	in, err := os.Open(disk)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	if err := os.MkdirAll(filepath.Dir(output), 0o755); err != nil {
+		return err
+	}
+	if err := atomicfile.Write(output, 0o644, func(w io.Writer) error {
+		_, err := io.Copy(w, in)
+		return err
+	}); err != nil {
+		return fmt.Errorf("usb image: %w", err)
+	}
+	return nil
+}
 
 func grubMkimage(grubDir, platform, prefix, out string, mods []string) error {
 	args := append([]string{"-d", filepath.Join(grubDir, platform), "-O", platform, "-p", prefix, "-o", out}, mods...)

@@ -14,16 +14,12 @@ package mkimage
 // EFI application, and GRUB's linux command loads it as one.
 
 import (
-	"crypto/rand"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/fwcheck/fwcheck/image"
-	"github.com/fwcheck/fwcheck/internal/atomicfile"
 )
 
 // The arm64 stick is larger: Debian's arm64 kernel is an uncompressed
@@ -36,6 +32,8 @@ const (
 	resSectorsArm64    = StickSizeArm64/sector - resStartArm64
 	ResultsOffsetArm64 = resStartArm64 * sector
 )
+
+var arm64Layout = stickLayout{StickSizeArm64, bootSectorsArm64, resStartArm64, resSectorsArm64}
 
 // grubConfigArm64 is the arm64 stick's boot/grub/grub.cfg. The first entry
 // gives no console=, so that the kernel takes the console the firmware
@@ -133,14 +131,11 @@ func BuildUSBArm64(o USBOptions) (*USBResult, error) {
 		}
 		defer os.RemoveAll(tmp)
 	}
-	var ids [12]byte
-	if _, err := rand.Read(ids[:]); err != nil {
+	res := &USBResult{Output: o.Output, Size: StickSizeArm64}
+	bootID, resID, err := res.drawIDs()
+	if err != nil {
 		return nil, err
 	}
-	res := &USBResult{Output: o.Output, Size: StickSizeArm64}
-	res.DiskID = binary.LittleEndian.Uint32(ids[0:]) | 1
-	bootID, resID := binary.LittleEndian.Uint32(ids[4:]), binary.LittleEndian.Uint32(ids[8:])
-	res.BootSerial, res.ResultsSerial = serial(bootID), serial(resID)
 
 	efiImg := filepath.Join(tmp, "BOOTAA64.EFI")
 	if err := grubMkimage(grubDir, "arm64-efi", "/boot/grub", efiImg, grubArm64); err != nil {
@@ -172,55 +167,22 @@ func BuildUSBArm64(o USBOptions) (*USBResult, error) {
 			return nil, fmt.Errorf("%w (the boot partition holds %d MiB)", err, bootSectorsArm64*sector>>20)
 		}
 	}
-	var err error
 	if res.Free, err = fatFree(bootFS); err != nil {
 		return nil, err
 	}
-	resFS := filepath.Join(tmp, "results.fat")
-	if err := run("mkfs.vfat", "-F", "16", "-n", image.ResultsLabel, "-i", fmt.Sprintf("%08X", resID),
-		"-h", fmt.Sprint(resStartArm64), "-C", resFS, fmt.Sprint(resSectorsArm64*sector/1024)); err != nil {
+	resFS, err := arm64Layout.resultsFS(tmp, resID)
+	if err != nil {
 		return nil, err
 	}
 	disk := filepath.Join(tmp, "disk.img")
-	f, err := os.Create(disk)
+	// No boot code in the MBR: UEFI reads the partition table only.
+	f, err := arm64Layout.createDisk(disk, res.DiskID)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if err := f.Truncate(StickSizeArm64); err != nil {
+	if err := arm64Layout.publish(f, disk, bootFS, resFS, o.Output); err != nil {
 		return nil, err
-	}
-	// No boot code in the MBR: UEFI reads the partition table only.
-	table := fmt.Sprintf("label: dos\nlabel-id: 0x%08x\nunit: sectors\n"+
-		"start=%d, size=%d, type=c, bootable\nstart=%d, size=%d, type=e\n",
-		res.DiskID, bootStart, bootSectorsArm64, resStartArm64, resSectorsArm64)
-	if err := runIn(table, "sfdisk", "--no-reread", "--no-tell-kernel", "-q", disk); err != nil {
-		return nil, err
-	}
-	for _, p := range []struct {
-		file string
-		off  int64
-	}{{bootFS, BootOffset}, {resFS, ResultsOffsetArm64}} {
-		if err := copyAt(f, p.file, p.off); err != nil {
-			return nil, err
-		}
-	}
-	if err := f.Close(); err != nil {
-		return nil, err
-	}
-	in, err := os.Open(disk)
-	if err != nil {
-		return nil, err
-	}
-	defer in.Close()
-	if err := os.MkdirAll(filepath.Dir(o.Output), 0o755); err != nil {
-		return nil, err
-	}
-	if err := atomicfile.Write(o.Output, 0o644, func(w io.Writer) error {
-		_, err := io.Copy(w, in)
-		return err
-	}); err != nil {
-		return nil, fmt.Errorf("usb image: %w", err)
 	}
 	logf("usb: wrote %s (%d MiB, arm64): boot partition %s (%s, %.1f MiB free) with /EFI/BOOT/BOOTAA64.EFI, results partition %s (%s)",
 		o.Output, StickSizeArm64>>20, BootLabel, res.BootSerial, float64(res.Free)/(1<<20), image.ResultsLabel, res.ResultsSerial)
