@@ -1,7 +1,6 @@
 package qemu
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -33,15 +32,7 @@ var aavmfPairs = [][2]string{
 }
 
 func findAAVMF() (code, vars string, err error) {
-	if c, v := os.Getenv("FWCHECK_AAVMF_CODE"), os.Getenv("FWCHECK_AAVMF_VARS"); c != "" && v != "" {
-		return c, v, nil
-	}
-	for _, p := range aavmfPairs {
-		if fileExists(p[0]) && fileExists(p[1]) {
-			return p[0], p[1], nil
-		}
-	}
-	return "", "", errors.New("AAVMF firmware not found (apt-get install qemu-efi-aarch64, or run 'make deps-arm64')")
+	return findPair("AAVMF", aavmfPairs, "apt-get install qemu-efi-aarch64, or run 'make deps-arm64'")
 }
 
 func availableArm64() error {

@@ -71,15 +71,22 @@ var ovmfPairs = [][2]string{
 }
 
 func findOVMF() (code, vars string, err error) {
-	if c, v := os.Getenv("FWCHECK_OVMF_CODE"), os.Getenv("FWCHECK_OVMF_VARS"); c != "" && v != "" {
+	return findPair("OVMF", ovmfPairs, "apt-get install ovmf, or set FWCHECK_OVMF_CODE and FWCHECK_OVMF_VARS")
+}
+
+// findPair returns the firmware code/vars pair FWCHECK_<NAME>_CODE and
+// FWCHECK_<NAME>_VARS give, or else the first of pairs whose files both
+// exist; hint says how to get one.
+func findPair(name string, pairs [][2]string, hint string) (code, vars string, err error) {
+	if c, v := os.Getenv("FWCHECK_"+name+"_CODE"), os.Getenv("FWCHECK_"+name+"_VARS"); c != "" && v != "" {
 		return c, v, nil
 	}
-	for _, p := range ovmfPairs {
+	for _, p := range pairs {
 		if fileExists(p[0]) && fileExists(p[1]) {
 			return p[0], p[1], nil
 		}
 	}
-	return "", "", errors.New("OVMF firmware not found (apt-get install ovmf, or set FWCHECK_OVMF_CODE and FWCHECK_OVMF_VARS)")
+	return "", "", fmt.Errorf("%s firmware not found (%s)", name, hint)
 }
 
 func ovmfArgs(tmp string, c Config) ([]string, error) {
