@@ -34,7 +34,9 @@ up)
 		[ -n "$cluster" ] || { echo "no PostgreSQL cluster (install postgresql)" >&2; exit 1; }
 		pg_ctlcluster $cluster start
 		echo "$cluster" >"$dir/postgres.started"
-		for _ in $(seq 30); do pg_isready -q && break; sleep 1; done
+		# A loaded host or a slow disk can take minutes to start it.
+		for _ in $(seq 180); do pg_isready -q && break; sleep 1; done
+		pg_isready -q || { echo "PostgreSQL did not start within 3 minutes" >&2; exit 1; }
 	fi
 	# The package's own set-up: configuration, database and migrations.
 	# apt-get runs it at install time, but skips the database when
@@ -67,7 +69,7 @@ DICT
 	start scheduler lava-server manage lava-scheduler --level INFO --log-file "$dir/scheduler.log"
 	answers() { python3 -c "import urllib.request,sys; urllib.request.urlopen(sys.argv[1], timeout=10)" \
 		"http://127.0.0.1:$port/api/v0.2/system/version/" 2>/dev/null; }
-	for _ in $(seq 120); do
+	for _ in $(seq 300); do
 		answers && break
 		sleep 1
 	done
