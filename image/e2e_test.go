@@ -87,7 +87,7 @@ func liveImage(t *testing.T, m qemu.Machine) (kernel, initramfs string) {
 	buildOnce.Do(func() {
 		if p := os.Getenv("FWCHECK_IMAGE"); p != "" {
 			// Relative paths are taken from the repository root, where
-			// make writes out/fwcheck.cpio.gz.
+			// make writes out/fwcheck.cpio.zst.
 			if root, err := mkimage.FindSource("."); err == nil && !filepath.IsAbs(p) {
 				p = filepath.Join(root, p)
 			}
@@ -105,7 +105,7 @@ func liveImage(t *testing.T, m qemu.Machine) (kernel, initramfs string) {
 		start := time.Now()
 		var res *mkimage.Result
 		res, buildErr = mkimage.Build(mkimage.Options{
-			Output:  filepath.Join(buildDir, "fwcheck.cpio.gz"),
+			Output:  filepath.Join(buildDir, "fwcheck.cpio.zst"),
 			Kernel:  kernel,
 			Version: testVersion,
 			Logf:    t.Logf,

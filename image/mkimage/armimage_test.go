@@ -48,7 +48,7 @@ func TestBuildArm64Mismatch(t *testing.T) {
 	k := fakeArm64(t, t.TempDir(), "Linux version 6.1.0-57-arm64 (x) #1")
 	_, err := Build(Options{Output: filepath.Join(t.TempDir(), "x.cpio.gz"), Kernel: k, Source: "../.."})
 	assert.ErrorContains(t, err, "is an arm64 kernel, not amd64 (pass --arch arm64")
-	_, err = Build(Options{Output: "x", Kernel: k, Arch: "mips", Source: "../.."})
+	_, err = Build(Options{Output: "x.cpio.zst", Kernel: k, Arch: "mips", Source: "../.."})
 	assert.ErrorContains(t, err, `unknown architecture "mips"`)
 }
 

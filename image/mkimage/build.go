@@ -1,4 +1,4 @@
-// Package mkimage builds fwcheck's live image: a gzip-compressed u-root
+// Package mkimage builds fwcheck's live image: a compressed u-root
 // initramfs holding u-root's init, the gosh shell, a few core commands a
 // firmware engineer wants at a prompt, fwcheck as the uinit, and the kernel
 // modules fwcheck loads at boot, taken from the kernel the image will boot.
@@ -7,6 +7,17 @@
 // the commands from the fwcheck module (its go.mod pins u-root), so it
 // needs the Go toolchain and the fwcheck source tree. What the image does
 // at boot belongs to package image.
+//
+// The output's name chooses the compression: ".zst" zstd (what `make
+// image` writes), ".gz" gzip, ".cpio" none. zstd is the default because
+// the kernel unpacks it faster: one SeaBIOS/pc boot each of the same cpio
+// reached /init 0.40 s sooner with zstd -19 than with gzip -9 (2.23 s
+// against 2.63 s, 6.6 MiB against 8.4 MiB). The encoder is
+// klauspost/compress's zstd, already a dependency for reading zstd kernel
+// modules; its best level gives 7.5 MiB for the 26 MiB cpio where the zstd
+// command's -19 gives 6.6 MiB, which the size saves less than the
+// decompression speed gains. gzip stays for boot loaders and kernels
+// without CONFIG_RD_ZSTD (Linux before 5.9).
 package mkimage
 
 import (
@@ -21,6 +32,7 @@ import (
 	"strings"
 
 	"github.com/fwcheck/fwcheck/image"
+	"github.com/klauspost/compress/zstd"
 	"github.com/u-root/gobusybox/src/pkg/golang"
 	"github.com/u-root/mkuimage/uimage"
 	"github.com/u-root/uio/llog"
@@ -62,7 +74,8 @@ var NetModules = []string{"virtio_pci", "virtio_net", "e1000", "e1000e", "igb", 
 
 // Options says what to build.
 type Options struct {
-	// Output is the gzip-compressed initramfs to write.
+	// Output is the initramfs to write, compressed as its name says
+	// (.zst, .gz, or .cpio for none).
 	Output string
 	// Kernel is the bzImage the image will boot; its release selects the
 	// module directory.
@@ -116,6 +129,9 @@ type Result struct {
 func Build(o Options) (*Result, error) {
 	if o.Output == "" {
 		return nil, errors.New("image build: no output file")
+	}
+	if _, err := Compression(o.Output); err != nil {
+		return nil, fmt.Errorf("image build: %w", err)
 	}
 	logf := o.Logf
 	if logf == nil {
@@ -186,7 +202,7 @@ func Build(o Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("image build: %w", err)
 	}
-	if res.Uncompressed, res.Size, err = gzipFile(cpioPath, o.Output); err != nil {
+	if res.Uncompressed, res.Size, err = compressFile(cpioPath, o.Output); err != nil {
 		return nil, fmt.Errorf("image build: %w", err)
 	}
 	logf("image: wrote %s (%.1f MiB compressed, %.1f MiB uncompressed)", o.Output, mib(res.Size), mib(res.Uncompressed))
@@ -329,7 +345,28 @@ func modulePath(gomod string) string {
 	return ""
 }
 
-func gzipFile(src, dst string) (raw, compressed int64, err error) {
+// Compression returns the compression an initramfs named name gets:
+// "zstd", "gzip" or "none"; an error for another extension.
+func Compression(name string) (string, error) {
+	switch {
+	case strings.HasSuffix(name, ".zst"):
+		return "zstd", nil
+	case strings.HasSuffix(name, ".gz"):
+		return "gzip", nil
+	case strings.HasSuffix(name, ".cpio"):
+		return "none", nil
+	}
+	return "", fmt.Errorf("%s: name the initramfs .cpio.zst (zstd), .cpio.gz (gzip) or .cpio (uncompressed)", name)
+}
+
+// compressFile writes src to dst compressed as dst's name says, through a
+// temporary file renamed into place, so that a failed build leaves the
+// previous image whole.
+func compressFile(src, dst string) (raw, compressed int64, err error) {
+	kind, err := Compression(dst)
+	if err != nil {
+		return 0, 0, err
+	}
 	in, err := os.Open(src)
 	if err != nil {
 		return 0, 0, err
@@ -343,9 +380,22 @@ func gzipFile(src, dst string) (raw, compressed int64, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	zw, err := gzip.NewWriterLevel(out, gzip.BestCompression)
+	var zw io.WriteCloser
+	switch kind {
+	case "zstd":
+		// Concurrency 1: the frames stay in one sequence the kernel's
+		// decompressor reads as it goes; a content checksum lets it
+		// catch a stick that corrupted the file.
+		zw, err = zstd.NewWriter(out, zstd.WithEncoderLevel(zstd.SpeedBestCompression),
+			zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(true))
+	case "gzip":
+		zw, err = gzip.NewWriterLevel(out, gzip.BestCompression)
+	default:
+		zw = nopCloser{out}
+	}
 	if err != nil {
 		out.Close()
+		os.Remove(tmp)
 		return 0, 0, err
 	}
 	raw, err = io.Copy(zw, in)
@@ -365,3 +415,7 @@ func gzipFile(src, dst string) (raw, compressed int64, err error) {
 	}
 	return raw, fi.Size(), os.Rename(tmp, dst)
 }
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }

@@ -268,3 +268,55 @@ func TestCommandsAreModuleTools(t *testing.T) {
 		assert.True(t, tools["github.com/u-root/u-root/cmds/"+c], "go get -tool github.com/u-root/u-root/cmds/%s", c)
 	}
 }
+
+func TestCompressionByName(t *testing.T) {
+	for name, want := range map[string]string{"out/fwcheck.cpio.zst": "zstd", "a.cpio.gz": "gzip", "a.cpio": "none"} {
+		got, err := Compression(name)
+		require.NoError(t, err, name)
+		assert.Equal(t, want, got, name)
+	}
+	_, err := Compression("fwcheck.img")
+	assert.ErrorContains(t, err, ".cpio.zst")
+	_, err = Build(Options{Output: filepath.Join(t.TempDir(), "x.xz"), Kernel: "testdata/modules/modules.dep"})
+	assert.ErrorContains(t, err, "name the initramfs", "refused before the slow build")
+}
+
+// TestCompressFileRoundTrip writes one file each way and reads it back with
+// the decompressor the kernel's format implies.
+func TestCompressFileRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "in.cpio")
+	data := bytes.Repeat([]byte("070701 fwcheck initramfs "), 40000)
+	require.NoError(t, os.WriteFile(src, data, 0o644))
+	for _, name := range []string{"o.cpio.zst", "o.cpio.gz", "o.cpio"} {
+		dst := filepath.Join(dir, name)
+		raw, size, err := compressFile(src, dst)
+		require.NoError(t, err, name)
+		assert.Equal(t, int64(len(data)), raw, name)
+		b, err := os.ReadFile(dst)
+		require.NoError(t, err)
+		assert.Equal(t, int64(len(b)), size, name)
+		var got []byte
+		switch name {
+		case "o.cpio.zst":
+			assert.Equal(t, []byte{0x28, 0xb5, 0x2f, 0xfd}, b[:4], "zstd frame magic")
+			zr, err := zstd.NewReader(bytes.NewReader(b))
+			require.NoError(t, err)
+			got, err = zr.DecodeAll(b, nil)
+			require.NoError(t, err)
+			zr.Close()
+		case "o.cpio.gz":
+			zr, err := gzip.NewReader(bytes.NewReader(b))
+			require.NoError(t, err)
+			var buf bytes.Buffer
+			_, err = buf.ReadFrom(zr)
+			require.NoError(t, err)
+			got = buf.Bytes()
+		default:
+			got = b
+		}
+		assert.Equal(t, data, got, name)
+		_, err = os.Stat(dst + ".tmp")
+		assert.True(t, os.IsNotExist(err), "no temporary file left")
+	}
+}
