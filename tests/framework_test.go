@@ -316,9 +316,13 @@ func TestSettingsBelongToOneRun(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	assert.Panics(t, func() { NewLabel("not-camel", Low, "", "x") })
-	assert.Panics(t, func() { NewLabel("NoAdvice", Low, "", " ") })
 	ok := func(*Pass) error { return nil }
+	bad := func(l *Label) []*Check {
+		return []*Check{{ID: "bad", Title: "t", Category: ACPI, Run: ok, Labels: []*Label{l}}}
+	}
+	assert.ErrorContains(t, Validate(bad(NewLabel("not-camel", Low, "", "x"))), "not CamelCase")
+	assert.ErrorContains(t, Validate(bad(NewLabel("NoAdvice", Low, "", " "))), "no advice")
+	assert.ErrorContains(t, Validate(bad(NewLabel("NoSeverity", 0, "", "x"))), "no valid severity")
 	assert.NoError(t, Validate(fakeChecks()))
 	assert.ErrorContains(t, Validate([]*Check{{ID: "Upper", Title: "t", Category: ACPI, Run: ok}}), "lowercase")
 	assert.ErrorContains(t, Validate([]*Check{{ID: "all", Title: "t", Category: ACPI, Run: ok}}), "lowercase")
