@@ -573,5 +573,8 @@ func TestImageSize(t *testing.T) {
 	assert.LessOrEqual(t, fi.Size(), int64(maxImageSize), "initramfs over %d MiB", maxImageSize>>20)
 	b, err := os.ReadFile(initramfs)
 	require.NoError(t, err)
-	assert.True(t, bytes.HasPrefix(b, []byte{0x1f, 0x8b}), "gzip-compressed")
+	want, err := mkimage.Compression(initramfs)
+	require.NoError(t, err)
+	magic := map[string][]byte{"zstd": {0x28, 0xb5, 0x2f, 0xfd}, "gzip": {0x1f, 0x8b}, "none": []byte("070701")}[want]
+	assert.True(t, bytes.HasPrefix(b, magic), "%s-compressed, as its name says: starts % x", want, b[:min(len(b), 6)])
 }
