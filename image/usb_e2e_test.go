@@ -11,6 +11,7 @@ package image_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"io/fs"
 	"os"
@@ -122,7 +123,7 @@ func bootStick(t *testing.T, m qemu.Machine, stick string, opts ...func(*qemu.Co
 		m.Name, qemu.DefaultAccel(), r.verdicts, wall.Round(100*time.Millisecond))
 
 	// Read the FWCHECK partition back from the image file.
-	part := stick + "@@" + strconv.Itoa(mkimage.ResultsOffset)
+	part := stick + "@@" + strconv.FormatInt(resultsOffset(t, stick), 10)
 	for _, f := range strings.Fields(string(mtools(t, "mdir", "-b", "-i", part, "::/"))) {
 		if name := strings.TrimPrefix(f, "::/"); strings.HasPrefix(name, "fwcheck-") && strings.HasSuffix(name, "/") {
 			r.folders = append(r.folders, strings.TrimSuffix(name, "/"))
@@ -135,6 +136,22 @@ func bootStick(t *testing.T, m qemu.Machine, stick string, opts ...func(*qemu.Co
 	}
 	r.fatJSON = r.files[image.RunResultsJSON]
 	return r
+}
+
+// resultsOffset reads where the stick's second partition (FWCHECK)
+// starts from its MBR: the amd64 and arm64 sticks lay it out differently.
+func resultsOffset(t *testing.T, stick string) int64 {
+	t.Helper()
+	f, err := os.Open(stick)
+	require.NoError(t, err)
+	defer f.Close()
+	mbr := make([]byte, 512)
+	_, err = f.ReadAt(mbr, 0)
+	require.NoError(t, err)
+	require.Equal(t, []byte{0x55, 0xaa}, mbr[510:], "an MBR")
+	lba := int64(binary.LittleEndian.Uint32(mbr[446+16+8:]))
+	require.NotZero(t, lba, "a second partition")
+	return lba * 512
 }
 
 // checkStickFiles asserts the run's folder holds what a user reads.
@@ -227,7 +244,7 @@ func TestUSBStickS3(t *testing.T) {
 	assert.Contains(t, r.console, "fwcheck: journals on the results partition /dev/sd")
 	checkStickFiles(t, r)
 
-	part := stick + "@@" + strconv.Itoa(mkimage.ResultsOffset)
+	part := stick + "@@" + strconv.FormatInt(resultsOffset(t, stick), 10)
 	root := mtools(t, "mtype", "-i", part, "::/fwcheck-s3.jsonl")
 	copied := mtools(t, "mtype", "-i", part, "::/"+r.folder+"/fwcheck-s3.jsonl")
 	assert.Equal(t, string(root), string(copied), "the run folder holds the journal as it was at the end")

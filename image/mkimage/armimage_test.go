@@ -66,7 +66,7 @@ func FuzzBannerRelease(f *testing.F) {
 // TestBuildUSBArm64 builds the arm64 stick around a stand-in Image and
 // checks the boot partition holds GRUB's arm64 EFI image as BOOTAA64.EFI,
 // its grub.cfg, the kernel and the initramfs, and no BIOS boot code.
-// Booting a stick on QEMU virt with AAVMF was done by hand (see the README).
+// image/arm64usb_e2e_test.go boots a real one on QEMU virt with AAVMF.
 func TestBuildUSBArm64(t *testing.T) {
 	if err := USBToolsAvailableArm64(""); err != nil {
 		t.Skip(err)
