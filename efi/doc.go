@@ -22,4 +22,18 @@
 // the decoder here is fwcheck's own. go-eventlog's signature-list parser is
 // unexported and drops the list structure (owners, per-list sizes) the
 // checks report on.
+//
+// ParseVarStore and FindVarStore read the other side of the variable
+// services: EDK II's non-volatile variable store as it sits in flash
+// (OVMF's VARS files, the variable region of a PC's SPI flash image),
+// with its deleted records, which the runtime services never show but
+// which take space until the firmware reclaims the store. What was
+// considered: no well-kept Go library parses that store. u-root has none
+// (its pkg/uefivars reads the kernel's old sysfs variables);
+// github.com/go-filesystems/uefi, new and imported by nothing, handles
+// only the non-authenticated record format (OVMF's stores are
+// authenticated) and lists live variables alone, so it cannot account
+// for the space deleted records hold. The tools that do (virt-firmware's
+// virt-fw-vars, python-uefivars, CHIPSEC) are Python; this parser follows
+// the layout of EDK II's VariableFormat.h, checked against OVMF's files.
 package efi

@@ -5,13 +5,26 @@ package image_test
 // store with Microsoft's keys enrolled), and the variable store the live
 // image captured in its snapshot after the run is compared with the
 // listing the check took before it.
+//
+// The flash store itself (the VARS file QEMU wrote) proves what the
+// check's figures say: assertVarStore parses it with efi.ParseVarStore
+// and accounts for every byte of remaining space the check saw go, record
+// by record. The boot's copy of the store lives in qemu.Run's temporary
+// directory and is removed with it, so the proof runs on a recording of
+// one such boot (TestUEFIVariablesStoreRecorded); a boot that kept its
+// VARS file would pass it to assertVarStore the same way.
 
 import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
+	"fmt"
 	"io"
+	"os"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -19,6 +32,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fwcheck/fwcheck/efi"
+	"github.com/fwcheck/fwcheck/report"
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/uefivars"
 )
@@ -126,4 +140,246 @@ func assertUEFIVariables(t *testing.T, r shellBoot) {
 		assert.NotContains(t, n, uefivars.TestGUID.String(), "a test variable left behind")
 	}
 	assert.Contains(t, after, "PK-8be4df61-93ca-11d2-aa0d-00e098032b8c", "the listing is the real store")
+}
+
+// proofT is what assertVarStore needs of a *testing.T (a fake one too).
+type proofT interface {
+	require.TestingT
+	Helper()
+	Logf(format string, args ...any)
+}
+
+// failT records a proof's failures instead of failing the test.
+type failT struct{ failed []string }
+
+type failNow struct{}
+
+func (f *failT) Errorf(format string, args ...any) {
+	f.failed = append(f.failed, fmt.Sprintf(format, args...))
+}
+func (f *failT) FailNow()                        { panic(failNow{}) }
+func (f *failT) Helper()                         {}
+func (f *failT) Logf(format string, args ...any) {}
+
+// The names of the check's variables (tests/uefivars).
+const (
+	varBasic = "FwcheckBasic"
+	varSize  = "FwcheckSize"
+	varCycle = "FwcheckCycle"
+)
+
+// authRecordSize is the bytes one of the check's variables takes in
+// OVMF's (authenticated) store: the 60-byte record header, the name in
+// UCS-2 with its terminator and the data, padded to 4 bytes.
+func authRecordSize(name string, data int) int { return (60 + 2*(len(name)+1) + data + 3) &^ 3 }
+
+// number is the first decimal number re's first group matches in the
+// findings' messages.
+func number(t proofT, res report.Result, re string) (int, bool) {
+	t.Helper()
+	rx := regexp.MustCompile(re)
+	for _, f := range res.Findings {
+		if m := rx.FindStringSubmatch(f.Message); m != nil {
+			n, err := strconv.Atoi(m[1])
+			require.NoError(t, err)
+			return n, true
+		}
+	}
+	return 0, false
+}
+
+// assertVarStore checks the variable store OVMF's flash held after the
+// uefi-variables run res against what the check measured: no test
+// variable is left live, and every byte of remaining space
+// QueryVariableInfo saw go is a record the check wrote, deleted but still
+// in the store. EDK II appends every write as a new record, and at
+// runtime counts all records, deleted ones too, until a reclaim, so the
+// remaining space it reports when the store ends at offset o is the
+// store's variable area less the records before o; the check's writes are
+// the store's last records, in order.
+func assertVarStore(t proofT, res report.Result, vars []byte) {
+	t.Helper()
+	s, err := efi.ParseVarStore(vars)
+	require.NoError(t, err)
+	t.Logf("store after the run: %d bytes, %d records (%d live), %d bytes live, %d deleted, %d free",
+		s.Size, len(s.Records), len(s.Live()), s.LiveBytes, s.DeletedBytes, s.FreeBytes)
+	require.True(t, s.Authenticated, "OVMF's store holds authenticated records")
+	assert.Zero(t, s.IncompleteBytes, "no write was cut short")
+	// remainingAt is the runtime QueryVariableInfo figure of the store
+	// when it ended at offset o.
+	area := int(s.Size) - efi.HeaderSize
+	remainingAt := func(o int) int { return area - (o - s.RecordsStart()) }
+	before, ok := res.Data["space_before"].(map[string]any)
+	require.True(t, ok, "space_before: %v", res.Data["space_before"])
+	assert.Equal(t, float64(area), before["Total"], "QueryVariableInfo's store size is the store's variable area")
+
+	first := -1 // the check's first record
+	byName := map[string][]efi.VarRecord{}
+	for i, r := range s.Records {
+		if r.GUID != uefivars.TestGUID {
+			assert.Equal(t, -1, first, "record %d (%s-%v) came after the check's first write: something else wrote during the run", i, r.Name, r.GUID)
+			continue
+		}
+		if first < 0 {
+			first = i
+		}
+		assert.False(t, r.Live(), "%s-%v is live in the store after the run (%s at 0x%x)", r.Name, r.GUID, r.StateName(), r.Offset)
+		assert.True(t, r.Deleted(), "%s at 0x%x: %s", r.Name, r.Offset, r.StateName())
+		byName[r.Name] = append(byName[r.Name], r)
+	}
+	require.GreaterOrEqual(t, first, 0, "the check's records are in the store")
+	for n := range byName {
+		assert.Contains(t, []string{varBasic, varSize, varCycle}, n, "only the variables the check writes for good are in the store (the refused ones are not)")
+	}
+	start := s.Records[first].Offset
+	assert.Equal(t, int(before["Free"].(float64)), remainingAt(start),
+		"the remaining space before the run is the store's free area when the check's first record was written")
+
+	// FwcheckBasic: created with 32 bytes, replaced with 48, appended to
+	// with 16 (a new record of all 64), then deleted.
+	basic := byName[varBasic]
+	require.Len(t, basic, 3)
+	basicBytes := 0
+	for i, want := range []int{32, 48, 64} {
+		assert.Len(t, basic[i].Data, want, "FwcheckBasic record %d", i)
+		assert.Equal(t, authRecordSize(varBasic, want), basic[i].Size)
+		basicBytes += basic[i].Size
+	}
+	if loss, ok := number(t, res, `before: the (\d+) bytes of the three copies written are still counted`); assert.True(t, ok, "the check's figure for the deleted copies") {
+		assert.Equal(t, basicBytes, loss, "the space not given back after the delete is FwcheckBasic's three records")
+	}
+
+	// FwcheckSize: one record for each size the store took.
+	sizeData := 0
+	for _, r := range byName[varSize] {
+		sizeData += len(r.Data)
+		assert.Equal(t, authRecordSize(varSize, len(r.Data)), r.Size)
+	}
+	if spent, ok := number(t, res, `having written (\d+) bytes`); ok {
+		assert.Equal(t, spent, sizeData, "the size probe's records hold what it wrote")
+	}
+	largest := int(res.Data["largest_variable"].(float64))
+	if n := len(byName[varSize]); assert.Positive(t, n) {
+		assert.Len(t, byName[varSize][n-1].Data, largest, "the probe's last write taken was its largest")
+	}
+
+	// FwcheckCycle: one record a cycle, each one record of the 64-byte
+	// variable, and the samples are the store's free area after each.
+	cycles := byName[varCycle]
+	trend := res.Data["space_trend"].([]any)
+	sample := func(i int) (cycle, free int) {
+		m := trend[i].(map[string]any)
+		return int(m["cycle"].(float64)), int(m["free"].(float64))
+	}
+	lastCycle, lastFree := sample(len(trend) - 1)
+	require.Len(t, cycles, lastCycle, "one record per write/delete cycle")
+	per := authRecordSize(varCycle, 64)
+	for i, r := range cycles {
+		assert.Equal(t, per, r.Size, "cycle %d's record", i+1)
+	}
+	for i := range trend {
+		c, free := sample(i)
+		var at int // where the store ended at the sample
+		if c < len(cycles) {
+			at = cycles[c].Offset
+		} else {
+			at = cycles[len(cycles)-1].Offset + per
+		}
+		assert.Equal(t, remainingAt(at), free, "remaining space after %d cycles", c)
+	}
+	_, free0 := sample(0)
+	assert.Equal(t, len(cycles)*per, free0-lastFree, "the space the cycles lost is their deleted records")
+	assert.Equal(t, lastFree, s.RuntimeRemaining(), "the last sample is the store's free area after the run")
+	assert.Equal(t, s.FreeBytes, s.RuntimeRemaining())
+
+	// All the space the check saw go is its deleted records.
+	mine := 0
+	for _, rs := range byName {
+		for _, r := range rs {
+			mine += r.Size
+		}
+	}
+	assert.Equal(t, int(before["Free"].(float64))-lastFree, mine, "the run's loss is the check's records")
+	t.Logf("the check's %d records (all deleted) take %d bytes: %d of FwcheckBasic, %d of FwcheckSize (%d data), %d of FwcheckCycle (%d × %d); "+
+		"QueryVariableInfo went from %v to %d remaining",
+		len(s.Records)-first, mine, basicBytes, mine-basicBytes-len(cycles)*per, sizeData, len(cycles)*per, len(cycles), per, before["Free"], lastFree)
+}
+
+// recordedStore is a recording of TestBootSecureBootKeys' uefi-variables
+// run (2026-12-02, Debian's OVMF_VARS_4M.ms.fd, kernel 6.1, TCG): its
+// result as the results document held it, and OVMF's VARS file as QEMU
+// left it (gzipped, 7 KiB; 528 KiB unpacked), copied out of qemu.Run's
+// temporary directory before it was removed. The store is OVMF's
+// (BSD-2-Clause-Patent) with the keys Debian's ovmf package enrols and
+// the variables the boot and the check wrote.
+const recordedStore = "../efi/testdata/ovmf-4m-ms-after-uefivars"
+
+// TestUEFIVariablesStoreRecorded runs the store proof on the recording.
+func TestUEFIVariablesStoreRecorded(t *testing.T) {
+	js, err := os.ReadFile(recordedStore + ".result.json")
+	require.NoError(t, err)
+	var res report.Result
+	require.NoError(t, json.Unmarshal(js, &res))
+	require.Equal(t, uefivars.Check.ID, res.ID)
+	f, err := os.Open(recordedStore + ".fd.gz")
+	require.NoError(t, err)
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	require.NoError(t, err)
+	vars, err := io.ReadAll(zr)
+	require.NoError(t, err)
+	assertVarStore(t, res, vars)
+}
+
+// TestVarStoreProofCatchesLeak: the proof fails a store whose records do
+// not account for the check's figures (a leak) and one where a test
+// variable is still live.
+func TestVarStoreProofCatchesLeak(t *testing.T) {
+	js, err := os.ReadFile(recordedStore + ".result.json")
+	require.NoError(t, err)
+	f, err := os.Open(recordedStore + ".fd.gz")
+	require.NoError(t, err)
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	require.NoError(t, err)
+	vars, err := io.ReadAll(zr)
+	require.NoError(t, err)
+	s, err := efi.ParseVarStore(vars)
+	require.NoError(t, err)
+	for _, c := range []struct {
+		name, want string
+		edit       func(res *report.Result, vars []byte)
+	}{
+		{"space lost that no record holds", "remaining space after 50 cycles", func(res *report.Result, _ []byte) {
+			tr := res.Data["space_trend"].([]any)
+			last := tr[len(tr)-1].(map[string]any)
+			last["free"] = last["free"].(float64) - 16
+		}},
+		{"a test variable left live", "is live in the store after the run", func(_ *report.Result, vars []byte) {
+			for _, r := range s.Records {
+				if r.GUID == uefivars.TestGUID {
+					vars[r.Offset+2] = efi.VarAdded
+					return
+				}
+			}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var res report.Result
+			require.NoError(t, json.Unmarshal(js, &res))
+			v := bytes.Clone(vars)
+			c.edit(&res, v)
+			ft := &failT{}
+			func() {
+				defer func() {
+					if r := recover(); r != nil && r != (failNow{}) {
+						panic(r)
+					}
+				}()
+				assertVarStore(ft, res, v)
+			}()
+			require.NotEmpty(t, ft.failed, "the proof fails")
+			assert.Contains(t, strings.Join(ft.failed, "\n"), c.want)
+		})
+	}
 }

@@ -24,16 +24,22 @@
 // answering the rest from a cache), so the live store paces its calls and
 // the cycles sample the space every 5th cycle.
 //
-// A store may count deleted variables' space until its garbage collection
-// runs: EDK II's variable services (OVMF, most PC firmware) do so at
-// runtime, where the space comes back only when the store runs short and
-// is garbage-collected (before ExitBootServices they leave deleted
-// variables out of QueryVariableInfo). A loss of one
-// variable record per write/delete cycle is therefore not taken for a
-// leak: within one boot it cannot be told from one, so that part is
-// reported not checked, with the figures and the remedy (the same run
-// over several boots). A loss no
-// record accounts for is the leak finding.
+// A store may count deleted variables' space until it is reclaimed. EDK
+// II's variable services (OVMF, most PC firmware) append every write to
+// the flash store as a new record and only mark the old one deleted;
+// after ExitBootServices QueryVariableInfo counts the deleted records as
+// used (before it, they are left out), and nothing is reclaimed at
+// runtime: a write that no longer fits fails with EFI_OUT_OF_RESOURCES.
+// The store is rewritten with its live variables alone only at boot
+// time, at ReadyToBoot when less than the largest variable's room is
+// left, or when a boot-time write does not fit. A loss of one variable
+// record per write/delete cycle is therefore not taken for a leak: within
+// one boot it cannot be told from one, so that part is reported not
+// checked, with the figures and the remedy (the same run over several
+// boots). A loss no record accounts for is the leak finding. OVMF's
+// flash store after a run shows exactly that: every byte of remaining
+// space the check saw go is one of its deleted records, and no other
+// write happened (image/uefivars_e2e_test.go, with efi.ParseVarStore).
 //
 // Its findings are warnings: no machine in the corpus shows any of them
 // yet (under OVMF every assertion holds, the space given back being the
@@ -337,7 +343,7 @@ func (s *state) basic(info0 input.VariableInfo) bool {
 		case loss >= lo && loss <= hi:
 			p.Info(nil, "QueryVariableInfo: %d bytes remaining after the delete, %d before: the %d bytes of the three copies written are still counted", i.Free, info0.Free, loss)
 			p.NotChecked("space given back after a delete",
-				fmt.Sprintf("the firmware still counts the deleted copies at runtime (%d bytes for the three written), as a store that reclaims deleted variables only by garbage collection (when it runs short of space) does; EDK II's variable services do so at runtime", loss),
+				fmt.Sprintf("the firmware still counts the deleted copies at runtime (%d bytes for the three written), as EDK II's variable services do: they keep deleted records in the store, count them after ExitBootServices and reclaim the store only at boot time", loss),
 				remedyDeferred)
 		default:
 			p.Warn(labelReclaim, "QueryVariableInfo: remaining storage %d bytes after creating, replacing, appending to and deleting %s, %d before: %d bytes not given back (the copies written would account for %d to %d)",
@@ -347,9 +353,10 @@ func (s *state) basic(info0 input.VariableInfo) bool {
 	return true
 }
 
-// remedyDeferred says how to tell deferred garbage collection from a leak.
-const remedyDeferred = "repeat the run over several boots: remaining storage at the start of each run that keeps shrinking by what the runs wrote " +
-	"is a store that never reclaims; from the UEFI shell, before ExitBootServices, EDK II's QueryVariableInfo leaves deleted variables out"
+// remedyDeferred says how to tell a store reclaimed at boot from a leak.
+const remedyDeferred = "repeat the run over several boots: EDK II reclaims the store at boot once less than its largest variable's room remains, " +
+	"so the remaining storage at the start of a run comes back up after the runs have used most of it; storage that keeps shrinking by what the runs wrote " +
+	"until writes are refused is a store that never reclaims; from the UEFI shell, before ExitBootServices, EDK II's QueryVariableInfo leaves deleted variables out"
 
 // recordBounds are the least and the most space n variable records named
 // name holding data bytes in all take in a store: the name (UCS-2, with
@@ -553,7 +560,7 @@ func (s *state) trend(samples []Sample) {
 	case t.Steady && t.PerCycle >= lo && t.PerCycle <= hi:
 		p.Info(nil, "over %d write/delete cycles the remaining space went down by %d bytes a cycle, one %d-byte variable's record: %s", cycles, t.PerCycle, cycleData, span)
 		p.NotChecked("that write/delete cycles lose no space for good",
-			fmt.Sprintf("the firmware still counts every deleted copy at runtime (%d bytes a cycle, one record each), as a store that reclaims deleted variables only by garbage collection (when it runs short of space) does; EDK II's variable services do so at runtime. "+
+			fmt.Sprintf("the firmware still counts every deleted copy at runtime (%d bytes a cycle, one record each), as EDK II's variable services do: they keep deleted records in the store, count them after ExitBootServices and reclaim the store only at boot time. "+
 				"Within one boot that cannot be told from a store that never reclaims", t.PerCycle),
 			fmt.Sprintf("%s (%d bytes remained at the start of this run)", remedyDeferred, s.start))
 	case t.Steady:

@@ -161,9 +161,10 @@ func TestSpaceNotReported(t *testing.T) {
 	assert.Contains(t, messages(r), "50 write/delete cycles of a 64-byte variable completed")
 }
 
-// A store that counts deleted variables until it collects garbage, as
-// EDK II does at runtime: within one boot that is not a finding, and the
-// check says what it could not tell and how to tell it.
+// A store that counts deleted variables until it is reclaimed, as EDK II
+// does after ExitBootServices (it reclaims only at boot): within one boot
+// that is not a finding, and the check says what it could not tell and
+// how to tell it.
 func TestDeferredStore(t *testing.T) {
 	vs := ovmfLike()
 	vs.Deferred = true
