@@ -37,6 +37,7 @@ type shellBoot struct {
 	console  string
 	doc      *report.Document
 	snapshot []byte // the guest's snapshot (.tar.gz), nil without a results disk
+	vars     []byte // OVMF's variable store as the guest left it
 }
 
 // bootAndSnapshot boots cfg's machine with a TPM and the UEFI/TPM checks
@@ -48,10 +49,16 @@ func bootAndSnapshot(t *testing.T, cfg qemu.Config, extra ...string) shellBoot {
 		t.Skipf("%v (make deps-image)", err)
 	}
 	run := strings.Join(append([]string{efiTPMChecks}, extra...), ",")
+	keep := filepath.Join(t.TempDir(), "vars.fd")
 	b := boot(t, cfg.Machine, "fwcheck.run="+run, true, true, func(c *qemu.Config) {
-		c.TPMDevice, c.OVMFVars = cfg.TPMDevice, cfg.OVMFVars
+		c.TPMDevice, c.OVMFVars, c.KeepVars = cfg.TPMDevice, cfg.OVMFVars, keep
 	})
 	r := shellBoot{console: b.console, doc: b.doc}
+	if cfg.Machine.UEFI {
+		var err error
+		r.vars, err = os.ReadFile(keep)
+		require.NoError(t, err, "the variable store QEMU's flash held after the boot")
+	}
 	if b.disk != "" {
 		r.snapshot = readRunFile(t, b.disk, image.RunSnapshot)
 	}

@@ -140,6 +140,11 @@ func assertUEFIVariables(t *testing.T, r shellBoot) {
 		assert.NotContains(t, n, uefivars.TestGUID.String(), "a test variable left behind")
 	}
 	assert.Contains(t, after, "PK-8be4df61-93ca-11d2-aa0d-00e098032b8c", "the listing is the real store")
+
+	// And the flash itself: the store OVMF left in its VARS file after
+	// this very boot accounts for every byte QueryVariableInfo saw go.
+	require.NotNil(t, r.vars, "the VARS file of the boot")
+	assertVarStore(t, res, r.vars)
 }
 
 // proofT is what assertVarStore needs of a *testing.T (a fake one too).

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -215,6 +216,10 @@ type Config struct {
 	// copy is booted) instead of the firmware's empty one, e.g.
 	// /usr/share/OVMF/OVMF_VARS_4M.ms.fd with Secure Boot keys enrolled.
 	OVMFVars string
+	// KeepVars, on an OVMF or AAVMF machine, is a file the variable store
+	// the guest booted with is copied to when QEMU has exited: what the
+	// firmware wrote to its flash, for a test to read (efi.ParseVarStore).
+	KeepVars string
 	// CPUs is the number of virtual CPUs (default 1).
 	CPUs int
 	// Extra are further QEMU arguments (-smbios …).
@@ -491,7 +496,28 @@ func Run(ctx context.Context, c Config) ([]byte, error) {
 		<-done
 		err = fmt.Errorf("%s %s: guest did not power off: %w", c.Machine.Binary(), c.Machine.Name, ctx.Err())
 	}
+	if c.KeepVars != "" && c.Machine.UEFI {
+		if kerr := keepVars(tmp, c.KeepVars); err == nil {
+			err = kerr
+		}
+	}
 	return console.Bytes(), err
+}
+
+// keepVars copies the variable store a UEFI guest ran with (the copy the
+// machine's setup wrote into tmp) to dst.
+func keepVars(tmp, dst string) error {
+	for _, name := range []string{"OVMF_VARS.fd", "AAVMF_VARS.fd"} {
+		b, err := os.ReadFile(filepath.Join(tmp, name))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, b, 0o600)
+	}
+	return fmt.Errorf("keep the variable store: no firmware variable store in %s", tmp)
 }
 
 // Interactive boots c with the serial console (and QEMU's monitor, Ctrl-A
