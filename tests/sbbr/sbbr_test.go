@@ -23,7 +23,7 @@ func virtMachine(t *testing.T, ep []byte, drop ...string) *input.Machine {
 }
 
 // virtFS is virtMachine's files.
-func virtFS(t *testing.T, ep []byte, drop ...string) fstest.MapFS {
+func virtFS(t testing.TB, ep []byte, drop ...string) fstest.MapFS {
 	dir := filepath.Join(corpus.Dir(t, "acpi", "qemu"), "virt")
 	fs := fstest.MapFS{}
 	for _, sig := range []string{"APIC", "DBG2", "DSDT", "FACP", "GTDT", "IORT", "MCFG", "PPTT", "SPCR"} {
@@ -136,4 +136,20 @@ func TestRootFromLog(t *testing.T) {
 	if assert.Len(t, r.Unchecked, 1) {
 		assert.Equal(t, "RSDP revision and XSDT-only root", r.Unchecked[0].What)
 	}
+}
+
+// FuzzRootFromLog: any kernel log gives a result, never a panic.
+func FuzzRootFromLog(f *testing.F) {
+	f.Add("[    0.000000] ACPI: RSDP 0x000000007BCA0018 000024 (v02 BOCHS )\n[    0.000000] ACPI: XSDT 0x000000007BCAFE98 000064 (v01 BOCHS  BXPC     00000001      01000013)\n")
+	f.Add("ACPI: RSDP 0xFFFFFFFFFFFFFFFF 00000000 (v999 \nACPI: RSDT 0x\n")
+	fs := virtFS(f, entry(64))
+	f.Fuzz(func(t *testing.T, log string) {
+		m := fstest.MapFS{}
+		for k, v := range fs {
+			m[k] = v
+		}
+		m["fwcheck/"+input.KlogFile] = &fstest.MapFile{Data: []byte(log)}
+		r := checktest.Run(t, Check, input.New(checktest.Snapshot{FS: m}, input.Options{}))
+		assert.NotEqual(t, tests.StatusAborted, r.Status, r.Reason)
+	})
 }
