@@ -9,6 +9,11 @@
 // _SM3_ one of SMBIOS 3); and it raises the severities of the Arm
 // checks' labels SBBR turns from advice into requirements (Profile).
 //
+// When the RSDP cannot be read (the arm64 live image: the kernel refuses
+// /dev/mem reads of RAM, and UEFI puts the RSDP in RAM), the kernel log's
+// RSDP line gives its revision and the root table line after it whether
+// the kernel took the XSDT; RsdtAddress then stays not checked.
+//
 // On a machine that is not an Arm one (an x86 FADT, local APICs, an
 // HPET) the check says plainly that the profile does not apply, and
 // checks nothing.
@@ -29,7 +34,10 @@ package sbbr
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/fwcheck/fwcheck/acpi"
 	"github.com/fwcheck/fwcheck/cpu/cpuinfo"
@@ -126,7 +134,7 @@ var Check = &tests.Check{
 	Title:    "SBBR required and recommended ACPI tables, root pointer, FADT flags and PSCI",
 	Category: tests.ACPI,
 	Inputs:   []input.Decl{input.ACPITables},
-	Optional: []input.Decl{input.DMI, input.CPUInfo, input.SMBIOS},
+	Optional: []input.Decl{input.DMI, input.CPUInfo, input.SMBIOS, input.KernelLog},
 	Spec:     spec,
 	Labels:   labels,
 	Run:      run,
@@ -221,6 +229,9 @@ func checkRoot(p *tests.Pass, ts *acpi.Tables, warn func(*tests.Label, string, .
 		if reason == "" {
 			reason = err.Error()
 		}
+		if rootFromLog(p, warn, reason, remedy) {
+			return
+		}
 		p.NotChecked("RSDP revision and XSDT-only root", reason, remedy)
 		return
 	}
@@ -234,6 +245,58 @@ func checkRoot(p *tests.Pass, ts *acpi.Tables, warn func(*tests.Label, string, .
 	default:
 		p.Passed("RSDP revision %d gives the XSDT at 0x%x and no RSDT", r.Revision, r.XSDTAddress)
 	}
+}
+
+// logRSDP matches the kernel's line for the RSDP it found ("ACPI: RSDP
+// 0x000000007BCA0018 000024 (v02 BOCHS )"): its address and revision.
+var logRSDP = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^ACPI: RSDP 0x([0-9A-Fa-f]{1,16}) [0-9A-Fa-f]{1,8} \(v(\d{1,3}) `)
+})
+
+// rootFromLog judges the root pointer from the kernel log when the RSDP
+// itself cannot be read (an arm64 kernel refuses /dev/mem reads of RAM,
+// where UEFI puts the tables): the kernel logs the RSDP's revision, and
+// then the root table it uses, the XSDT when the RSDP (revision 2 or
+// later) gives one. Whether RsdtAddress is 0 the log does not say; that
+// part stays not checked. It returns false when the log has no RSDP line.
+func rootFromLog(p *tests.Pass, warn func(*tests.Label, string, ...any), reason, remedy string) bool {
+	recs, err := tests.KernelRecords(p)
+	if err != nil {
+		return false
+	}
+	var rev, addr, root string
+	for _, r := range recs {
+		if m := logRSDP().FindStringSubmatch(r.Text); m != nil && rev == "" {
+			addr, rev = m[1], m[2]
+			continue
+		}
+		if rev != "" && root == "" {
+			for _, sig := range []string{"XSDT", "RSDT"} {
+				if strings.HasPrefix(r.Text, "ACPI: "+sig+" 0x") {
+					root = sig
+				}
+			}
+		}
+	}
+	if rev == "" {
+		return false
+	}
+	n, _ := strconv.Atoi(rev)
+	switch {
+	case n < 2:
+		warn(labelRoot, "kernel log: RSDP at 0x%s, revision %d: no XSDT address field", addr, n)
+	case root == "XSDT":
+		p.Passed("kernel log: RSDP at 0x%s, revision %d, and the kernel uses the XSDT it gives", addr, n)
+	case root == "RSDT":
+		warn(labelRoot, "kernel log: RSDP at 0x%s, revision %d, but the kernel uses an RSDT (XsdtAddress 0?)", addr, n)
+	default:
+		p.NotChecked("RSDP revision and XSDT-only root", fmt.Sprintf("kernel log: RSDP at 0x%s, revision %d, and no root table line after it; the RSDP: %s", addr, n, reason), remedy)
+		return true
+	}
+	if n >= 2 {
+		p.NotChecked("RSDP RsdtAddress 0 (no RSDT)", "the kernel log does not show RsdtAddress; the RSDP: "+reason, remedy)
+	}
+	return true
 }
 
 // checkSMBIOS holds the SMBIOS entry point to the 64-bit form; the

@@ -17,6 +17,7 @@ import (
 	"github.com/fwcheck/fwcheck/efi"
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/tests"
+	"github.com/fwcheck/fwcheck/tests/internal/vm"
 	"github.com/fwcheck/fwcheck/tpm"
 )
 
@@ -65,7 +66,7 @@ var Check = &tests.Check{
 	Title:    "Secure Boot state and key databases (PK, KEK, db, dbx)",
 	Category: tests.UEFI,
 	Inputs:   []input.Decl{input.EFIVars},
-	Optional: []input.Decl{input.DMI, input.TPMEventLog},
+	Optional: []input.Decl{input.DMI, input.KernelLog, input.CPUInfo, input.TPMEventLog},
 	Spec:     "UEFI 2.10 §32",
 	Labels: []*tests.Label{labelSetupMode, labelTestKey, labelPKCount, labelDBMalformed, labelDbxEmpty,
 		labelExpired, labelExpiring, labelVarMalformed},
@@ -332,19 +333,16 @@ func checkValidity(p *tests.Pass, db string, c *x509.Certificate) {
 	}
 }
 
-// virtualMachine returns "virtual machine (DMI: vendor)" when DMI says the
-// machine is a VM, or "".
+// virtualMachine returns the evidence that the machine is virtual
+// ("virtual machine (DMI: QEMU QEMU Virtual Machine)"), or "": the
+// checks' shared reading of DMI, the kernel log and the CPUID hypervisor
+// bit (tests/internal/vm), so that a snapshot without sysfs DMI is still
+// known for a guest by its log.
 func virtualMachine(p *tests.Pass) string {
-	d, err := tests.Load(p, input.DMI)
-	if err != nil || d == nil {
-		return ""
-	}
-	for _, v := range []string{"QEMU", "VMware", "innotek", "Xen", "Microsoft Corporation", "Parallels", "Bochs"} {
-		if strings.Contains(d.SysVendor, v) && (v != "Microsoft Corporation" || strings.Contains(d.ProductName, "Virtual")) {
-			return "virtual machine (DMI: " + d.SysVendor + ")"
-		}
-	}
-	return ""
+	dmi, _ := tests.Load(p, input.DMI)
+	recs, _ := tests.KernelRecords(p)
+	cpus, _ := tests.Load(p, input.CPUInfo)
+	return vm.Evidence(dmi, recs, cpus)
 }
 
 func entries(n int) string {

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fwcheck/fwcheck/efi"
+	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/checktest"
 )
@@ -61,7 +62,9 @@ func hashes(n int) [][]byte {
 type state struct {
 	secureBoot, setupMode byte
 	pk, kek, db, dbx      []byte
-	vendor                string
+	vendor, product       string
+	// klog, when set, is the recorded kernel log.
+	klog string
 }
 
 func runState(t *testing.T, s state) tests.Result {
@@ -71,7 +74,13 @@ func runState(t *testing.T, s state) tests.Result {
 		"sys/firmware/efi/fw_platform_size": []byte("64\n"),
 		d + "SecureBoot-" + g:               varFile(6, []byte{s.secureBoot}),
 		d + "SetupMode-" + g:                varFile(6, []byte{s.setupMode}),
-		"sys/class/dmi/id/sys_vendor":       []byte(s.vendor + "\n"),
+	}
+	if s.vendor != "" {
+		files["sys/class/dmi/id/sys_vendor"] = []byte(s.vendor + "\n")
+		files["sys/class/dmi/id/product_name"] = []byte(s.product + "\n")
+	}
+	if s.klog != "" {
+		files["fwcheck/"+input.KlogFile] = []byte(s.klog)
 	}
 	for name, v := range map[string][]byte{"PK-" + g: s.pk, "KEK-" + g: s.kek, "db-" + isg: s.db, "dbx-" + isg: s.dbx} {
 		if v != nil {
@@ -131,8 +140,29 @@ func TestSecureBoot(t *testing.T) {
 	r = runState(t, s)
 	f := checktest.FindingWith(r, "SecureBootSetupMode")
 	require.NotNil(t, f)
-	assert.Contains(t, f.Explained, "virtual machine (DMI: QEMU)")
+	assert.Contains(t, f.Explained, "virtual machine (DMI: QEMU")
 	assert.Empty(t, checktest.FailLabels(r)[1:])
+
+	// The arm64 virt board under TCG, as its live image reads it: QEMU's
+	// SMBIOS names the system "QEMU" "QEMU Virtual Machine".
+	s.product = "QEMU Virtual Machine"
+	f = checktest.FindingWith(runState(t, s), "SecureBootSetupMode")
+	require.NotNil(t, f)
+	assert.Equal(t, "virtual machine (DMI: QEMU QEMU Virtual Machine): a virtual machine's variable store starts without keys", f.Explained)
+
+	// Without sysfs DMI (a snapshot that lacks it) the kernel log's DMI
+	// line still shows the guest.
+	s.vendor, s.product = "", ""
+	s.klog = "[    0.000000] DMI: QEMU QEMU Virtual Machine, BIOS 0.0.0 02/06/2015\n"
+	f = checktest.FindingWith(runState(t, s), "SecureBootSetupMode")
+	require.NotNil(t, f)
+	assert.Contains(t, f.Explained, "virtual machine (DMI: QEMU QEMU Virtual Machine, BIOS 0.0.0 02/06/2015)")
+
+	// A real machine's setup mode stays a failure.
+	s.klog = "[    0.000000] DMI: LENOVO 21CB/21CB, BIOS N3AET75W 01/01/2024\n"
+	s.vendor, s.product = "LENOVO", "21CB"
+	r = runState(t, s)
+	assert.Equal(t, []string{"SecureBootSetupMode"}, checktest.FailLabels(r), "%+v", r.Findings)
 }
 
 func findingContaining(r tests.Result, s string) *tests.Finding {

@@ -34,6 +34,7 @@ import (
 	"github.com/fwcheck/fwcheck/cpu/cpuinfo"
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/klog"
+	"github.com/fwcheck/fwcheck/memmap"
 	lib "github.com/fwcheck/fwcheck/smbios"
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/internal/vm"
@@ -94,7 +95,7 @@ var Check = &tests.Check{
 	ID: "smbios", Title: "SMBIOS entry point, structure table, strings and required structures",
 	Category: tests.BIOS,
 	Inputs:   []input.Decl{input.SMBIOS},
-	Optional: []input.Decl{input.DMI, input.KernelLog, input.CPUInfo, input.MemoryMap},
+	Optional: []input.Decl{input.DMI, input.KernelLog, input.CPUInfo, input.MemoryMap, input.IOMem},
 	Spec:     spec,
 	Labels: []*tests.Label{labelEntry, labelEntrySum, labelCount, labelLength, labelStrings, labelStrIndex,
 		labelHandle, labelEnd, labelPlaceholder, labelUUID, labelMissing, labelMissingSlots, labelMemSize, labelMaxSize},
@@ -328,12 +329,22 @@ func uuidWhy(p *tests.Pass, t *lib.Table) string {
 // (firmware reservations, graphics memory, the MMIO hole's lost RAM) but
 // not by half, and cannot exceed it beyond 64 MiB of rounding. A table
 // the walk could not finish may hide devices, so it is not compared.
+// Without /sys/firmware/memmap, which only x86 kernels fill (from the
+// E820 map), the top-level System RAM ranges of /proc/iomem stand in: on
+// arm64 they are the UEFI memory map's RAM, less what the kernel must not
+// map (the runtime services' regions).
 func checkMemory(p *tests.Pass, t *lib.Table) {
 	const what = "memory devices match the memory map"
+	src := "the memory map"
 	mm, err := tests.Load(p, input.MemoryMap)
 	if err != nil {
-		p.NotChecked(what, err.Error(), p.Machine().Remedy(err, "run as root"))
-		return
+		io, ierr := tests.Load(p, input.IOMem)
+		ram := topLevelRAM(io)
+		if ierr != nil || len(ram) == 0 {
+			p.NotChecked(what, err.Error(), p.Machine().Remedy(err, "run as root"))
+			return
+		}
+		mm, src = ram, "/proc/iomem"
 	}
 	devs := t.Of(17)
 	if len(devs) == 0 {
@@ -366,8 +377,20 @@ func checkMemory(p *tests.Pass, t *lib.Table) {
 	case installed == 0:
 		p.NotChecked("memory devices match the memory map", "no memory device states a size", "")
 	case usable > installed+64<<20 || usable < installed/2:
-		p.Fail(labelMemSize, "%d memory devices add up to %d MiB; the memory map has %d MiB of usable RAM", len(devs), installed>>20, usable>>20)
+		p.Fail(labelMemSize, "%d memory devices add up to %d MiB; %s has %d MiB of usable RAM", len(devs), installed>>20, src, usable>>20)
 	default:
-		p.Passed("%d memory devices (%d MiB) agree with the memory map's %d MiB of usable RAM", len(devs), installed>>20, usable>>20)
+		p.Passed("%d memory devices (%d MiB) agree with %s's %d MiB of usable RAM", len(devs), installed>>20, src, usable>>20)
 	}
+}
+
+// topLevelRAM returns the top-level System RAM resources of /proc/iomem
+// (nested ones are parts of those).
+func topLevelRAM(io []memmap.Resource) []memmap.Range {
+	var out []memmap.Range
+	for _, r := range io {
+		if r.Depth == 0 && r.Type == "System RAM" {
+			out = append(out, r.Range)
+		}
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package smbios
 import (
 	"encoding/binary"
 	"fmt"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -263,4 +264,56 @@ func TestSMBIOS3MaximumSize(t *testing.T) {
 			assert.Contains(t, got[0].Message, fmt.Sprintf("end at byte %d, past the 64-bit entry point's maximum size %d", len(tb), c.max))
 		})
 	}
+}
+
+// TestMemoryFromIOMem: an arm64 kernel has no /sys/firmware/memmap (only
+// x86 fills it), so the memory devices are held to /proc/iomem's
+// top-level System RAM, laid out as on QEMU's virt board with AAVMF (the
+// runtime services' regions are top-level "reserved").
+func TestMemoryFromIOMem(t *testing.T) {
+	tb := table(sysInfo(0x11, "Vendor Inc.", "Model 7", "1.0", "SN12345"))
+	iomem := func(ramEnd uint64) string {
+		return "09000000-09000fff : pl011@9000000\n" +
+			"40000000-5bc9ffff : System RAM\n" +
+			"  40210000-41a6ffff : Kernel code\n" +
+			"5bca0000-5bd1ffff : reserved\n" +
+			fmt.Sprintf("5bd20000-%08x : System RAM\n", ramEnd) +
+			"  5c000000-5c0fffff : reserved\n"
+	}
+	run := func(ramEnd uint64) tests.Result {
+		fs := fstest.MapFS{
+			"sys/firmware/dmi/tables/smbios_entry_point": {Data: entry32(tb, 2, 8)},
+			"sys/firmware/dmi/tables/DMI":                {Data: tb},
+			"proc/iomem":                                 {Data: []byte(iomem(ramEnd))},
+		}
+		return checktest.Run(t, Check, input.New(checktest.Snapshot{FS: fs}, input.Options{}))
+	}
+	// 512 MiB installed; 0x40000000-0x5fffffff less 0.5 MiB reserved.
+	r := run(0x5fffffff)
+	assert.Equal(t, tests.StatusPassed, r.Status, tests.Render([]tests.Result{r}))
+	assert.NotNil(t, findingContaining(r, "1 memory devices (512 MiB) agree with /proc/iomem's 511 MiB of usable RAM"), "%+v", r.Findings)
+	// 2 GiB of RAM against 512 MiB of memory devices.
+	r = run(0xbfffffff)
+	assert.Equal(t, []string{"SMBIOSMemorySizeMismatch"}, checktest.FailLabels(r))
+	assert.NotNil(t, findingContaining(r, "/proc/iomem has 2047 MiB of usable RAM"), "%+v", r.Findings)
+
+	// Neither source: not checked, as before.
+	fs := fstest.MapFS{
+		"sys/firmware/dmi/tables/smbios_entry_point": {Data: entry32(tb, 2, 8)},
+		"sys/firmware/dmi/tables/DMI":                {Data: tb},
+		"proc/iomem":                                 {Data: []byte("00000000-00000000 : System RAM\n")},
+	}
+	r = checktest.Run(t, Check, input.New(checktest.Snapshot{FS: fs}, input.Options{}))
+	if assert.Len(t, r.Unchecked, 1) {
+		assert.Equal(t, "memory devices match the memory map", r.Unchecked[0].What)
+	}
+}
+
+func findingContaining(r tests.Result, s string) *tests.Finding {
+	for i := range r.Findings {
+		if strings.Contains(r.Findings[i].Message, s) {
+			return &r.Findings[i]
+		}
+	}
+	return nil
 }

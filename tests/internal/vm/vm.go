@@ -1,10 +1,13 @@
 // Package vm finds positive evidence that the machine under test is a
 // virtual machine, for the CPU and SMBIOS checks to report what a
-// hypervisor explains as explained. An unknown machine is not a virtual
-// one: no evidence gives "".
+// hypervisor explains as explained, and that its CPUs are emulated by
+// QEMU rather than run by a hypervisor (Emulated). An unknown machine is
+// not a virtual one: no evidence gives "".
 package vm
 
 import (
+	"strings"
+
 	"github.com/fwcheck/fwcheck/cpu/cpuinfo"
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/klog"
@@ -30,6 +33,42 @@ func Evidence(dmi *input.DMIInfo, log []klog.Record, cpus []cpuinfo.CPU) string 
 		if c.Has("hypervisor") {
 			return "virtual machine (CPUID hypervisor bit)"
 		}
+	}
+	return ""
+}
+
+// Emulated returns what shows that the machine is a QEMU guest whose CPUs
+// QEMU itself runs, without KVM (TCG emulation, the CI's way), as "QEMU
+// without KVM (…)", or "". A vCPU there is a host thread that a busy host
+// may not run for seconds while the guest's clock goes on, so the guest's
+// watchdogs report stalls the firmware has no part in. Either argument may
+// be nil. The evidence:
+//   - QEMU's virt boards (arm64, riscv) name the system "QEMU Virtual
+//     Machine" unless KVM runs them, when they say "KVM Virtual Machine";
+//   - QEMU's PC boards name the system the same way under both, but a
+//     KVM guest's kernel logs "Hypervisor detected: KVM" at boot, right
+//     after its "DMI:" line: a log that has QEMU's DMI line and no such
+//     line is a guest QEMU emulates.
+//
+// A "Hypervisor detected" line means a hypervisor runs the CPUs: "".
+func Emulated(dmi *input.DMIInfo, log []klog.Record) string {
+	var logDMI string
+	for _, r := range log {
+		if strings.HasPrefix(r.Text, "Hypervisor detected: ") {
+			return ""
+		}
+		if rest, ok := strings.CutPrefix(r.Text, "DMI: "); ok && logDMI == "" {
+			logDMI = rest
+		}
+	}
+	const virt = "QEMU Virtual Machine"
+	switch {
+	case dmi != nil && dmi.SysVendor == "QEMU" && dmi.ProductName == virt:
+		return "QEMU without KVM (DMI: QEMU " + virt + "; under KVM QEMU's virt board is a \"KVM Virtual Machine\")"
+	case strings.HasPrefix(logDMI, "QEMU "+virt):
+		return "QEMU without KVM (kernel log: DMI: " + logDMI + "; under KVM QEMU's virt board is a \"KVM Virtual Machine\")"
+	case strings.HasPrefix(logDMI, "QEMU ") && !strings.Contains(logDMI, "KVM"):
+		return "QEMU without KVM (kernel log: DMI: " + logDMI + ", and no \"Hypervisor detected\" line, which a KVM guest's kernel prints after it)"
 	}
 	return ""
 }
