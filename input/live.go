@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -60,6 +61,11 @@ func liveRecorders() map[string]Recorder {
 		defer mem.Close()
 		systab, _ := os.ReadFile(filepath.Join(root, "sys/firmware/efi/systab"))
 		ts, err := acpi.ReadRoots(devMem{mem}, systab)
+		if err != nil && runtime.GOARCH == "arm64" {
+			// arm64's devmem_is_allowed refuses every page of RAM, and
+			// UEFI puts the RSDP in RAM: iomem=relaxed changes nothing.
+			return nil, fmt.Errorf("%w (%s)", err, arm64DevMem)
+		}
 		if errors.Is(err, os.ErrPermission) {
 			return nil, fmt.Errorf("%w (the kernel restricts /dev/mem: boot with iomem=relaxed)", err)
 		}

@@ -69,6 +69,10 @@ func remedyFor(src Source, name, reason, fallback string) string {
 
 var modprobeFatal = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`modprobe: FATAL: Module (\S+) not found[^;]*`) })
 
+// arm64DevMem is the reason an arm64 kernel gives no /dev/mem read of the
+// RSDP.
+const arm64DevMem = "an arm64 kernel refuses /dev/mem reads of RAM, where UEFI puts the RSDP, whatever iomem= says"
+
 // rootCause names, from a reason, what keeps root from reading an input.
 func rootCause(src Source, reason string) string {
 	lower := strings.ToLower(reason)
@@ -81,6 +85,8 @@ func rootCause(src Source, reason string) string {
 		return "take the snapshot as root (sudo fwcheck snapshot)"
 	case strings.Contains(reason, "/dev/mem"):
 		switch {
+		case strings.Contains(reason, arm64DevMem):
+			return "none on this machine: no boot option lets an arm64 kernel read RAM through /dev/mem; the tables themselves come from /sys/firmware/acpi/tables, and the RSDP's revision and root table from the kernel log"
 		case notFound:
 			return "this kernel has no /dev/mem: boot a kernel built with CONFIG_DEVMEM (fwcheck's live image has it), or capture a snapshot on one"
 		case denied:

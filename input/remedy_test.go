@@ -121,6 +121,9 @@ func TestRemedyElsewhere(t *testing.T) {
 	// Root, a restricted /dev/mem and no lockdown.
 	assert.Contains(t, rootCause(Empty(), "open /dev/mem: operation not permitted"), "iomem=relaxed")
 	assert.Contains(t, rootCause(Empty(), "read /dev/mem at 0x400: bad address"), "iomem=relaxed")
+	arm := rootCause(Empty(), "read /dev/mem at 0x7bca0018: bad address ("+arm64DevMem+")")
+	assert.Contains(t, arm, "no boot option lets an arm64 kernel read RAM")
+	assert.NotContains(t, arm, "iomem=relaxed", "the remedy that does not work on arm64")
 	// Locked down.
 	lock, err := newMemFS(map[string]*memFile{"sys/kernel/security/lockdown": {data: []byte("none [integrity] confidentiality\n")}})
 	require.NoError(t, err)
