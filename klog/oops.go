@@ -121,6 +121,11 @@ func FindOopses(recs []Record) []Oops {
 type OopsScanner struct {
 	cur    *Oops
 	traced int
+	// frames is set inside the report's call trace, whose frame lines
+	// the kernel indents: the first line after it that is not indented
+	// ends a report that has no end marker (a soft lockup's, an RCU
+	// stall's), instead of the next 200 lines of the boot joining it.
+	frames bool
 }
 
 // Add reads the next record and returns the report it completes, if any.
@@ -139,13 +144,18 @@ func (s *OopsScanner) Add(r Record) *Oops {
 		done := s.Flush()
 		s.cur = &Oops{Kind: k, Title: text, Time: r.Time}
 		s.cur.Firmware = firmwareFn().MatchString(text)
-		s.traced = 0
+		s.traced, s.frames = 0, false
 		return done
 	}
 	if s.cur == nil {
 		return nil
 	}
 	if strings.HasPrefix(text, "---[ end ") && endTrace().MatchString(text) {
+		return s.Flush()
+	}
+	if t := strings.TrimSpace(text); strings.EqualFold(t, "Call trace:") {
+		s.frames = true
+	} else if s.frames && t != "" && text[0] != ' ' && text[0] != '\t' {
 		return s.Flush()
 	}
 	s.traced++
@@ -159,7 +169,7 @@ func (s *OopsScanner) Add(r Record) *Oops {
 // Flush returns the report in progress, if any, ending it.
 func (s *OopsScanner) Flush() *Oops {
 	o := s.cur
-	s.cur = nil
+	s.cur, s.frames = nil, false
 	return o
 }
 

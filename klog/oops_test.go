@@ -64,3 +64,26 @@ func TestFindOopsesCorpus(t *testing.T) {
 		assert.Empty(t, FindOopses(ParseString(string(data))), p)
 	}
 }
+
+// TestSoftLockupEndsWithItsTrace: a soft lockup's report has no end
+// marker; it ends at the first line after its call trace that is not a
+// frame, so a later rtc-efi line does not make it a firmware report
+// (arm64 virt under TCG, tests/oops/testdata/tcg-soft-lockup.txt).
+func TestSoftLockupEndsWithItsTrace(t *testing.T) {
+	log := `[   41.766485] watchdog: BUG: soft lockup - CPU#0 stuck for 38s! [kworker/u2:0:10]
+[   41.767252] Modules linked in:
+[   41.768501] Hardware name: QEMU QEMU Virtual Machine, BIOS 0.0.0 02/06/2015
+[   41.806942] pc : ___slab_alloc+0x5d4/0x780
+[   41.873652] Call trace:
+[   41.874199]  ___slab_alloc+0x5d4/0x780
+[   41.947575]  ret_from_fork+0x10/0x20
+[   42.161918] VFS: Disk quotas dquot_6.6.0
+[   46.407338] rtc-efi rtc-efi.0: registered as rtc0
+`
+	got := FindOopses(ParseString(log))
+	require.Len(t, got, 1)
+	assert.Equal(t, KindLockup, got[0].Kind)
+	assert.Contains(t, got[0].Lines, " ret_from_fork+0x10/0x20")
+	assert.NotContains(t, strings.Join(got[0].Lines, "\n"), "VFS", "the report ends with its trace")
+	assert.False(t, got[0].Firmware, "rtc-efi after the report is not in its trace")
+}
