@@ -257,7 +257,8 @@ func (ns *Namespace) Nodes() int { return ns.nodes }
 // children in declaration order. When fn returns false the node's
 // children are skipped.
 func (ns *Namespace) Walk(fn func(*Node) bool) {
-	stack := []*Node{ns.Root}
+	stack := make([]*Node, 1, 64) // as deep as a namespace's widest path, as a rule
+	stack[0] = ns.Root
 	for len(stack) > 0 {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
