@@ -175,7 +175,14 @@ const maxProblemsPerTable = 500
 // in tables.
 func Load(tables ...Table) (*Namespace, []Problem) {
 	if len(tables) < 2 || !mayLoadTables(tables) {
-		return load(tables, false)
+		ns, probs := load(tables, false)
+		if len(tables) > 1 {
+			// not when the filters hold, which are conservative
+			if again := runTimeOrder(tables, ns.loads); again != nil {
+				return load(again, false)
+			}
+		}
+		return ns, probs
 	}
 	// Which tables are loaded at run time, and so go last, is known only
 	// from the Load and LoadTable terms, inside method bodies as a rule.
@@ -236,7 +243,7 @@ func mayLoad(b []byte) bool {
 // parses only the method bodies that may hold a Load or LoadTable and
 // stops once the run-time loads are known; its problems are not reported.
 func load(tables []Table, probe bool) (*Namespace, []Problem) {
-	l := &loader{ns: newNamespace(), perTable: map[string]int{}, extSeen: map[*Node]bool{}}
+	l := &loader{ns: newNamespace(), perTable: map[string]int{}, extSeen: map[*Node]bool{}, probe: probe}
 	for i := range tables {
 		t := tables[i]
 		t.Code = nil
@@ -319,6 +326,7 @@ type loader struct {
 	stack     []*Term // the lists being parsed (see parser.collect)
 	terms     int     // terms allocated, against maxTerms
 	loadOps   int     // Load and LoadTable terms parsed (see findLoads)
+	probe     bool    // see Load
 }
 
 // term allocates a Term from a slab: a namespace's terms live and die

@@ -1,6 +1,7 @@
 package aml
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"unsafe"
@@ -308,6 +309,12 @@ func (p *parser) term1() *Term {
 			} else {
 				t.Args = append(t.Args, p.term())
 			}
+			if p.l.probe && bytes.IndexByte(p.aml[p.pos:end], 0x0D) < 0 {
+				// a probe reads packages only for the table names (strings)
+				// of the Intel-style package Load's region address indexes
+				p.pos = end
+				return
+			}
 			p.lazy++
 			p.collect(t, p.dataRef)
 		})
@@ -425,7 +432,14 @@ func (p *parser) term1() *Term {
 			Signature: s, OEMID: o, OEMTableID: i}
 	case OpField, OpIndexField, OpBankField:
 		end := p.pkgLength()
-		p.bounded(t, end, func() { p.field(t) })
+		p.bounded(t, end, func() {
+			if p.l.probe {
+				// a probe needs no field units: Load takes a region
+				p.pos = end
+				return
+			}
+			p.field(t)
+		})
 	case OpCreateDWord, OpCreateWord, OpCreateByte, OpCreateBit, OpCreateQWord, OpCreateField:
 		p.lazy++ // deferred like a region's operands
 		t.Args = append(t.Args, p.term(), p.term())
