@@ -323,10 +323,12 @@ type loader struct {
 	extScopes []extScope
 	termSlab  []Term
 	argSlab   []*Term
-	stack     []*Term // the lists being parsed (see parser.collect)
-	terms     int     // terms allocated, against maxTerms
-	loadOps   int     // Load and LoadTable terms parsed (see findLoads)
-	probe     bool    // see Load
+	stack     []*Term          // the lists being parsed (see parser.collect)
+	terms     int              // terms allocated, against maxTerms
+	loadOps   int              // Load and LoadTable terms parsed (see findLoads)
+	probe     bool             // see Load
+	paths     map[*Node]string // scope paths (see parser.guardedSeg)
+	candBuf   []byte
 }
 
 // term allocates a Term from a slab: a namespace's terms live and die
