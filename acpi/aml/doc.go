@@ -123,10 +123,38 @@
 //     parser met a Load or LoadTable.
 //
 // Together: 1.04 GB → 0.58 GB and 9.0 M → 3.0 M allocations a pass, and
-// 30–35% less CPU (the README's performance table has the figures). What
-// is left is spread over the parser (a term per opcode, 2.6 M terms of
-// 104 bytes a pass), the evaluator and gzip; smaller terms would be the
-// next step, and would change the exported Term.
+// 30–35% less CPU (the README's performance table has the figures).
+//
+// A second round (issue 25), profiled the same way:
+//
+//   - Load loaded 7 of the 156 dumps twice, with half the corpus's AML:
+//     once in the given order to find the tables the code loads at run
+//     time, once in the order with those last. A probe now finds them
+//     (see Load: the top levels without field lists and string-less
+//     packages, and only the method bodies holding a Load or LoadTable
+//     opcode), 47 MB allocated for the 25 dumps that have Load, against
+//     208 MB for loading them; the probing Load builds the same
+//     namespaces as the two loads on every corpus dump
+//     (TestLoadProbeCorpus).
+//   - A one-segment NameString is the table's bytes (a quarter of the
+//     allocations); CondRefOf guard matching builds no path strings for a
+//     single NameSeg; the evaluator's integer objects come from a slab;
+//     Namespace.Walk and ErrorKind allocate nothing.
+//   - The dump text is inflated with klauspost/compress (acpi): the
+//     corpus's full dumps are gzip files, its input format, not a cost
+//     to remove.
+//
+// That made 584 → 444 MB and 2.97 M → 1.47 M allocations a pass, and
+// about 10% less CPU. Method bodies are still parsed when loading, not
+// when first evaluated: the aml-parse check reports the problems of
+// every body (unresolved names, malformed code), so every body is
+// parsed once per machine anyway. What is left: the parser (2.6 M terms
+// of 104 bytes a pass; smaller terms would change the exported Term,
+// which checks outside this package read), evaluating every predefined
+// object, inflating and reading the dump text, and the collector. The
+// kernel's share is the page faults of memory the Go runtime gave back
+// between dumps: five passes faulted 131,000 times for 2.1 s of system
+// time; with GODEBUG=madvdontneed=0, 22,000 times and 1.1 s.
 //
 // # Why a new package
 //

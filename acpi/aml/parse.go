@@ -1,6 +1,7 @@
 package aml
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"unsafe"
@@ -158,23 +159,26 @@ func isNameStart(b byte) bool {
 // nameString reads a NameString and returns it as text: `\` or `^`
 // prefixes, then four-character segments joined by '.'. A NullName gives
 // the prefix alone ("" for a bare NullName).
+//
+// A name of one segment, with or without prefixes, is the table's own
+// bytes (see aliasString), not a copy: building a string for each was
+// 565,000 allocations a pass of BenchmarkAllACPIChecksCorpus in tests/all,
+// a quarter of all it made.
 func (p *parser) nameString() string {
 	start := p.pos
-	var b strings.Builder
 	c := p.u8()
 	if c == '\\' {
-		b.WriteByte('\\')
 		c = p.u8()
 	} else {
 		for c == '^' {
-			b.WriteByte('^')
 			c = p.u8()
 		}
 	}
+	prefix := p.pos - 1 - start
 	nsegs := 1
 	switch c {
 	case 0x00:
-		return b.String()
+		return aliasString(p.aml[start : start+prefix])
 	case 0x2E:
 		nsegs = 2
 	case 0x2F:
@@ -185,7 +189,12 @@ func (p *parser) nameString() string {
 	if p.pos+4*nsegs > p.end {
 		p.fail(start, "name string of %d segments runs past the end of the %s", nsegs, p.endWhat())
 	}
-	b.Grow(5 * nsegs)
+	var b strings.Builder
+	single := c != 0x2E && c != 0x2F
+	if !single {
+		b.Grow(prefix + 5*nsegs)
+		b.Write(p.aml[start : start+prefix])
+	}
 	bad := false
 	for i := 0; i < nsegs; i++ {
 		if i > 0 {
@@ -200,13 +209,19 @@ func (p *parser) nameString() string {
 				bad = true
 			}
 		}
-		b.Write(seg)
+		if !single {
+			b.Write(seg)
+		}
 		p.pos += 4
 	}
-	if bad {
-		p.problem(start, BadName, "name %q has characters outside A-Z, 0-9 and '_' (or starts with a digit)", b.String())
+	name := b.String()
+	if single {
+		name = aliasString(p.aml[start:p.pos])
 	}
-	return b.String()
+	if bad {
+		p.problem(start, BadName, "name %q has characters outside A-Z, 0-9 and '_' (or starts with a digit)", name)
+	}
+	return name
 }
 
 func (p *parser) opcode() Op {
@@ -307,6 +322,12 @@ func (p *parser) term1() *Term {
 				t.Int = uint64(p.u8())
 			} else {
 				t.Args = append(t.Args, p.term())
+			}
+			if p.l.probe && bytes.IndexByte(p.aml[p.pos:end], 0x0D) < 0 {
+				// a probe reads packages only for the table names (strings)
+				// of the Intel-style package Load's region address indexes
+				p.pos = end
+				return
 			}
 			p.lazy++
 			p.collect(t, p.dataRef)
@@ -425,7 +446,14 @@ func (p *parser) term1() *Term {
 			Signature: s, OEMID: o, OEMTableID: i}
 	case OpField, OpIndexField, OpBankField:
 		end := p.pkgLength()
-		p.bounded(t, end, func() { p.field(t) })
+		p.bounded(t, end, func() {
+			if p.l.probe {
+				// a probe needs no field units: Load takes a region
+				p.pos = end
+				return
+			}
+			p.field(t)
+		})
 	case OpCreateDWord, OpCreateWord, OpCreateByte, OpCreateBit, OpCreateQWord, OpCreateField:
 		p.lazy++ // deferred like a region's operands
 		t.Args = append(t.Args, p.term(), p.term())

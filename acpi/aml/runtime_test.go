@@ -94,3 +94,69 @@ func TestLoadOrderAndExternalSearch(t *testing.T) {
 	assert.NotContains(t, head, "External only,")
 	assert.Contains(t, tail, `\_SB.PC00.PEG0.GPRW  Method (2 args)  [External only`)
 }
+
+// loadTwice is how Load ordered the tables before its probe: a complete
+// load in the given order, and a second in the run-time order when that
+// differs.
+func loadTwice(tables ...Table) (*Namespace, []Problem) {
+	ns, probs := load(tables, false)
+	if len(tables) > 1 {
+		if order := runTimeOrder(tables, ns.loads); order != nil {
+			return load(order, false)
+		}
+	}
+	return ns, probs
+}
+
+// TestLoadProbeCorpus: on every corpus dump (36 full, 120 core) the
+// probing Load builds the same namespace (every object, method-local
+// ones included), problems, run-time loads and table order as two
+// complete loads did.
+func TestLoadProbeCorpus(t *testing.T) {
+	files := corpus.Glob(t, "acpi/linuxhw/full/*.acpidump.txt.gz")
+	files = append(files, corpus.Glob(t, "acpi/linuxhw/core/*.acpidump.txt")...)
+	reordered := 0
+	for _, f := range files {
+		ts, err := acpi.LoadDumpFile(f)
+		require.NoError(t, err)
+		defs := Definitions(ts)
+		want, wantProbs := loadTwice(defs...)
+		got, gotProbs := Load(defs...)
+		var w, g strings.Builder
+		require.NoError(t, want.DumpAll(&w))
+		require.NoError(t, got.DumpAll(&g))
+		name := filepath.Base(f)
+		assert.Equal(t, w.String(), g.String(), name)
+		assert.Equal(t, wantProbs, gotProbs, name)
+		assert.Equal(t, want.loads, got.loads, name)
+		var wo, gotOrder []string
+		for i := range want.Tables {
+			wo = append(wo, want.Tables[i].Name)
+			gotOrder = append(gotOrder, got.Tables[i].Name)
+		}
+		assert.Equal(t, wo, gotOrder, name)
+		if runTimeOrder(defs, want.loads) != nil || !assert.ObjectsAreEqual(wo, tableNames(defs)) {
+			reordered++
+		}
+	}
+	// the corpus has machines whose run-time tables are reordered: the
+	// test covers the probe's main path
+	assert.Greater(t, reordered, 0)
+	t.Logf("%d dumps, %d with tables loaded at run time moved last", len(files), reordered)
+}
+
+func tableNames(ts []Table) []string {
+	var out []string
+	for _, t := range ts {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+func TestMayLoad(t *testing.T) {
+	assert.False(t, mayLoad(nil))
+	assert.False(t, mayLoad([]byte{0x5B}))
+	assert.False(t, mayLoad([]byte{0x5B, 0x80, 0x20, 0x1F}))
+	assert.True(t, mayLoad([]byte{0x10, 0x5B, 0x20}))
+	assert.True(t, mayLoad([]byte{0x5B, 0x5B, 0x1F}))
+}
