@@ -161,12 +161,27 @@ func (k *Key[T]) compute(m *Machine) (v T, err error) {
 		switch {
 		case errors.As(err, &u):
 		case errors.Is(err, fs.ErrNotExist) && !file && recorded(err) == nil: // a recorder's cause is kept
-			err = &Unavailable{k.s.Name, m.missing(k.s.Doc)}
+			err = &Unavailable{k.s.Name, m.missingInput(k.s.Name, k.s.Doc)}
 		default:
 			err = &Unavailable{k.s.Name, err.Error()}
 		}
 	}
 	return v, err
+}
+
+// missingInput is missing, except where the architecture explains the
+// absence: Linux fills /sys/firmware/memmap from the e820 map, on x86
+// only, so an arm64 kernel never has one.
+func (m *Machine) missingInput(name, doc string) string {
+	if name == "memory-map" && m.Src.String() != "snapshot:none" {
+		if a, from := m.Arch(); a != "" && a != "amd64" && a != "386" {
+			if from != "" {
+				from = ", says " + from
+			}
+			return fmt.Sprintf("%s is x86 only: Linux fills it from the e820 map, and this is an %s machine%s", doc, a, from)
+		}
+	}
+	return m.missing(doc)
 }
 
 // missing says, in the user's words, why an input the source does not

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -128,4 +129,17 @@ func TestRemedyElsewhere(t *testing.T) {
 	lock, err := newMemFS(map[string]*memFile{"sys/kernel/security/lockdown": {data: []byte("none [integrity] confidentiality\n")}})
 	require.NoError(t, err)
 	assert.Contains(t, rootCause(snapshot{name: "x", fsys: lock}, "open /dev/mem: operation not permitted"), "/dev/mem refused: kernel lockdown (integrity): run again with Secure Boot off")
+}
+
+// TestMemoryMapX86Only: an arm64 machine has no /sys/firmware/memmap by
+// design, and the reason says so instead of blaming the kernel's build.
+func TestMemoryMapX86Only(t *testing.T) {
+	arm := fstest.MapFS{"fwcheck/arch.txt": {Data: []byte("arm64\n")}, "proc/version": {Data: []byte("Linux")}}
+	_, err := MemoryMap.Get(New(snapshot{name: "s", fsys: arm}, Options{}))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "x86 only: Linux fills it from the e820 map, and this is an arm64 machine, says the snapshot")
+	x86 := fstest.MapFS{"fwcheck/arch.txt": {Data: []byte("amd64\n")}, "proc/version": {Data: []byte("Linux")}}
+	_, err = MemoryMap.Get(New(snapshot{name: "s", fsys: x86}, Options{}))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "does not hold the firmware memory map", "x86: the usual reason")
 }
