@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/klog"
@@ -91,16 +90,15 @@ func runOops(p *tests.Pass) error {
 	}
 	o := s.Oops
 	stalls := stallsOnly(o)
-	var emulated func() string
+	emulated := ""
 	if len(stalls) > 0 {
-		emulated = sync.OnceValue(func() string { return emulation(p) })
+		dmi, _ := tests.Load(p, input.DMI)
+		emulated = vm.Emulated(dmi, s.Env)
 	}
 	report := func(k klog.OopsKind, x lazyMessage) {
-		if stalls[k] {
-			if why := emulated(); why != "" {
-				p.Explained(oopsLabels[k], why+stallWhy, "%s", x)
-				return
-			}
+		if stalls[k] && emulated != "" {
+			p.Explained(oopsLabels[k], emulated+stallWhy, "%s", x)
+			return
 		}
 		p.Fail(oopsLabels[k], "%s", x) // formatted only when listed
 	}
@@ -152,13 +150,6 @@ func stallsOnly(o *logscan.Oopses) map[klog.OopsKind]bool {
 		delete(out, klog.KindLockup)
 	}
 	return out
-}
-
-// emulation is the evidence that QEMU emulates this machine's CPUs, or "".
-func emulation(p *tests.Pass) string {
-	dmi, _ := tests.Load(p, input.DMI)
-	recs, _ := tests.KernelRecords(p)
-	return vm.Emulated(dmi, recs)
 }
 
 func oopsMessage(o klog.Oops) string {

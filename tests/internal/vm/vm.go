@@ -41,26 +41,22 @@ func Evidence(dmi *input.DMIInfo, log []klog.Record, cpus []cpuinfo.CPU) string 
 // QEMU itself runs, without KVM (TCG emulation, the CI's way), as "QEMU
 // without KVM (…)", or "". A vCPU there is a host thread that a busy host
 // may not run for seconds while the guest's clock goes on, so the guest's
-// watchdogs report stalls the firmware has no part in. Either argument may
-// be nil. The evidence:
+// watchdogs report stalls the firmware has no part in. dmi may be nil;
+// env is what the head of the kernel log says (klog.Log.Env, the zero Env
+// when there is no log). The evidence:
 //   - QEMU's virt boards (arm64, riscv) name the system "QEMU Virtual
 //     Machine" unless KVM runs them, when they say "KVM Virtual Machine";
 //   - QEMU's PC boards name the system the same way under both, but a
 //     KVM guest's kernel logs "Hypervisor detected: KVM" at boot, right
-//     after its "DMI:" line: a log that has QEMU's DMI line and no such
-//     line is a guest QEMU emulates.
+//     after its "DMI:" line: a log whose head has QEMU's DMI line and no
+//     such line is a guest QEMU emulates.
 //
 // A "Hypervisor detected" line means a hypervisor runs the CPUs: "".
-func Emulated(dmi *input.DMIInfo, log []klog.Record) string {
-	var logDMI string
-	for _, r := range log {
-		if strings.HasPrefix(r.Text, "Hypervisor detected: ") {
-			return ""
-		}
-		if rest, ok := strings.CutPrefix(r.Text, "DMI: "); ok && logDMI == "" {
-			logDMI = rest
-		}
+func Emulated(dmi *input.DMIInfo, env klog.Env) string {
+	if strings.HasPrefix(env.VM, "Hypervisor detected: ") {
+		return ""
 	}
+	logDMI, _ := strings.CutPrefix(env.VM, "DMI: ")
 	const virt = "QEMU Virtual Machine"
 	switch {
 	case dmi != nil && dmi.SysVendor == "QEMU" && dmi.ProductName == virt:
