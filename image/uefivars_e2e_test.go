@@ -313,42 +313,43 @@ func assertVarStore(t proofT, res report.Result, vars []byte) {
 // recordedStore is a recording of TestBootSecureBootKeys' uefi-variables
 // run (2026-12-02, Debian's OVMF_VARS_4M.ms.fd, kernel 6.1, TCG): its
 // result as the results document held it, and OVMF's VARS file as QEMU
-// left it (gzipped, 7 KiB; 528 KiB unpacked), copied out of qemu.Run's
-// temporary directory before it was removed. The store is OVMF's
+// left it (gzipped, 7 KiB; 528 KiB unpacked; qemu.Config.KeepVars keeps
+// it). It lets the proof, and the proof's own failure cases, run without
+// a boot; TestBootSecureBootKeys runs it on its own boot's store. The store is OVMF's
 // (BSD-2-Clause-Patent) with the keys Debian's ovmf package enrols and
 // the variables the boot and the check wrote.
 const recordedStore = "../efi/testdata/ovmf-4m-ms-after-uefivars"
 
 // TestUEFIVariablesStoreRecorded runs the store proof on the recording.
 func TestUEFIVariablesStoreRecorded(t *testing.T) {
-	js, err := os.ReadFile(recordedStore + ".result.json")
-	require.NoError(t, err)
+	js, vars := readRecordedStore(t)
 	var res report.Result
 	require.NoError(t, json.Unmarshal(js, &res))
 	require.Equal(t, uefivars.Check.ID, res.ID)
+	assertVarStore(t, res, vars)
+}
+
+// readRecordedStore returns the recording's result (JSON) and its VARS
+// file, unpacked.
+func readRecordedStore(t *testing.T) (result, vars []byte) {
+	t.Helper()
+	js, err := os.ReadFile(recordedStore + ".result.json")
+	require.NoError(t, err)
 	f, err := os.Open(recordedStore + ".fd.gz")
 	require.NoError(t, err)
 	defer f.Close()
 	zr, err := gzip.NewReader(f)
 	require.NoError(t, err)
-	vars, err := io.ReadAll(zr)
+	vars, err = io.ReadAll(zr)
 	require.NoError(t, err)
-	assertVarStore(t, res, vars)
+	return js, vars
 }
 
 // TestVarStoreProofCatchesLeak: the proof fails a store whose records do
 // not account for the check's figures (a leak) and one where a test
 // variable is still live.
 func TestVarStoreProofCatchesLeak(t *testing.T) {
-	js, err := os.ReadFile(recordedStore + ".result.json")
-	require.NoError(t, err)
-	f, err := os.Open(recordedStore + ".fd.gz")
-	require.NoError(t, err)
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	require.NoError(t, err)
-	vars, err := io.ReadAll(zr)
-	require.NoError(t, err)
+	js, vars := readRecordedStore(t)
 	s, err := efi.ParseVarStore(vars)
 	require.NoError(t, err)
 	for _, c := range []struct {
