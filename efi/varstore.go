@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"unicode/utf16"
 )
 
 // GUIDs of EDK II's non-volatile variable store (MdeModulePkg's
@@ -325,7 +324,7 @@ func parseRecord(area []byte, pos, hdr int) (VarRecord, int, error) {
 		return r, 0, fmt.Errorf("name of %d and data of %d bytes, %d bytes left in the store", nameSize, dataSize, left)
 	}
 	name := area[pos+hdr : pos+hdr+int(nameSize)]
-	r.Name = ucs2Name(name)
+	r.Name = ucs2All(name)
 	d := pos + hdr + int(nameSize)
 	r.Data = append([]byte(nil), area[d:d+int(dataSize)]...)
 	size := align4(hdr + int(nameSize) + int(dataSize))
@@ -355,20 +354,6 @@ func (s *VarStore) markShadowed() {
 			r.Shadowed = true
 		}
 	}
-}
-
-// ucs2Name decodes a record's name (UCS-2, NUL-terminated); a name
-// without its terminator is decoded whole.
-func ucs2Name(b []byte) string {
-	u := make([]uint16, 0, len(b)/2)
-	for i := 0; i+1 < len(b); i += 2 {
-		c := binary.LittleEndian.Uint16(b[i:])
-		if c == 0 {
-			break
-		}
-		u = append(u, c)
-	}
-	return string(utf16.Decode(u))
 }
 
 func align4(n int) int { return (n + 3) &^ 3 }
