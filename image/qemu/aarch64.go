@@ -58,7 +58,7 @@ func aavmfArgs(tmp string, c Config) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	myVars := filepath.Join(tmp, "AAVMF_VARS.fd")
+	myVars := filepath.Join(tmp, aavmfVarsCopy)
 	if err := os.WriteFile(myVars, b, 0o644); err != nil {
 		return nil, err
 	}

@@ -110,7 +110,7 @@ func ovmfArgs(tmp string, c Config) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	myVars := filepath.Join(tmp, "OVMF_VARS.fd")
+	myVars := filepath.Join(tmp, ovmfVarsCopy)
 	if err := os.WriteFile(myVars, b, 0o644); err != nil {
 		return nil, err
 	}
@@ -504,10 +504,17 @@ func Run(ctx context.Context, c Config) ([]byte, error) {
 	return console.Bytes(), err
 }
 
+// The names of the variable store copies a UEFI machine's setup writes
+// into the run's directory and boots.
+const (
+	ovmfVarsCopy  = "OVMF_VARS.fd"
+	aavmfVarsCopy = "AAVMF_VARS.fd"
+)
+
 // keepVars copies the variable store a UEFI guest ran with (the copy the
 // machine's setup wrote into tmp) to dst.
 func keepVars(tmp, dst string) error {
-	for _, name := range []string{"OVMF_VARS.fd", "AAVMF_VARS.fd"} {
+	for _, name := range []string{ovmfVarsCopy, aavmfVarsCopy} {
 		b, err := os.ReadFile(filepath.Join(tmp, name))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
