@@ -1,9 +1,12 @@
 package all
 
 import (
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/fwcheck/fwcheck/tests"
 )
@@ -15,6 +18,22 @@ func TestFWTSMappingNamesChecks(t *testing.T) {
 		assert.NotNil(t, tests.Lookup(cs, id), "fwts mapping for unknown check %s", id)
 		assert.NotEmpty(t, fw, id)
 	}
+	// Every name is an fwts test: a typo or a test fwts does not have
+	// would send a user looking for what is not there.
+	raw, err := os.ReadFile("testdata/fwts-tests.txt")
+	require.NoError(t, err)
+	known := map[string]bool{}
+	for _, l := range strings.Split(string(raw), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			known[l] = true
+		}
+	}
+	for id, fw := range fwtsTests {
+		for _, n := range fw {
+			assert.True(t, known[n], "check %s maps to %q, which is not an fwts test", id, n)
+		}
+	}
+	assert.Empty(t, FWTS("reboot"), "fwts has no reboot test")
 	// fwts has no test of AMD's CRAT and CDIT.
 	noFWTS := map[string]bool{"crat": true, "cdit": true}
 	for _, id := range tableCheckIDs {
