@@ -300,11 +300,13 @@ func TestCompressFileRoundTrip(t *testing.T) {
 		switch name {
 		case "o.cpio.zst":
 			assert.Equal(t, []byte{0x28, 0xb5, 0x2f, 0xfd}, b[:4], "zstd frame magic")
-			zr, err := zstd.NewReader(bytes.NewReader(b))
+			// A nil reader: DecodeAll alone, no stream decoder
+			// holding one of the decoders DecodeAll waits for.
+			zr, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
 			require.NoError(t, err)
 			got, err = zr.DecodeAll(b, nil)
-			require.NoError(t, err)
 			zr.Close()
+			require.NoError(t, err)
 		case "o.cpio.gz":
 			zr, err := gzip.NewReader(bytes.NewReader(b))
 			require.NoError(t, err)
