@@ -254,7 +254,7 @@ func load(tables []Table, probe bool) (*Namespace, []Problem) {
 		p := &parser{l: l, tab: t, ti: ti, aml: t.AML, end: len(t.AML), scope: l.ns.Root}
 		root := &Term{Op: OpScope, Name: `\`}
 		p.bounded(root, len(t.AML), func() { p.termList(root) })
-		t.Code = root.Body
+		t.Code = root.Body()
 	}
 	// Pass 2: method bodies; the queue grows when a body declares a
 	// method. Past the term budget the bodies are left unparsed.
@@ -275,7 +275,7 @@ func load(tables []Table, probe bool) (*Namespace, []Problem) {
 			pos: m.start, end: m.end, scope: m.node, inMethod: true}
 		p.bounded(m.term, m.end, func() { p.termList(m.term) })
 		if m.node.Def == m.term && m.node.Method != nil {
-			m.node.Method.Body = m.term.Body
+			m.node.Method.Body = m.term.Body()
 			if l.terms >= maxTerms {
 				m.node.Method.Unparsed = true
 				unparsed++
@@ -344,21 +344,12 @@ func (l *loader) term(t Term) *Term {
 	}
 	p := &l.termSlab[0]
 	// Field by field, the pointer fields only when set: the slab is
-	// zeroed, and copying the whole 104-byte value went through the
-	// garbage collector's bulk write barrier whenever it was marking (a
-	// fifth of loading the corpus's namespaces).
+	// zeroed, and copying the whole value went through the garbage
+	// collector's bulk write barrier whenever it was marking (a fifth of
+	// loading the corpus's namespaces when terms were 104 bytes).
 	p.Op, p.Offset, p.Int = t.Op, t.Offset, t.Int
-	if t.Str != "" {
-		p.Str = t.Str
-	}
 	if t.Name != "" {
 		p.Name = t.Name
-	}
-	if t.Args != nil {
-		p.Args = t.Args
-	}
-	if t.Body != nil {
-		p.Body = t.Body
 	}
 	if t.Node != nil {
 		p.Node = t.Node
@@ -384,6 +375,31 @@ func (l *loader) args(n int) []*Term {
 // list returns ts as an operand list from the arena.
 func (l *loader) list(ts ...*Term) []*Term {
 	return append(l.args(len(ts)), ts...)
+}
+
+// setArgs makes ts the operands of t, which has none yet.
+func (l *loader) setArgs(t *Term, ts ...*Term) {
+	t.kids = append(l.args(len(ts)), ts...)
+	t.nargs = uint16(len(ts))
+}
+
+// addArg appends an operand to t, whose body is still empty; t.kids has
+// room for it (from args) as a rule.
+func (t *Term) addArg(a *Term) {
+	t.kids = append(t.kids, a)
+	t.nargs++
+}
+
+// concat returns a list of exactly a's and b's elements, from the arena:
+// a term's operands followed by its body.
+func (l *loader) concat(a, b []*Term) []*Term {
+	n := len(a) + len(b)
+	if n > 64 {
+		out := make([]*Term, n)
+		copy(out[copy(out, a):], b)
+		return out
+	}
+	return append(append(l.args(n), a...), b...)
 }
 
 type tabProblem struct {

@@ -83,15 +83,15 @@ func (l *loader) findLoads() {
 				// the bodies are visited with their method's scope
 				return !top
 			case OpLoadTable:
-				if len(t.Args) >= 3 {
-					sig, _ := t.Args[0].StringValue()
-					oem, _ := t.Args[1].StringValue()
-					tid, _ := t.Args[2].StringValue()
+				if len(t.Args()) >= 3 {
+					sig, _ := t.Args()[0].StringValue()
+					oem, _ := t.Args()[1].StringValue()
+					tid, _ := t.Args()[2].StringValue()
 					l.addLoad(scope, table, t, sig, oem, tid)
 				}
 			case OpLoad:
-				if len(t.Args) > 0 && t.Args[0].Node != nil {
-					if r := t.Args[0].Node.Resolved(); r != nil && r.Region != nil {
+				if len(t.Args()) > 0 && t.Args()[0].Node != nil {
+					if r := t.Args()[0].Node.Resolved(); r != nil && r.Region != nil {
 						if r.Region.Space == 0xFF {
 							sig, _ := r.Region.Signature.StringValue()
 							oem, _ := r.Region.OEMID.StringValue()
@@ -159,19 +159,19 @@ func packageName(addr *Term) string {
 		if name != "" {
 			return false
 		}
-		if t.Op != OpIndex || len(t.Args) < 2 || t.Args[0].Node == nil {
+		if t.Op != OpIndex || len(t.Args()) < 2 || t.Args()[0].Node == nil {
 			return true
 		}
-		k, ok := t.Args[1].IntegerValue()
-		n := t.Args[0].Node.Resolved()
-		if !ok || k == 0 || n == nil || n.Def == nil || n.Def.Op != OpName || len(n.Def.Args) == 0 {
+		k, ok := t.Args()[1].IntegerValue()
+		n := t.Args()[0].Node.Resolved()
+		if !ok || k == 0 || n == nil || n.Def == nil || n.Def.Op != OpName || len(n.Def.Args()) == 0 {
 			return true
 		}
-		pkg := n.Def.Args[0]
-		if pkg.Op != OpPackage && pkg.Op != OpVarPackage || k > uint64(len(pkg.Body)) {
+		pkg := n.Def.Args()[0]
+		if pkg.Op != OpPackage && pkg.Op != OpVarPackage || k > uint64(len(pkg.Body())) {
 			return true
 		}
-		if s, ok := pkg.Body[k-1].StringValue(); ok && len(trimID(s)) > 0 && len(s) <= 8 {
+		if s, ok := pkg.Body()[k-1].StringValue(); ok && len(trimID(s)) > 0 && len(s) <= 8 {
 			name = trimID(s)
 		}
 		return true
