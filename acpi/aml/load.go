@@ -291,6 +291,7 @@ func load(tables []Table, probe bool) (*Namespace, []Problem) {
 			Msg: fmt.Sprintf("the %d bytes of AML hold more than %d terms, the load budget (the largest real machine seen has 302,263); the rest is not parsed: %d method bodies, and the table-level code beyond it", size, maxTerms, unparsed)}, 0})
 	}
 	// Pass 3: late resolution, knowing what the code loads at run time.
+	l.ns.loadTerms = l.loadOps
 	l.findLoads()
 	if probe {
 		return l.ns, nil

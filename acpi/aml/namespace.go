@@ -262,6 +262,8 @@ type Namespace struct {
 	Tables []*Table
 	nodes  int
 	loads  []RunTimeLoad
+	// loadTerms counts the Load and LoadTable terms parsed
+	loadTerms int
 }
 
 // Nodes is the number of objects in the namespace, the root included.

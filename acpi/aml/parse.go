@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"sync"
 	"unsafe"
 )
 
@@ -502,7 +503,30 @@ func (p *parser) term1() *Term {
 	return t
 }
 
-func (p *parser) byteTerm(b byte) *Term { return p.l.term(Term{Op: OpByteConst, Int: uint64(b)}) }
+// byteTerm returns the constant term of an immediate byte operand (method
+// flags, External's type and argument count, a region's space, field
+// flags, Match opcodes): such terms have no offset of their own and
+// nothing writes to a term once parsed, so every namespace shares the 256
+// of them. They were 94,000 of the 1.9 M terms of the corpus's 36 full
+// dumps.
+func (p *parser) byteTerm(b byte) *Term { return &byteTerms.get()[b] }
+
+var byteTerms constTable
+
+// constTable holds the shared immediate byte terms, filled on first use.
+type constTable struct {
+	once sync.Once
+	tab  [256]Term
+}
+
+func (c *constTable) get() *[256]Term {
+	c.once.Do(func() {
+		for i := range c.tab {
+			c.tab[i] = Term{Op: OpByteConst, Int: uint64(i)}
+		}
+	})
+	return &c.tab
+}
 
 // operand parses one operand of the given kind.
 func (p *parser) operand(k argKind, quiet bool) *Term {

@@ -39,6 +39,12 @@ type RunTimeLoad struct {
 // code, with the table each loads when it is among the tables loaded.
 func (ns *Namespace) RunTimeLoads() []RunTimeLoad { return ns.loads }
 
+// HasLoadTerms reports whether any parsed code of the namespace holds a
+// Load or LoadTable term (well-formed or not, in a method or not). A
+// check that looks for them can skip walking every term when it is
+// false, as it is for most machines.
+func (ns *Namespace) HasLoadTerms() bool { return ns.loadTerms > 0 }
+
 // runTimeSource returns the load, of a table the tables given lack, that
 // may define name as used in scope (nil scope: name is absolute): one
 // whose scope is an enclosing scope of, or the same as, a path name may
