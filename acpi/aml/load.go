@@ -323,6 +323,7 @@ type loader struct {
 	// extScopes are the load-time Scopes of External-only objects
 	extScopes []extScope
 	termSlab  []Term
+	nodeSlab  []Node
 	argSlab   []*Term
 	stack     []*Term          // the lists being parsed (see parser.collect)
 	terms     int              // terms allocated, against maxTerms
@@ -357,6 +358,19 @@ func (l *loader) term(t Term) *Term {
 	}
 	l.termSlab = l.termSlab[1:]
 	return p
+}
+
+// node allocates a Node from a slab, as term does terms: the nodes of a
+// namespace live and die together. The fields are written one by one
+// into the zeroed slab, not copied as a whole struct (see term).
+func (l *loader) node(name string, typ Type, op Op, table string, offset int, def *Term) *Node {
+	if len(l.nodeSlab) == 0 {
+		l.nodeSlab = make([]Node, 128)
+	}
+	n := &l.nodeSlab[0]
+	l.nodeSlab = l.nodeSlab[1:]
+	n.Name, n.Type, n.Op, n.Table, n.Offset, n.Def = name, typ, op, table, offset, def
+	return n
 }
 
 // args returns an empty operand list with room for n, cut from a shared

@@ -49,24 +49,20 @@ func (t Type) String() string {
 }
 
 // Node is one object of the namespace.
+//
+// The small fields come first, packed into one word, so that a node is
+// 160 bytes (it was 176): one load of the corpus's 36 full dumps makes
+// 208,000 of them (the probing loads included), from slabs (see
+// loader.node) rather than an allocation each.
 type Node struct {
-	// Name is the object's NameSeg, always four characters ("_SB_",
-	// "PCI0"); the root's is `\`.
-	Name   string
-	Parent *Node
-	Type   Type
+	Type Type
+	// SyncLevel is a Mutex's sync level.
+	SyncLevel uint8
 	// Op is the opcode that declared the object (OpName for Name
 	// objects, OpDevice, OpMethod, OpNamedField for field units,
 	// OpCreateDWord for buffer fields, OpExternal while only an External
 	// declares it); 0 for the predefined objects.
 	Op Op
-	// Table and Offset locate the declaration: the table's name and the
-	// byte offset of the opcode from the start of the table (header
-	// included, as in iasl listings and acpidump rows).
-	Table  string
-	Offset int
-	// Def is the declaring term; nil for predefined objects.
-	Def *Term
 
 	// External marks an object that only External declarations name:
 	// no loaded table defines it.
@@ -83,6 +79,18 @@ type Node struct {
 	// creates it depends on what that code finds when the table loads.
 	Conditional bool
 
+	// Name is the object's NameSeg, always four characters ("_SB_",
+	// "PCI0"); the root's is `\`.
+	Name   string
+	Parent *Node
+	// Table and Offset locate the declaration: the table's name and the
+	// byte offset of the opcode from the start of the table (header
+	// included, as in iasl listings and acpidump rows).
+	Table  string
+	Offset int
+	// Def is the declaring term; nil for predefined objects.
+	Def *Term
+
 	// Value is a Name object's DataRefObject (an integer, string,
 	// buffer or package term; see Term.Integer and friends).
 	Value *Term
@@ -96,8 +104,6 @@ type Node struct {
 	Processor *Processor
 	// Power holds a PowerResource's operands.
 	Power *PowerResource
-	// SyncLevel is a Mutex's sync level.
-	SyncLevel uint8
 	// Target is what an Alias stands for (nil when its source is not
 	// found).
 	Target *Node

@@ -694,7 +694,8 @@ func (p *parser) field(t *Term) {
 // Duplicate problem.
 func (p *parser) declare(t *Term, pos int, path string, typ Type) *Node {
 	parent, seg := p.parentOf(path)
-	n := &Node{Name: seg, Type: typ, Op: t.Op, Table: p.tab.Name, Offset: int(t.Offset), Def: t, InMethod: p.inMethod}
+	n := p.l.node(seg, typ, t.Op, p.tab.Name, int(t.Offset), t)
+	n.InMethod = p.inMethod
 	t.Node = n
 	if seg == "" {
 		p.problem(pos, Malformed, "%s declares an empty name", t.Op)
@@ -817,7 +818,8 @@ func (p *parser) external(t *Term, pos int, typ Type, argc int) {
 	for i, seg := range segs {
 		c := s.Child(seg)
 		if c == nil {
-			c = &Node{Name: seg, Type: TypeAny, Op: OpExternal, Table: p.tab.Name, Offset: int(t.Offset), Def: t, External: true}
+			c = p.l.node(seg, TypeAny, OpExternal, p.tab.Name, int(t.Offset), t)
+			c.External = true
 			if i == len(segs)-1 {
 				c.Type = typ
 				if typ == TypeMethod {
