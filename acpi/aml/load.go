@@ -394,14 +394,14 @@ func (l *loader) list(ts ...*Term) []*Term {
 
 // setArgs makes ts the operands of t, which has none yet.
 func (l *loader) setArgs(t *Term, ts ...*Term) {
-	t.kids = append(l.args(len(ts)), ts...)
+	t.setKids(append(l.args(len(ts)), ts...))
 	t.nargs = uint16(len(ts))
 }
 
-// addArg appends an operand to t, whose body is still empty; t.kids has
+// addArg appends an operand to t, whose body is still empty; its list has
 // room for it (from args) as a rule.
 func (t *Term) addArg(a *Term) {
-	t.kids = append(t.kids, a)
+	t.setKids(append(t.list(), a))
 	t.nargs++
 }
 

@@ -249,7 +249,7 @@ func (p *parser) collect(t *Term, next func() *Term) {
 	defer func() {
 		items := l.stack[base:]
 		if len(items) > 0 {
-			t.kids = l.concat(t.kids, items)
+			t.setKids(l.concat(t.list(), items))
 		}
 		clear(items)
 		l.stack = l.stack[:base]
@@ -310,7 +310,7 @@ func (p *parser) term1() *Term {
 	case OpBuffer:
 		end := p.pkgLength()
 		p.bounded(t, end, func() {
-			t.kids = p.l.args(1)
+			t.setKids(p.l.args(1))
 			t.addArg(p.term())
 			t.Name = aliasString(p.aml[p.pos:end])
 			p.pos = end
@@ -321,7 +321,7 @@ func (p *parser) term1() *Term {
 			if op == OpPackage {
 				t.Int = uint64(p.u8())
 			} else {
-				t.kids = p.l.args(1)
+				t.setKids(p.l.args(1))
 				t.addArg(p.term())
 			}
 			if p.l.probe && bytes.IndexByte(p.aml[p.pos:end], 0x0D) < 0 {
@@ -347,7 +347,7 @@ func (p *parser) term1() *Term {
 		p.l.setArgs(t, p.l.term(Term{Op: OpNamePath, Offset: t.Offset, Name: src}))
 		n := p.declare(t, start, t.Name, TypeAlias)
 		n.Target = p.l.ns.Resolve(p.scope, src)
-		t.kids[0].Node = n.Target
+		t.list()[0].Node = n.Target
 		if n.Target == nil {
 			// resolved, or reported, once every table is loaded
 			ref := p.l.term(Term{Op: OpAlias, Offset: t.Offset, Name: src, Node: n})
@@ -458,9 +458,9 @@ func (p *parser) term1() *Term {
 	case OpCreateDWord, OpCreateWord, OpCreateByte, OpCreateBit, OpCreateQWord, OpCreateField:
 		p.lazy++ // deferred like a region's operands
 		if op == OpCreateField {
-			t.kids = p.l.args(3)
+			t.setKids(p.l.args(3))
 		} else {
-			t.kids = p.l.args(2)
+			t.setKids(p.l.args(2))
 		}
 		t.addArg(p.term())
 		t.addArg(p.term())
@@ -477,7 +477,7 @@ func (p *parser) term1() *Term {
 			p.cond++
 			p.l.setArgs(t, p.term())
 			if op == OpIf {
-				p.guards = p.condRefs(t.kids[0], p.guards)
+				p.guards = p.condRefs(t.list()[0], p.guards)
 			}
 			p.termList(t)
 		})
@@ -494,7 +494,7 @@ func (p *parser) term1() *Term {
 			p.fail(start, "unknown opcode %s", op)
 		}
 		if len(info.args) > 0 {
-			t.kids = p.l.args(len(info.args))
+			t.setKids(p.l.args(len(info.args)))
 		}
 		for _, k := range info.args {
 			t.addArg(p.operand(k, op == OpCondRefOf))
@@ -578,7 +578,7 @@ func (p *parser) nameRef(call, quiet bool) *Term {
 	if m := n.Resolved(); m != nil && m.Type == TypeMethod && m.Method != nil {
 		t.Op = OpCall
 		if m.Method.Args > 0 {
-			t.kids = p.l.args(m.Method.Args)
+			t.setKids(p.l.args(m.Method.Args))
 		}
 		for i := 0; i < m.Method.Args; i++ {
 			t.addArg(p.term())
@@ -620,17 +620,17 @@ func (p *parser) field(t *Term) {
 	switch t.Op {
 	case OpField:
 		tmpl.Region = ref()
-		t.kids = p.l.args(2)
+		t.setKids(p.l.args(2))
 		t.addArg(tmpl.Region)
 	case OpIndexField:
 		tmpl.Region, tmpl.Data = ref(), ref()
-		t.kids = p.l.args(3)
+		t.setKids(p.l.args(3))
 		t.addArg(tmpl.Region)
 		t.addArg(tmpl.Data)
 	case OpBankField:
 		tmpl.Region, tmpl.Bank = ref(), ref()
 		tmpl.BankValue = p.term()
-		t.kids = p.l.args(4)
+		t.setKids(p.l.args(4))
 		t.addArg(tmpl.Region)
 		t.addArg(tmpl.Bank)
 		t.addArg(tmpl.BankValue)
@@ -660,7 +660,7 @@ func (p *parser) field(t *Term) {
 			} else {
 				p.l.setArgs(e, ref())
 			}
-			tmpl.Connection = e.kids[0]
+			tmpl.Connection = e.list()[0]
 		case 0x03:
 			e.Op = OpExtAccessField
 			typ, attr, l := p.u8(), p.u8(), p.u8()

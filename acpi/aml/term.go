@@ -2,6 +2,7 @@ package aml
 
 import (
 	"strings"
+	"unsafe"
 )
 
 // Term is one node of the parse tree: an opcode with its operands (Args)
@@ -32,28 +33,53 @@ import (
 //
 // The layout is kept small, as a dense table holds about one term a byte
 // (Load's budget, maxTerms, bounds how many) and loading the corpus makes
-// 2.6 M of them: 64 bytes a term on 64-bit machines. The opcode, the
+// 2.2 M of them: 56 bytes a term on 64-bit machines. The opcode, the
 // operand count and a 32-bit offset share a word; a String's or Buffer's
 // bytes are held in Name (no term has both a name and such bytes); the
-// operands and the body are one slice, the operands first (Args and Body
-// cut it). See the package documentation for the figures.
+// operands and the body are one list, the operands first (Args and Body
+// cut it), held as a pointer to its first element and two 32-bit counts
+// rather than a slice header. See the package documentation for the
+// figures.
 type Term struct {
 	Op    Op
-	nargs uint16 // kids[:nargs] are the operands, kids[nargs:] the body
+	nargs uint16 // the list's first nargs terms are the operands, the rest the body
 	// Offset is the opcode's byte offset from the start of its table
 	// (header included); a table is at most 4 GiB long.
 	Offset int32
 	Int    uint64
 	Name   string
-	kids   []*Term
+	kids   **Term // the list: nkids of kcap elements in use
 	Node   *Node
+	nkids  uint32
+	kcap   uint32
+}
+
+// list returns the operands and the body, a slice no longer than what is
+// in use, so that appending to it never writes past it.
+func (t *Term) list() []*Term {
+	if t.kids == nil {
+		return nil
+	}
+	return unsafe.Slice(t.kids, t.kcap)[:t.nkids:t.nkids]
+}
+
+// setKids makes s (its length and its capacity) the term's list.
+func (t *Term) setKids(s []*Term) {
+	if cap(s) == 0 {
+		t.kids, t.nkids, t.kcap = nil, 0, 0
+		return
+	}
+	t.kids, t.nkids, t.kcap = &s[:1][0], uint32(len(s)), uint32(cap(s))
 }
 
 // Args returns the term's operands in grammar order.
-func (t *Term) Args() []*Term { return t.kids[:t.nargs:t.nargs] }
+func (t *Term) Args() []*Term {
+	l := t.list()
+	return l[:t.nargs:t.nargs]
+}
 
 // Body returns the term's TermList, field list or package elements.
-func (t *Term) Body() []*Term { return t.kids[t.nargs:] }
+func (t *Term) Body() []*Term { return t.list()[t.nargs:] }
 
 // IntegerValue returns the value of an integer constant term (Zero, One,
 // Ones, Byte/Word/DWord/QWord constants, Revision).
@@ -91,7 +117,7 @@ func (t *Term) BufferValue() (data []byte, size int64, ok bool) {
 	}
 	size = -1
 	if t.nargs > 0 {
-		if v, ok := t.kids[0].IntegerValue(); ok && v < 1<<40 {
+		if v, ok := t.list()[0].IntegerValue(); ok && v < 1<<40 {
 			size = int64(v)
 		}
 	}
