@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"unsafe"
 
 	"github.com/fwcheck/fwcheck/acpi"
 )
@@ -401,7 +402,11 @@ func (l *loader) setArgs(t *Term, ts ...*Term) {
 // addArg appends an operand to t, whose body is still empty; its list has
 // room for it (from args) as a rule.
 func (t *Term) addArg(a *Term) {
-	t.setKids(append(t.list(), a))
+	var l []*Term
+	if t.kids != nil {
+		l = unsafe.Slice(t.kids, t.kcap)[:t.nkids] // with its room
+	}
+	t.setKids(append(l, a))
 	t.nargs++
 }
 
