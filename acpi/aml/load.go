@@ -277,6 +277,7 @@ func load(tables []Table, probe bool) (*Namespace, []Problem) {
 		p.bounded(m.term, m.end, func() { p.termList(m.term) })
 		if m.node.Def == m.term && m.node.Method != nil {
 			m.node.Method.Body = m.term.Body()
+			m.node.Method.mayLoad = mayLoad(p.aml[m.start:m.end])
 			if l.terms >= maxTerms {
 				m.node.Method.Unparsed = true
 				unparsed++

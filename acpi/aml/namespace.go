@@ -125,7 +125,14 @@ type Method struct {
 	// Unparsed: the body was not parsed (or only in part), the tables
 	// being larger than Load's budget; evaluating it is EvalBudget.
 	Unparsed bool
+	mayLoad  bool // see MayLoadTables
 }
+
+// MayLoadTables reports whether the body may hold a Load or LoadTable
+// term, its nested methods' bodies included: false when the body's bytes
+// hold neither opcode, so that a walk of the body looking for them can be
+// skipped, as it is for most methods.
+func (m *Method) MayLoadTables() bool { return m != nil && m.mayLoad }
 
 // Region describes an OperationRegion (or DataTableRegion, Space 0xFF
 // here meaning "table data").

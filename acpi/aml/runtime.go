@@ -118,7 +118,10 @@ func (l *loader) findLoads() {
 		visit(ns.Root, t.Name, t.Code, true)
 	}
 	ns.Walk(func(n *Node) bool {
-		if n.Method != nil && !n.External && n.Parent != nil {
+		// only the bodies whose bytes hold a Load or LoadTable opcode:
+		// walking every term of the 25 corpus machines with one was a
+		// twentieth of loading the corpus
+		if n.Method != nil && !n.External && n.Parent != nil && n.Method.mayLoad {
 			visit(n.Parent, n.Table, n.Method.Body, false)
 		}
 		return true

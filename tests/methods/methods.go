@@ -242,7 +242,7 @@ func loadsTables(ns *aml.Namespace) bool {
 		if found {
 			return false
 		}
-		if n.Method != nil && !n.External {
+		if n.Method != nil && !n.External && n.Method.MayLoadTables() {
 			aml.WalkTerms(n.Method.Body, func(t *aml.Term) bool {
 				if t.Op == aml.OpLoad || t.Op == aml.OpLoadTable {
 					found = true
