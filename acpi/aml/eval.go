@@ -176,6 +176,7 @@ type Evaluator struct {
 	reads   int
 	depth   int
 	current *frame
+	frames  []*frame // returned calls' frames, for reuse (see call)
 	meter   meter
 	// evaluations ended by the budget, and the first one's error
 	exceeded      int
@@ -399,13 +400,26 @@ func (e *Evaluator) call(m *Node, args []*Object, at *Term) *Object {
 		e.fail(at, EvalDepthLimit, "calls nested more than %d deep calling %s (unbounded recursion?)", e.opt.MaxDepth, displayPath(m.Path()))
 	}
 	e.depth++
-	f := &frame{method: m, scope: m, args: args}
+	var f *frame
+	if k := len(e.frames); k > 0 {
+		f, e.frames = e.frames[k-1], e.frames[:k-1]
+	} else {
+		f = new(frame)
+	}
+	f.method, f.scope, f.args = m, m, args
 	saved := e.current
 	e.current = f
 	e.execList(m.Method.Body, f)
 	e.current = saved
 	e.depth--
-	return f.ret
+	ret := f.ret
+	// Nothing keeps a frame once its call returns (objects never point
+	// into one), so it is reused: a frame per call was 7 MB a pass of
+	// BenchmarkAllACPIChecksCorpus (tests/all). A call a failure unwinds
+	// leaves its frame to the collector.
+	*f = frame{}
+	e.frames = append(e.frames, f)
+	return ret
 }
 
 type ctl uint8
