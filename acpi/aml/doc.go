@@ -148,13 +148,50 @@
 // about 10% less CPU. Method bodies are still parsed when loading, not
 // when first evaluated: the aml-parse check reports the problems of
 // every body (unresolved names, malformed code), so every body is
-// parsed once per machine anyway. What is left: the parser (2.6 M terms
-// of 104 bytes a pass; smaller terms would change the exported Term,
-// which checks outside this package read), evaluating every predefined
-// object, inflating and reading the dump text, and the collector. The
-// kernel's share is the page faults of memory the Go runtime gave back
-// between dumps: five passes faulted 131,000 times for 2.1 s of system
-// time; with GODEBUG=madvdontneed=0, 22,000 times and 1.1 s.
+// parsed once per machine anyway.
+//
+// A third round (issues 24/25) made the terms smaller, as the collector
+// and the page faults of fresh memory were a third of a pass's CPU
+// (GOGC=400, tried as a probe only, cut the CPU of five passes by 37%,
+// the system time by 60%), and both follow the bytes allocated:
+//
+//   - A Term is 56 bytes, not 104 (see Term): the operands and the body
+//     are one list, the operands first, which Args and Body cut (two
+//     slice headers were 48 bytes, and the If, While, Package and field
+//     terms that have both paid for two lists); that list is held as a
+//     pointer to its first element and two 32-bit counts, not a 24-byte
+//     slice header; a String's or Buffer's bytes are held in Name, as no
+//     term has both. Args and Body became methods, an exported API
+//     change for the few checks outside this package that read terms.
+//   - The immediate byte operands (method flags, External's type and
+//     argument count, region spaces, field flags) share 256 constant
+//     terms: 94,000 of the 1.9 M terms of the 36 full dumps.
+//   - Nodes come from slabs as terms do and are 160 bytes, not 176 (the
+//     small fields packed into one word): 208,000 allocations fewer per
+//     load of the 36 full dumps.
+//   - A scope's child index is keyed by the NameSeg as an integer (a
+//     string-keyed map's lookups were 4% of loading).
+//   - Only method bodies whose bytes hold a Load or LoadTable opcode are
+//     walked for them (Method.MayLoadTables, Namespace.HasLoadTerms):
+//     109 of the 35,000 bodies of the corpus.
+//   - Outside this package: ParseDump (acpi) keeps its readers and its
+//     gzip state between dumps (14 MB a pass), and decodes hex digits
+//     through a table.
+//
+// BenchmarkAllACPIChecksCorpus (tests/all): 444 → 320 MB and 1.47 M →
+// 1.20 M allocations a pass; the CPU of five passes (and the benchmark's
+// set-up), old and new test binaries run alternately on the shared
+// machine at load 8–13: 7.5–8.7 → 6.7–6.9 s (user+sys). What a loaded
+// namespace keeps per byte of AML (TestMemoryPerAMLByte): 37 / 46 / 55
+// → 19 / 28 / 34 bytes (min / median / max over the corpus); the dense
+// 31 MiB table 60.1 → 37.8 MB, 115 → 72 bytes a term. BenchmarkLoadCorpus:
+// 327 → 222 MB and 719,000 → 453,000 allocations a load of the 36 full
+// dumps; ten loads with the set-up 7.8–9.4 → 6.1–7.1 CPU-s (load 8–11). Not reached: the
+// 0.8 s a pass the issues ask for. What is left is the parser's 2.2 M
+// terms a pass, evaluating every predefined object (its 104-byte
+// Objects, a frame per call), inflating the gzip dumps (klauspost's
+// inflate, 7% of a pass), the collector and the page faults of memory
+// the runtime returns between dumps.
 //
 // # Why a new package
 //

@@ -176,6 +176,7 @@ type Evaluator struct {
 	reads   int
 	depth   int
 	current *frame
+	frames  []*frame // returned calls' frames, for reuse (see call)
 	meter   meter
 	// evaluations ended by the budget, and the first one's error
 	exceeded      int
@@ -399,13 +400,26 @@ func (e *Evaluator) call(m *Node, args []*Object, at *Term) *Object {
 		e.fail(at, EvalDepthLimit, "calls nested more than %d deep calling %s (unbounded recursion?)", e.opt.MaxDepth, displayPath(m.Path()))
 	}
 	e.depth++
-	f := &frame{method: m, scope: m, args: args}
+	var f *frame
+	if k := len(e.frames); k > 0 {
+		f, e.frames = e.frames[k-1], e.frames[:k-1]
+	} else {
+		f = new(frame)
+	}
+	f.method, f.scope, f.args = m, m, args
 	saved := e.current
 	e.current = f
 	e.execList(m.Method.Body, f)
 	e.current = saved
 	e.depth--
-	return f.ret
+	ret := f.ret
+	// Nothing keeps a frame once its call returns (objects never point
+	// into one), so it is reused: a frame per call was 7 MB a pass of
+	// BenchmarkAllACPIChecksCorpus (tests/all). A call a failure unwinds
+	// leaves its frame to the collector.
+	*f = frame{}
+	e.frames = append(e.frames, f)
+	return ret
 }
 
 type ctl uint8
@@ -423,23 +437,23 @@ func (e *Evaluator) execList(list []*Term, f *frame) ctl {
 		e.step(t)
 		switch t.Op {
 		case OpIf, OpWhile:
-			if len(t.Args) == 0 {
+			if len(t.Args()) == 0 {
 				e.fail(t, EvalAMLError, "malformed %s without its predicate", t.Op)
 			}
 		}
 		switch t.Op {
 		case OpIf:
 			hasElse := i+1 < len(list) && list[i+1].Op == OpElse
-			if e.toInt(e.eval(t.Args[0], f), t) != 0 {
+			if e.toInt(e.eval(t.Args()[0], f), t) != 0 {
 				if hasElse {
 					i++
 				}
-				if c := e.execList(t.Body, f); c != ctlNext {
+				if c := e.execList(t.Body(), f); c != ctlNext {
 					return c
 				}
 			} else if hasElse {
 				i++
-				if c := e.execList(list[i].Body, f); c != ctlNext {
+				if c := e.execList(list[i].Body(), f); c != ctlNext {
 					return c
 				}
 			}
@@ -448,10 +462,10 @@ func (e *Evaluator) execList(list []*Term, f *frame) ctl {
 		case OpWhile:
 			for {
 				e.step(t)
-				if e.toInt(e.eval(t.Args[0], f), t) == 0 {
+				if e.toInt(e.eval(t.Args()[0], f), t) == 0 {
 					break
 				}
-				c := e.execList(t.Body, f)
+				c := e.execList(t.Body(), f)
 				if c == ctlBreak {
 					break
 				}
@@ -460,8 +474,8 @@ func (e *Evaluator) execList(list []*Term, f *frame) ctl {
 				}
 			}
 		case OpReturn:
-			if len(t.Args) > 0 {
-				f.ret = e.eval(t.Args[0], f)
+			if len(t.Args()) > 0 {
+				f.ret = e.eval(t.Args()[0], f)
 			}
 			return ctlReturn
 		case OpBreak:
@@ -511,8 +525,8 @@ func (e *Evaluator) eval(t *Term, f *frame) *Object {
 		e.fail(nil, EvalAMLError, "missing operand")
 	}
 	e.step(t)
-	if need := operands(t.Op); len(t.Args) < need {
-		e.fail(t, EvalAMLError, "malformed %s: %d of its %d operands were parsed", t.Op, len(t.Args), need)
+	if need := operands(t.Op); len(t.Args()) < need {
+		e.fail(t, EvalAMLError, "malformed %s: %d of its %d operands were parsed", t.Op, len(t.Args()), need)
 	}
 	switch t.Op {
 	case OpZero, OpOne, OpByteConst, OpWordConst, OpDWordConst, OpQWordConst:
@@ -523,35 +537,35 @@ func (e *Evaluator) eval(t *Term, f *frame) *Object {
 	case OpRevision:
 		return e.integer(2)
 	case OpString:
-		return String(t.Str)
+		return String(t.Name)
 	case OpBuffer:
-		size := e.toInt(e.eval(t.Args[0], f), t)
+		size := e.toInt(e.eval(t.Args()[0], f), t)
 		if size > maxBytes {
 			e.fail(t, EvalAMLError, "buffer of %d bytes (more than this evaluator allows)", size)
 		}
 		n := int(size)
-		if len(t.Str) > n {
-			n = len(t.Str)
+		if len(t.Name) > n {
+			n = len(t.Name)
 		}
 		e.charge(objectCost+n, t)
 		b := make([]byte, n)
-		copy(b, t.Str)
+		copy(b, t.Name)
 		return Buffer(b)
 	case OpPackage, OpVarPackage:
 		n := int(t.Int)
 		if t.Op == OpVarPackage {
-			c := e.toInt(e.eval(t.Args[0], f), t)
+			c := e.toInt(e.eval(t.Args()[0], f), t)
 			if c > maxElems {
 				e.fail(t, EvalAMLError, "package of %d elements (more than this evaluator allows)", c)
 			}
 			n = int(c)
 		}
-		if len(t.Body) > n {
-			n = len(t.Body)
+		if len(t.Body()) > n {
+			n = len(t.Body())
 		}
 		e.charge(objectCost+8*n, t)
 		p := make([]*Object, n)
-		for i, el := range t.Body {
+		for i, el := range t.Body() {
 			p[i] = e.element(el, f)
 		}
 		return PackageOf(p...)
@@ -575,8 +589,8 @@ func (e *Evaluator) eval(t *Term, f *frame) *Object {
 	case OpCall:
 		return e.invoke(t, f)
 	case OpName:
-		if t.Node != nil && len(t.Args) > 0 {
-			e.values[t.Node] = e.copyOf(e.element(t.Args[0], f), t)
+		if t.Node != nil && len(t.Args()) > 0 {
+			e.values[t.Node] = e.copyOf(e.element(t.Args()[0], f), t)
 		}
 		return nil
 	case OpCreateDWord, OpCreateWord, OpCreateByte, OpCreateBit, OpCreateQWord, OpCreateField:
@@ -634,10 +648,10 @@ func (e *Evaluator) invoke(t *Term, f *frame) *Object {
 		e.fail(t, EvalUnresolved, "%s: alias to nothing", displayPath(t.Name))
 	}
 	if m.Predefined && m.Name == "_OSI" {
-		if len(t.Args) != 1 {
+		if len(t.Args()) != 1 {
 			e.fail(t, EvalAMLError, "_OSI takes one argument")
 		}
-		s := e.toStr(e.eval(t.Args[0], f), t)
+		s := e.toStr(e.eval(t.Args()[0], f), t)
 		ans := e.opt.OSI(s)
 		if e.opt.OnOSI != nil {
 			e.opt.OnOSI(s, ans)
@@ -647,8 +661,8 @@ func (e *Evaluator) invoke(t *Term, f *frame) *Object {
 	if m.Type != TypeMethod {
 		return e.nodeValue(m, t)
 	}
-	args := make([]*Object, len(t.Args))
-	for i, a := range t.Args {
+	args := make([]*Object, len(t.Args()))
+	for i, a := range t.Args() {
 		v := e.eval(a, f)
 		if v == nil {
 			e.fail(a, EvalAMLError, "argument %d of %s has no value", i, displayPath(t.Name))
@@ -755,12 +769,12 @@ func (e *Evaluator) readField(n *Node, at *Term) *Object {
 }
 
 func (e *Evaluator) createField(t *Term, f *frame) *bufField {
-	src := e.eval(t.Args[0], f)
+	src := e.eval(t.Args()[0], f)
 	src = e.deref(src, t)
 	if src == nil || src.Type != TypeBuffer {
 		e.fail(t, EvalAMLError, "%s: source is not a Buffer", t.Op)
 	}
-	idx := e.toInt(e.eval(t.Args[1], f), t)
+	idx := e.toInt(e.eval(t.Args()[1], f), t)
 	var off, bits uint64
 	switch t.Op {
 	case OpCreateBit:
@@ -774,7 +788,7 @@ func (e *Evaluator) createField(t *Term, f *frame) *bufField {
 	case OpCreateQWord:
 		off, bits = idx*8, 64
 	case OpCreateField:
-		off, bits = idx, e.toInt(e.eval(t.Args[2], f), t)
+		off, bits = idx, e.toInt(e.eval(t.Args()[2], f), t)
 		if bits == 0 {
 			e.fail(t, EvalAMLError, "CreateField of 0 bits")
 		}
@@ -1016,7 +1030,7 @@ func (e *Evaluator) store(target *Term, v *Object, f *frame, copyObj bool) {
 		}
 		f.args[i] = e.copyOf(e.deref(v, target), target)
 		return
-	case target.Op == OpNamePath || target.Op == OpCall && len(target.Args) == 0:
+	case target.Op == OpNamePath || target.Op == OpCall && len(target.Args()) == 0:
 		if target.Node == nil {
 			e.fail(target, EvalUnresolved, "%s not found", displayPath(target.Name))
 		}
@@ -1125,28 +1139,28 @@ func (e *Evaluator) nodeValueOrNil(n *Node, t *Term) *Object {
 }
 
 func (e *Evaluator) result(t *Term, i int, v *Object, f *frame) *Object {
-	if i < len(t.Args) {
-		e.store(t.Args[i], v, f, false)
+	if i < len(t.Args()) {
+		e.store(t.Args()[i], v, f, false)
 	}
 	return v
 }
 
 func (e *Evaluator) operator(t *Term, f *frame) *Object {
 	a := func(i int) *Object {
-		if i >= len(t.Args) {
+		if i >= len(t.Args()) {
 			e.fail(t, EvalAMLError, "%s: operand %d missing", t.Op, i)
 		}
-		return e.eval(t.Args[i], f)
+		return e.eval(t.Args()[i], f)
 	}
-	ai := func(i int) uint64 { return e.toInt(a(i), t.Args[i]) }
+	ai := func(i int) uint64 { return e.toInt(a(i), t.Args()[i]) }
 	switch t.Op {
 	case OpStore:
 		v := a(0)
-		e.store(t.Args[1], v, f, false)
+		e.store(t.Args()[1], v, f, false)
 		return v
 	case OpCopyObject:
 		v := a(0)
-		e.store(t.Args[1], v, f, true)
+		e.store(t.Args()[1], v, f, true)
 		return v
 	case OpAdd, OpSubtract, OpMultiply, OpShiftLeft, OpShiftRight, OpAnd, OpNand, OpOr, OpNor, OpXor, OpMod:
 		x, y := ai(0), ai(1)
@@ -1214,7 +1228,7 @@ func (e *Evaluator) operator(t *Term, f *frame) *Object {
 			x--
 		}
 		v := e.intObj(x)
-		e.store(t.Args[0], v, f, false)
+		e.store(t.Args()[0], v, f, false)
 		return v
 	case OpLAnd:
 		return e.boolObj(ai(0) != 0 && ai(1) != 0)
@@ -1372,7 +1386,7 @@ func (e *Evaluator) operator(t *Term, f *frame) *Object {
 		}
 		return e.deref(v, t)
 	case OpRefOf:
-		x := t.Args[0]
+		x := t.Args()[0]
 		if x.Op == OpNamePath || x.Op == OpCall {
 			if x.Node == nil {
 				e.fail(t, EvalUnresolved, "%s not found", displayPath(x.Name))
@@ -1385,7 +1399,7 @@ func (e *Evaluator) operator(t *Term, f *frame) *Object {
 		}
 		e.fail(t, EvalUnsupported, "RefOf %s", x.Op)
 	case OpCondRefOf:
-		x := t.Args[0]
+		x := t.Args()[0]
 		var n *Node
 		if x.Op == OpNamePath || x.Op == OpCall {
 			n = x.Node
@@ -1397,7 +1411,7 @@ func (e *Evaluator) operator(t *Term, f *frame) *Object {
 		e.result(t, 1, &Object{Type: TypeReference, Ref: n}, f)
 		return e.boolObj(true)
 	case OpObjectType:
-		x := t.Args[0]
+		x := t.Args()[0]
 		if (x.Op == OpNamePath || x.Op == OpCall) && x.Node != nil {
 			n := x.Node.Resolved()
 			if n == nil {
@@ -1418,7 +1432,7 @@ func (e *Evaluator) operator(t *Term, f *frame) *Object {
 		if typeOf(p) != TypePackage {
 			e.fail(t, EvalAMLError, "Match over a %s", typeOf(p))
 		}
-		op1, v1, op2, v2, start := t.Args[1].Int, a(2), t.Args[3].Int, a(4), ai(5)
+		op1, v1, op2, v2, start := t.Args()[1].Int, a(2), t.Args()[3].Int, a(4), ai(5)
 		for i := start; i < uint64(len(p.Pkg)); i++ {
 			el := e.deref(p.Pkg[i], t)
 			if el == nil || el.Type != TypeInteger && el.Type != TypeString && el.Type != TypeBuffer {
@@ -1451,7 +1465,7 @@ func (e *Evaluator) operator(t *Term, f *frame) *Object {
 		e.release(t)
 		return nil
 	case OpSleep, OpStall, OpNoop, OpBreakPoint, OpNotify:
-		for i, k := range t.Args {
+		for i, k := range t.Args() {
 			if t.Op != OpRelease && t.Op != OpNotify || i > 0 {
 				e.eval(k, f)
 			}
@@ -1466,7 +1480,7 @@ func (e *Evaluator) operator(t *Term, f *frame) *Object {
 	case OpLoad, OpLoadTable, OpUnload:
 		e.fail(t, EvalNotStatic, "%s loads or unloads tables at run time", t.Op)
 	case OpFatal:
-		e.fail(t, EvalAMLError, "Fatal (type 0x%X, code 0x%X)", t.Args[0].Int, t.Args[1].Int)
+		e.fail(t, EvalAMLError, "Fatal (type 0x%X, code 0x%X)", t.Args()[0].Int, t.Args()[1].Int)
 	}
 	e.fail(t, EvalUnsupported, "%s", t.Op)
 	return nil

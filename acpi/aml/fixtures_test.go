@@ -66,12 +66,12 @@ func TestFixtureNamespace(t *testing.T) {
 
 	pkg := ns.Lookup(`\PKG1`)
 	assert.Equal(t, TypePackage, pkg.Type)
-	assert.Len(t, pkg.Value.Body, 3)
+	assert.Len(t, pkg.Value.Body(), 3)
 	assert.Equal(t, `Package (0x03) {One, "two", Package (0x01) {0x03}}`, pkg.Value.String())
 
 	// The _PRT names LNKA, declared after it: resolved late.
 	prt := ns.Lookup(`\_SB.PCI0._PRT`)
-	lnk := prt.Value.Body[0].Body[2]
+	lnk := prt.Value.Body()[0].Body()[2]
 	assert.Equal(t, OpNamePath, lnk.Op)
 	assert.Equal(t, ns.Lookup(`\_SB.LNKA`), lnk.Node)
 
@@ -83,10 +83,10 @@ func TestFixtureNamespace(t *testing.T) {
 	sta := ns.Lookup(`\_SB.PCI0._STA`)
 	ret := sta.Method.Body[0]
 	require.Equal(t, OpReturn, ret.Op)
-	call := ret.Args[0]
+	call := ret.Args()[0]
 	assert.Equal(t, OpCall, call.Op)
 	assert.Equal(t, help, call.Node)
-	assert.Len(t, call.Args, 2)
+	assert.Len(t, call.Args(), 2)
 
 	// _OSC calls SSDM, which only the SSDT defines; the External's
 	// placeholder became the real method.
@@ -111,7 +111,7 @@ func TestFixtureNamespace(t *testing.T) {
 	ini := ns.Lookup(`\_SB.PCI0.LPCB._INI`)
 	assert.Equal(t, "^^HELP (One, 0x02)", ini.Method.Body[0].String())
 	assert.Equal(t, help, ini.Method.Body[0].Node)
-	assert.Equal(t, ns.Lookup(`\_SB.LNKA`), ini.Method.Body[1].Args[0].Node)
+	assert.Equal(t, ns.Lookup(`\_SB.LNKA`), ini.Method.Body[1].Args()[0].Node)
 
 	// NEWO is declared in both branches of a load-time If: no problem,
 	// the first declaration is kept.

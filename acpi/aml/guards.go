@@ -64,11 +64,11 @@ func lexical(scope *Node, name string) []string {
 func (p *parser) condRefs(pred *Term, guards []string) []string {
 	switch pred.Op {
 	case OpCondRefOf:
-		if len(pred.Args) > 0 && pred.Args[0].Op == OpNamePath {
-			guards = append(guards, lexical(p.scope, pred.Args[0].Name)...)
+		if len(pred.Args()) > 0 && pred.Args()[0].Op == OpNamePath {
+			guards = append(guards, lexical(p.scope, pred.Args()[0].Name)...)
 		}
 	case OpLAnd:
-		for _, a := range pred.Args {
+		for _, a := range pred.Args() {
 			guards = p.condRefs(a, guards)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"unsafe"
 
 	"github.com/fwcheck/fwcheck/acpi"
 )
@@ -254,7 +255,7 @@ func load(tables []Table, probe bool) (*Namespace, []Problem) {
 		p := &parser{l: l, tab: t, ti: ti, aml: t.AML, end: len(t.AML), scope: l.ns.Root}
 		root := &Term{Op: OpScope, Name: `\`}
 		p.bounded(root, len(t.AML), func() { p.termList(root) })
-		t.Code = root.Body
+		t.Code = root.Body()
 	}
 	// Pass 2: method bodies; the queue grows when a body declares a
 	// method. Past the term budget the bodies are left unparsed.
@@ -275,7 +276,8 @@ func load(tables []Table, probe bool) (*Namespace, []Problem) {
 			pos: m.start, end: m.end, scope: m.node, inMethod: true}
 		p.bounded(m.term, m.end, func() { p.termList(m.term) })
 		if m.node.Def == m.term && m.node.Method != nil {
-			m.node.Method.Body = m.term.Body
+			m.node.Method.Body = m.term.Body()
+			m.node.Method.mayLoad = mayLoad(p.aml[m.start:m.end])
 			if l.terms >= maxTerms {
 				m.node.Method.Unparsed = true
 				unparsed++
@@ -291,6 +293,7 @@ func load(tables []Table, probe bool) (*Namespace, []Problem) {
 			Msg: fmt.Sprintf("the %d bytes of AML hold more than %d terms, the load budget (the largest real machine seen has 302,263); the rest is not parsed: %d method bodies, and the table-level code beyond it", size, maxTerms, unparsed)}, 0})
 	}
 	// Pass 3: late resolution, knowing what the code loads at run time.
+	l.ns.loadTerms = l.loadOps
 	l.findLoads()
 	if probe {
 		return l.ns, nil
@@ -322,6 +325,7 @@ type loader struct {
 	// extScopes are the load-time Scopes of External-only objects
 	extScopes []extScope
 	termSlab  []Term
+	nodeSlab  []Node
 	argSlab   []*Term
 	stack     []*Term          // the lists being parsed (see parser.collect)
 	terms     int              // terms allocated, against maxTerms
@@ -344,27 +348,31 @@ func (l *loader) term(t Term) *Term {
 	}
 	p := &l.termSlab[0]
 	// Field by field, the pointer fields only when set: the slab is
-	// zeroed, and copying the whole 104-byte value went through the
-	// garbage collector's bulk write barrier whenever it was marking (a
-	// fifth of loading the corpus's namespaces).
+	// zeroed, and copying the whole value went through the garbage
+	// collector's bulk write barrier whenever it was marking (a fifth of
+	// loading the corpus's namespaces when terms were 104 bytes).
 	p.Op, p.Offset, p.Int = t.Op, t.Offset, t.Int
-	if t.Str != "" {
-		p.Str = t.Str
-	}
 	if t.Name != "" {
 		p.Name = t.Name
-	}
-	if t.Args != nil {
-		p.Args = t.Args
-	}
-	if t.Body != nil {
-		p.Body = t.Body
 	}
 	if t.Node != nil {
 		p.Node = t.Node
 	}
 	l.termSlab = l.termSlab[1:]
 	return p
+}
+
+// node allocates a Node from a slab, as term does terms: the nodes of a
+// namespace live and die together. The fields are written one by one
+// into the zeroed slab, not copied as a whole struct (see term).
+func (l *loader) node(name string, typ Type, op Op, table string, offset int, def *Term) *Node {
+	if len(l.nodeSlab) == 0 {
+		l.nodeSlab = make([]Node, 128)
+	}
+	n := &l.nodeSlab[0]
+	l.nodeSlab = l.nodeSlab[1:]
+	n.Name, n.Type, n.Op, n.Table, n.Offset, n.Def = name, typ, op, table, offset, def
+	return n
 }
 
 // args returns an empty operand list with room for n, cut from a shared
@@ -384,6 +392,35 @@ func (l *loader) args(n int) []*Term {
 // list returns ts as an operand list from the arena.
 func (l *loader) list(ts ...*Term) []*Term {
 	return append(l.args(len(ts)), ts...)
+}
+
+// setArgs makes ts the operands of t, which has none yet.
+func (l *loader) setArgs(t *Term, ts ...*Term) {
+	t.setKids(append(l.args(len(ts)), ts...))
+	t.nargs = uint16(len(ts))
+}
+
+// addArg appends an operand to t, whose body is still empty; its list has
+// room for it (from args) as a rule.
+func (t *Term) addArg(a *Term) {
+	var l []*Term
+	if t.kids != nil {
+		l = unsafe.Slice(t.kids, t.kcap)[:t.nkids] // with its room
+	}
+	t.setKids(append(l, a))
+	t.nargs++
+}
+
+// concat returns a list of exactly a's and b's elements, from the arena:
+// a term's operands followed by its body.
+func (l *loader) concat(a, b []*Term) []*Term {
+	n := len(a) + len(b)
+	if n > 64 {
+		out := make([]*Term, n)
+		copy(out[copy(out, a):], b)
+		return out
+	}
+	return append(append(l.args(n), a...), b...)
 }
 
 type tabProblem struct {

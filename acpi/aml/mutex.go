@@ -6,8 +6,8 @@ package aml
 // ACPICA releases them and complains).
 
 func (e *Evaluator) acquire(t *Term) *Object {
-	if len(t.Args) > 0 {
-		if n := t.Args[0].Node.Resolved(); n != nil && n.Type == TypeMutex {
+	if len(t.Args()) > 0 {
+		if n := t.Args()[0].Node.Resolved(); n != nil && n.Type == TypeMutex {
 			e.held = append(e.held, n)
 		}
 	}
@@ -15,10 +15,10 @@ func (e *Evaluator) acquire(t *Term) *Object {
 }
 
 func (e *Evaluator) release(t *Term) {
-	if len(t.Args) == 0 {
+	if len(t.Args()) == 0 {
 		return
 	}
-	n := t.Args[0].Node.Resolved()
+	n := t.Args()[0].Node.Resolved()
 	for i := len(e.held) - 1; i >= 0; i-- {
 		if e.held[i] == n {
 			e.held = append(e.held[:i], e.held[i+1:]...)

@@ -124,7 +124,7 @@ const (
 	// path as written, Term.Node the object it resolves to (nil if none).
 	OpNamePath Op = 0xF000 + iota
 	// OpCall is a method invocation: Term.Name/Node as for OpNamePath,
-	// Term.Args the arguments.
+	// Term.Args() the arguments.
 	OpCall
 	// OpNullName is an absent Target (a 0x00 byte where a SuperName may
 	// stand).

@@ -39,6 +39,12 @@ type RunTimeLoad struct {
 // code, with the table each loads when it is among the tables loaded.
 func (ns *Namespace) RunTimeLoads() []RunTimeLoad { return ns.loads }
 
+// HasLoadTerms reports whether any parsed code of the namespace holds a
+// Load or LoadTable term (well-formed or not, in a method or not). A
+// check that looks for them can skip walking every term when it is
+// false, as it is for most machines.
+func (ns *Namespace) HasLoadTerms() bool { return ns.loadTerms > 0 }
+
 // runTimeSource returns the load, of a table the tables given lack, that
 // may define name as used in scope (nil scope: name is absolute): one
 // whose scope is an enclosing scope of, or the same as, a path name may
@@ -83,15 +89,15 @@ func (l *loader) findLoads() {
 				// the bodies are visited with their method's scope
 				return !top
 			case OpLoadTable:
-				if len(t.Args) >= 3 {
-					sig, _ := t.Args[0].StringValue()
-					oem, _ := t.Args[1].StringValue()
-					tid, _ := t.Args[2].StringValue()
+				if len(t.Args()) >= 3 {
+					sig, _ := t.Args()[0].StringValue()
+					oem, _ := t.Args()[1].StringValue()
+					tid, _ := t.Args()[2].StringValue()
 					l.addLoad(scope, table, t, sig, oem, tid)
 				}
 			case OpLoad:
-				if len(t.Args) > 0 && t.Args[0].Node != nil {
-					if r := t.Args[0].Node.Resolved(); r != nil && r.Region != nil {
+				if len(t.Args()) > 0 && t.Args()[0].Node != nil {
+					if r := t.Args()[0].Node.Resolved(); r != nil && r.Region != nil {
 						if r.Region.Space == 0xFF {
 							sig, _ := r.Region.Signature.StringValue()
 							oem, _ := r.Region.OEMID.StringValue()
@@ -112,7 +118,10 @@ func (l *loader) findLoads() {
 		visit(ns.Root, t.Name, t.Code, true)
 	}
 	ns.Walk(func(n *Node) bool {
-		if n.Method != nil && !n.External && n.Parent != nil {
+		// only the bodies whose bytes hold a Load or LoadTable opcode:
+		// walking every term of the 25 corpus machines with one was a
+		// twentieth of loading the corpus
+		if n.Method != nil && !n.External && n.Parent != nil && n.Method.mayLoad {
 			visit(n.Parent, n.Table, n.Method.Body, false)
 		}
 		return true
@@ -159,19 +168,19 @@ func packageName(addr *Term) string {
 		if name != "" {
 			return false
 		}
-		if t.Op != OpIndex || len(t.Args) < 2 || t.Args[0].Node == nil {
+		if t.Op != OpIndex || len(t.Args()) < 2 || t.Args()[0].Node == nil {
 			return true
 		}
-		k, ok := t.Args[1].IntegerValue()
-		n := t.Args[0].Node.Resolved()
-		if !ok || k == 0 || n == nil || n.Def == nil || n.Def.Op != OpName || len(n.Def.Args) == 0 {
+		k, ok := t.Args()[1].IntegerValue()
+		n := t.Args()[0].Node.Resolved()
+		if !ok || k == 0 || n == nil || n.Def == nil || n.Def.Op != OpName || len(n.Def.Args()) == 0 {
 			return true
 		}
-		pkg := n.Def.Args[0]
-		if pkg.Op != OpPackage && pkg.Op != OpVarPackage || k > uint64(len(pkg.Body)) {
+		pkg := n.Def.Args()[0]
+		if pkg.Op != OpPackage && pkg.Op != OpVarPackage || k > uint64(len(pkg.Body())) {
 			return true
 		}
-		if s, ok := pkg.Body[k-1].StringValue(); ok && len(trimID(s)) > 0 && len(s) <= 8 {
+		if s, ok := pkg.Body()[k-1].StringValue(); ok && len(trimID(s)) > 0 && len(s) <= 8 {
 			name = trimID(s)
 		}
 		return true

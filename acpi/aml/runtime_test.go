@@ -160,3 +160,37 @@ func TestMayLoad(t *testing.T) {
 	assert.True(t, mayLoad([]byte{0x10, 0x5B, 0x20}))
 	assert.True(t, mayLoad([]byte{0x5B, 0x5B, 0x1F}))
 }
+
+// TestMayLoadTablesCorpus: a method whose MayLoadTables is false holds no
+// Load or LoadTable term in its body or the bodies nested in it, on every
+// corpus machine (findLoads and the methods check skip such bodies), and
+// the machines with run-time loads have methods where it is true.
+func TestMayLoadTablesCorpus(t *testing.T) {
+	ms := loadMachines(t)
+	skipped, walked := 0, 0
+	for _, m := range ms {
+		m.ns.Walk(func(n *Node) bool {
+			if n.Method == nil || len(n.Method.Body) == 0 {
+				return true
+			}
+			if n.Method.MayLoadTables() {
+				walked++
+				return true
+			}
+			skipped++
+			WalkTerms(n.Method.Body, func(x *Term) bool {
+				if x.Op == OpLoad || x.Op == OpLoadTable {
+					t.Errorf("%s: %s holds %s at %s+0x%X but MayLoadTables is false", m.id, n.Path(), x.Op, n.Table, x.Offset)
+				}
+				return true
+			})
+			return true
+		})
+		if len(m.ns.RunTimeLoads()) > 0 && !m.ns.HasLoadTerms() {
+			t.Errorf("%s: run-time loads without Load terms", m.id)
+		}
+	}
+	t.Logf("%d method bodies skipped, %d walked", skipped, walked)
+	assert.Positive(t, walked)
+	assert.Greater(t, skipped, 100*walked)
+}

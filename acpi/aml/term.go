@@ -2,17 +2,21 @@ package aml
 
 import (
 	"strings"
+	"unsafe"
 )
 
-// Term is one node of the parse tree: an opcode with its operands. Which
-// fields are set depends on Op:
+// Term is one node of the parse tree: an opcode with its operands (Args)
+// and, for the ops that have one, a body (Body). Which fields are set
+// depends on Op:
 //
 //   - constants (OpZero, OpOne, OpOnes, OpByteConst … OpQWordConst): Int;
-//     OpString: Str; OpLocal0…7, OpArg0…6: nothing more.
-//   - OpBuffer: Args[0] the size TermArg, Str the initializer bytes (the
-//     table's own bytes, not a copy; see BufferValue).
+//     OpString: Name holds the string (see StringValue); OpLocal0…7,
+//     OpArg0…6: nothing more.
+//   - OpBuffer: Args()[0] the size TermArg, Name the initializer bytes
+//     (the table's own bytes, not a copy; see BufferValue).
 //   - OpPackage: Int the NumElements byte, Body the elements;
-//     OpVarPackage: Args[0] the element count TermArg, Body the elements.
+//     OpVarPackage: Args()[0] the element count TermArg, Body the
+//     elements.
 //   - OpNamePath, OpCall: Name the path as written (four-character
 //     segments joined by '.', with `\` or `^` prefixes), Node the object
 //     it resolved to (nil when none), and for OpCall Args the arguments.
@@ -22,27 +26,60 @@ import (
 //     operands in grammar order, Body the TermList or field list. Byte,
 //     word and dword immediates (method flags, Processor ID, region
 //     space, Match opcodes, Acquire timeout) are constant Terms in Args.
-//   - OpIf, OpWhile: Args[0] the predicate, Body the TermList. OpElse
+//   - OpIf, OpWhile: Args()[0] the predicate, Body the TermList. OpElse
 //     (a sibling following its OpIf in the list): Body.
 //   - every other operator: Args in grammar order; absent Targets are
 //     OpNullName terms.
 //
 // The layout is kept small, as a dense table holds about one term a byte
-// (Load's budget, maxTerms, bounds how many): 104 bytes a term on 64-bit
-// machines, the opcode and a 32-bit offset sharing a word, and a Buffer's
-// bytes in Str rather than in a slice of their own.
+// (Load's budget, maxTerms, bounds how many) and loading the corpus makes
+// 2.2 M of them: 56 bytes a term on 64-bit machines. The opcode, the
+// operand count and a 32-bit offset share a word; a String's or Buffer's
+// bytes are held in Name (no term has both a name and such bytes); the
+// operands and the body are one list, the operands first (Args and Body
+// cut it), held as a pointer to its first element and two 32-bit counts
+// rather than a slice header. See the package documentation for the
+// figures.
 type Term struct {
-	Op Op
+	Op    Op
+	nargs uint16 // the list's first nargs terms are the operands, the rest the body
 	// Offset is the opcode's byte offset from the start of its table
 	// (header included); a table is at most 4 GiB long.
 	Offset int32
 	Int    uint64
-	Str    string
 	Name   string
-	Args   []*Term
-	Body   []*Term
+	kids   **Term // the list: nkids of kcap elements in use
 	Node   *Node
+	nkids  uint32
+	kcap   uint32
 }
+
+// list returns the operands and the body, a slice no longer than what is
+// in use, so that appending to it never writes past it.
+func (t *Term) list() []*Term {
+	if t.kids == nil {
+		return nil
+	}
+	return unsafe.Slice(t.kids, t.kcap)[:t.nkids:t.nkids]
+}
+
+// setKids makes s (its length and its capacity) the term's list.
+func (t *Term) setKids(s []*Term) {
+	if cap(s) == 0 {
+		t.kids, t.nkids, t.kcap = nil, 0, 0
+		return
+	}
+	t.kids, t.nkids, t.kcap = &s[:1][0], uint32(len(s)), uint32(cap(s))
+}
+
+// Args returns the term's operands in grammar order.
+func (t *Term) Args() []*Term {
+	l := t.list()
+	return l[:t.nargs:t.nargs]
+}
+
+// Body returns the term's TermList, field list or package elements.
+func (t *Term) Body() []*Term { return t.list()[t.nargs:] }
 
 // IntegerValue returns the value of an integer constant term (Zero, One,
 // Ones, Byte/Word/DWord/QWord constants, Revision).
@@ -68,7 +105,7 @@ func (t *Term) StringValue() (string, bool) {
 	if t == nil || t.Op != OpString {
 		return "", false
 	}
-	return t.Str, true
+	return t.Name, true
 }
 
 // BufferValue returns a Buffer term's initializer bytes and its declared
@@ -79,12 +116,12 @@ func (t *Term) BufferValue() (data []byte, size int64, ok bool) {
 		return nil, 0, false
 	}
 	size = -1
-	if len(t.Args) > 0 {
-		if v, ok := t.Args[0].IntegerValue(); ok && v < 1<<40 {
+	if t.nargs > 0 {
+		if v, ok := t.list()[0].IntegerValue(); ok && v < 1<<40 {
 			size = int64(v)
 		}
 	}
-	return []byte(t.Str), size, true
+	return []byte(t.Name), size, true
 }
 
 // String renders the term roughly as ASL, cut short after a few hundred
@@ -127,8 +164,8 @@ func writeTerm(b *strings.Builder, t *Term, depth int) {
 		b.WriteString(h)
 	case OpString:
 		b.WriteByte('"')
-		for i := 0; i < len(t.Str); i++ {
-			c := t.Str[i]
+		for i := 0; i < len(t.Name); i++ {
+			c := t.Name[i]
 			switch {
 			case c == '"' || c == '\\':
 				b.WriteByte('\\')
@@ -147,11 +184,11 @@ func writeTerm(b *strings.Builder, t *Term, depth int) {
 	case OpNullName:
 	case OpBuffer:
 		b.WriteString("Buffer (")
-		if len(t.Args) > 0 {
-			writeTerm(b, t.Args[0], depth+1)
+		if len(t.Args()) > 0 {
+			writeTerm(b, t.Args()[0], depth+1)
 		}
 		b.WriteString(") {")
-		for i, c := range []byte(t.Str) {
+		for i, c := range []byte(t.Name) {
 			if b.Len() > maxRender {
 				break
 			}
@@ -167,11 +204,11 @@ func writeTerm(b *strings.Builder, t *Term, depth int) {
 		b.WriteString("Package (")
 		if t.Op == OpPackage {
 			writeTerm(b, &Term{Op: OpByteConst, Int: t.Int}, depth+1)
-		} else if len(t.Args) > 0 {
-			writeTerm(b, t.Args[0], depth+1)
+		} else if len(t.Args()) > 0 {
+			writeTerm(b, t.Args()[0], depth+1)
 		}
 		b.WriteString(") {")
-		for i, e := range t.Body {
+		for i, e := range t.Body() {
 			if i > 0 {
 				b.WriteString(", ")
 			}
@@ -182,7 +219,7 @@ func writeTerm(b *strings.Builder, t *Term, depth int) {
 		}
 		b.WriteByte('}')
 	default:
-		if t.Op != OpCall && t.Name == "" && len(t.Args) == 0 && len(t.Body) == 0 {
+		if t.Op != OpCall && t.Name == "" && len(t.Args()) == 0 && len(t.Body()) == 0 {
 			b.WriteString(t.Op.String()) // Local0, Arg1, Debug, Break, …
 			return
 		}
@@ -197,7 +234,7 @@ func writeTerm(b *strings.Builder, t *Term, depth int) {
 			b.WriteString(displayPath(t.Name))
 			first = false
 		}
-		for _, a := range t.Args {
+		for _, a := range t.Args() {
 			if !first {
 				b.WriteString(", ")
 			}
@@ -205,7 +242,7 @@ func writeTerm(b *strings.Builder, t *Term, depth int) {
 			writeTerm(b, a, depth+1)
 		}
 		b.WriteByte(')')
-		if len(t.Body) > 0 {
+		if len(t.Body()) > 0 {
 			b.WriteString(" {…}")
 		}
 	}
@@ -302,8 +339,8 @@ func WalkTerms(list []*Term, fn func(*Term) bool) {
 			continue
 		}
 		// the arguments first, then the body, as before
-		push(t.Body)
-		push(t.Args)
+		push(t.Body())
+		push(t.Args())
 	}
 }
 

@@ -113,9 +113,9 @@ func dsmUUID(m *aml.Node) []byte {
 		if found != nil {
 			return false
 		}
-		if t.Op == aml.OpBuffer && len(t.Str) == 16 {
-			if sz, ok := t.Args[0].IntegerValue(); ok && sz == 16 {
-				found = []byte(t.Str)
+		if t.Op == aml.OpBuffer && len(t.Name) == 16 { // Name: the initializer
+			if sz, ok := t.Args()[0].IntegerValue(); ok && sz == 16 {
+				found = []byte(t.Name)
 				return false
 			}
 		}

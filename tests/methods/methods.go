@@ -234,12 +234,15 @@ func evaluate(p *tests.Pass, l *amlcheck.Loaded) *run1 {
 
 // loadsTables reports whether some method loads a table at run time.
 func loadsTables(ns *aml.Namespace) bool {
+	if !ns.HasLoadTerms() {
+		return false // most machines: no walk of every term
+	}
 	found := false
 	ns.Walk(func(n *aml.Node) bool {
 		if found {
 			return false
 		}
-		if n.Method != nil && !n.External {
+		if n.Method != nil && !n.External && n.Method.MayLoadTables() {
 			aml.WalkTerms(n.Method.Body, func(t *aml.Term) bool {
 				if t.Op == aml.OpLoad || t.Op == aml.OpLoadTable {
 					found = true

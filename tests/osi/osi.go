@@ -49,8 +49,8 @@ func Queries(ns *aml.Namespace) []Query {
 	for _, t := range ns.Tables {
 		guards := map[int]bool{} // offsets of calls in the predicate of an If with a body
 		aml.WalkTerms(t.Code, func(tm *aml.Term) bool {
-			if tm.Op == aml.OpIf && len(tm.Args) > 0 && len(tm.Body) > 0 {
-				aml.WalkTerms(tm.Args[:1], func(c *aml.Term) bool {
+			if tm.Op == aml.OpIf && len(tm.Args()) > 0 && len(tm.Body()) > 0 {
+				aml.WalkTerms(tm.Args()[:1], func(c *aml.Term) bool {
 					if q, ok := query(c); ok {
 						guards[q.Offset] = true
 					}
@@ -73,10 +73,10 @@ func Queries(ns *aml.Namespace) []Query {
 }
 
 func query(t *aml.Term) (Query, bool) {
-	if t.Op != aml.OpCall || t.Node == nil || !t.Node.Predefined || t.Node.Name != "_OSI" || len(t.Args) != 1 {
+	if t.Op != aml.OpCall || t.Node == nil || !t.Node.Predefined || t.Node.Name != "_OSI" || len(t.Args()) != 1 {
 		return Query{}, false
 	}
-	s, ok := t.Args[0].StringValue()
+	s, ok := t.Args()[0].StringValue()
 	if !ok {
 		return Query{}, false
 	}
