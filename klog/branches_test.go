@@ -4,6 +4,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -65,7 +66,7 @@ func TestBranchesMatchAsTheWholeRegex(t *testing.T) {
 		wholes := make([]*regexp.Regexp, len(m.entries))
 		for i, e := range m.entries {
 			if full := e.fullRegex(); full != "" {
-				if _, ok := e.splitBranches(full); ok {
+				if _, ok := e.splitBranches(full, false); ok {
 					split++
 					require.Nil(t, e.regexp(), e.Label) // split: no whole regex
 					require.NotNil(t, e.code.branches, e.Label)
@@ -112,13 +113,16 @@ func FuzzBranches(f *testing.F) {
 			return
 		}
 		e := &Entry{Label: "Fuzz", Regex: pat}
-		bs, ok := e.splitBranches(pat)
+		if _, lit, err := e.analyse(pat, false); err == nil && lit != "" && whole.MatchString(text) != strings.Contains(text, lit) {
+			t.Fatalf("%q on %q: whole %v, literal %q", pat, text, whole.MatchString(text), lit)
+		}
+		bs, ok := e.splitBranches(pat, false)
 		if !ok {
 			return
 		}
 		got := false
-		for i := range bs {
-			if bs[i].mayMatch(text) && bs[i].re.MatchString(text) {
+		for _, b := range bs {
+			if b.mayMatch(text) && b.matches(text) {
 				got = true
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"sort"
 	"strconv"
@@ -103,8 +104,12 @@ type Entry struct {
 type entryCode struct {
 	once sync.Once
 	re   *regexp.Regexp
-	// branches replace re for a top-level alternation (see branch).
-	branches []branch
+	// branches replace re for a top-level alternation (see branch); for
+	// the embedded database they come from db_generated.go, each
+	// compiled on first use.
+	branches []*branch
+	// lit, when set, replaces re: the entry's regex is this one literal.
+	lit string
 	// keyed says keys and exact were computed ahead (db_generated.go);
 	// keys nil then means the entry is tried on every text.
 	keyed bool
@@ -121,12 +126,11 @@ func (e *Entry) regexp() *regexp.Regexp {
 		return nil
 	}
 	c.once.Do(func() {
+		if c.branches != nil || c.lit != "" {
+			return // generated ahead: nothing to compile as a whole
+		}
 		full := e.fullRegex()
 		if full == "" {
-			return
-		}
-		if bs, ok := e.splitBranches(full); ok {
-			c.branches, c.re = bs, nil
 			return
 		}
 		if c.re == nil {
@@ -138,11 +142,35 @@ func (e *Entry) regexp() *regexp.Regexp {
 	return c.re
 }
 
-func (e *Entry) compileRegex(full string) (*regexp.Regexp, error) {
-	if e.posix {
-		return regexp.CompilePOSIX(full)
+// analyse returns what replaces an entry's whole regex full: its
+// branches, when it is a top-level alternation, or the one literal it is
+// (see branch, plainLiteral). compile compiles the branches now.
+func (e *Entry) analyse(full string, compile bool) (bs []*branch, lit string, err error) {
+	if bs, ok := e.splitBranches(full, compile); ok {
+		return bs, "", nil
 	}
-	return regexp.Compile(full)
+	flags := syntax.Perl
+	if e.posix {
+		flags = syntax.POSIX
+	}
+	re, err := syntax.Parse(full, flags)
+	if err != nil {
+		return nil, "", err
+	}
+	if l, ok := plainLiteral(re.Simplify()); ok && l != "" {
+		return nil, l, nil
+	}
+	return nil, "", nil
+}
+
+func (e *Entry) compileRegex(full string) (*regexp.Regexp, error) { return compileRE(full, e.posix) }
+
+// compileRE compiles an RE2 or (posix) POSIX ERE pattern.
+func compileRE(pat string, posix bool) (*regexp.Regexp, error) {
+	if posix {
+		return regexp.CompilePOSIX(pat)
+	}
+	return regexp.Compile(pat)
 }
 
 // fullRegex returns the one regex the entry's patterns amount to, or ""
@@ -193,16 +221,21 @@ func (e *Entry) Pattern() string {
 // Matches reports whether the entry matches message text, without any
 // prefilter. Compile must have succeeded first for regex entries.
 func (e *Entry) Matches(text string) bool {
+	if c := e.code; c != nil {
+		if c.lit != "" {
+			return strings.Contains(text, c.lit)
+		}
+		if c.branches != nil {
+			for _, b := range c.branches {
+				if b.mayMatch(text) && b.matches(text) {
+					return true
+				}
+			}
+			return false
+		}
+	}
 	if re := e.regexp(); re != nil {
 		return re.MatchString(text)
-	}
-	if c := e.code; c != nil && c.branches != nil {
-		for i := range c.branches {
-			if b := &c.branches[i]; b.mayMatch(text) && b.re.MatchString(text) {
-				return true
-			}
-		}
-		return false
 	}
 	return e.Literal != "" && strings.Contains(text, e.Literal)
 }
@@ -223,9 +256,12 @@ func (e *Entry) Compile() error {
 		if err != nil {
 			return fmt.Errorf("klog: entry %q: %w", e.Label, err)
 		}
-		if bs, ok := e.splitBranches(full); ok {
-			c.branches = bs
-		} else {
+		bs, lit, err := e.analyse(full, true)
+		if err != nil {
+			return fmt.Errorf("klog: entry %q: %w", e.Label, err)
+		}
+		c.branches, c.lit = bs, lit
+		if bs == nil && lit == "" {
 			c.re = re
 		}
 	}

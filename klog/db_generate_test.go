@@ -62,6 +62,14 @@ func TestGeneratedDBMatchesJSON(t *testing.T) {
 		} else {
 			assert.Nil(t, g.code.keys, g.Label)
 		}
+		bs, lit, err := analysis(&w)
+		require.NoError(t, err, g.Label)
+		assert.Equal(t, lit, g.code.lit, g.Label)
+		require.Len(t, g.code.branches, len(bs), g.Label)
+		for j, b := range bs {
+			gb := g.code.branches[j]
+			assert.Equal(t, [3]any{b.src, b.lits, b.lit}, [3]any{gb.src, gb.lits, gb.lit}, g.Label)
+		}
 		w.code, g.code = nil, nil
 		assert.Equal(t, w, g)
 	}
@@ -76,6 +84,16 @@ func entriesLits(es []Entry) []entryLits {
 		}
 	}
 	return all
+}
+
+// analysis is what the generated entry carries in place of its whole
+// regex: its branches or its one literal (none for a literal entry).
+func analysis(e *Entry) ([]*branch, string, error) {
+	full := e.fullRegex()
+	if full == "" {
+		return nil, "", nil
+	}
+	return e.analyse(full, false)
 }
 
 // generateDB returns db_generated.go for es: the entries as composite
@@ -160,6 +178,34 @@ func generateDB(es []Entry) ([]byte, error) {
 			if exact[k] {
 				b.WriteString(", exact: true")
 			}
+		}
+		bs, lit, err := analysis(e)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", e.Label, err)
+		}
+		if lit != "" {
+			b.WriteString(", lit: " + q(lit))
+		}
+		if bs != nil {
+			b.WriteString(",\nbranches: []*branch{\n")
+			for _, br := range bs {
+				b.WriteString("{src: " + q(br.src))
+				if br.lits != nil {
+					b.WriteString(", lits: []string{")
+					for j, l := range br.lits {
+						if j > 0 {
+							b.WriteString(", ")
+						}
+						b.WriteString(q(l))
+					}
+					b.WriteString("}")
+				}
+				if br.lit {
+					b.WriteString(", lit: true")
+				}
+				b.WriteString("},\n")
+			}
+			b.WriteString("}")
 		}
 		b.WriteString("},\n},\n")
 	}
