@@ -139,10 +139,12 @@ func (s *OopsScanner) Add(r Record) *Oops {
 		if s.cur != nil && s.cur.Kind == KindBUG && k == KindOops && s.traced < 8 {
 			s.cur.add(text)
 			s.traced++
-			return nil
+			return nil // (add clones the lines it keeps)
 		}
 		done := s.Flush()
-		s.cur = &Oops{Kind: k, Title: text, Time: r.Time}
+		// Clone: a record's text may be a substring of a whole chunk of
+		// the log (see lineReader).
+		s.cur = &Oops{Kind: k, Title: strings.Clone(text), Time: r.Time}
 		s.cur.Firmware = firmwareFn().MatchString(text)
 		s.traced, s.frames = 0, false
 		return done
@@ -181,7 +183,7 @@ var registerDump = sync.OnceValue(func() *regexp.Regexp {
 
 func (o *Oops) add(line string) {
 	if len(o.Lines) < MaxOopsLines && !registerDump().MatchString(strings.TrimSpace(line)) {
-		o.Lines = append(o.Lines, line)
+		o.Lines = append(o.Lines, strings.Clone(line))
 	}
 	if !o.Firmware && firmwareFn().MatchString(line) && !strings.HasPrefix(line, "Modules linked in:") {
 		o.Firmware = true
