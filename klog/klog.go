@@ -574,13 +574,9 @@ func parseKmsgLine(s string) (Record, bool) {
 // parseJournal parses a journalctl -k line in the short, short-iso,
 // short-precise or short-monotonic output formats.
 func parseJournal(s string) (Record, bool) {
-	i := strings.Index(s, " kernel: ")
+	i := kernelTag(s)
 	if i < 0 {
-		if strings.HasSuffix(s, " kernel:") {
-			i = len(s) - len(" kernel:")
-		} else {
-			return Record{}, false
-		}
+		return Record{}, false
 	}
 	head := s[:i]
 	sp := strings.LastIndexByte(head, ' ')
@@ -614,6 +610,24 @@ func parseJournal(s string) (Record, bool) {
 	return rec, true
 }
 
+// kernelTag returns the index of the first " kernel: " in s, else of a
+// " kernel:" that ends s, else -1. It looks for "kernel:" first: the
+// search for " kernel: " stopped at every space of every line (issue 24:
+// 5 M instructions for 1.8 MB of boot logs).
+func kernelTag(s string) int {
+	for j := 0; ; {
+		k := strings.Index(s[j:], "kernel:")
+		if k < 0 {
+			return -1
+		}
+		k += j
+		if k > 0 && s[k-1] == ' ' && (k+7 == len(s) || s[k+7] == ' ') {
+			return k - 1
+		}
+		j = k + 1
+	}
+}
+
 // isSyslogDate reports whether s looks like "Nov 30 06:18:32" or
 // "Nov  3 06:18:32.123456".
 func isSyslogDate(s string) bool {
@@ -643,8 +657,9 @@ func digits(s string) bool {
 
 // unescape decodes the "\xNN" escapes the kernel uses for unprintable bytes.
 func unescape(s string) string {
-	if !strings.Contains(s, `\x`) {
-		return s
+	i := strings.IndexByte(s, '\\')
+	if i < 0 || !strings.Contains(s[i:], `\x`) {
+		return s // a backslash is rare, and IndexByte cheaper than Index
 	}
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {

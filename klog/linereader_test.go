@@ -122,3 +122,28 @@ func FuzzLineReader(f *testing.F) {
 		}
 	})
 }
+
+// kernelTag finds what strings.Index(s, " kernel: ") or a " kernel:"
+// suffix found.
+func TestKernelTag(t *testing.T) {
+	ref := func(s string) int {
+		if i := strings.Index(s, " kernel: "); i >= 0 {
+			return i
+		}
+		if strings.HasSuffix(s, " kernel:") {
+			return len(s) - len(" kernel:")
+		}
+		return -1
+	}
+	parts := []string{" ", "kernel:", "kernel", ":", "x", " kernel: ", "k"}
+	var walk func(s string, depth int)
+	walk = func(s string, depth int) {
+		require.Equal(t, ref(s), kernelTag(s), "%q", s)
+		if depth < 5 {
+			for _, p := range parts {
+				walk(s+p, depth+1)
+			}
+		}
+	}
+	walk("", 0)
+}
