@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Severity is how bad a matched message is for the firmware: "critical",
@@ -110,6 +111,9 @@ type entryCode struct {
 	branches []*branch
 	// lit, when set, replaces re: the entry's regex is this one literal.
 	lit string
+	// musts are sets of literals one of each of which is in every text
+	// re matches (see mustLiterals): tested before re runs.
+	musts [][]string
 	// keyed says keys and exact were computed ahead (db_generated.go);
 	// keys nil then means the entry is tried on every text.
 	keyed bool
@@ -140,6 +144,58 @@ func (e *Entry) regexp() *regexp.Regexp {
 		}
 	})
 	return c.re
+}
+
+// mustLiterals returns, for a regex that is a concatenation, the required
+// literals of its parts (see required): each set has a member in every
+// text the regex matches, so a text that lacks one is no match and the
+// regex need not run.
+//
+// Why (issue 24): the prefilter's key is one literal of an entry; the six
+// "Aborting method … (AE_xxx)" entries share theirs, so each such line
+// ran all six regexes, and regexp's backtracker costs about 20,000
+// instructions on a boot-log line. Their AE_ codes decide at once.
+func (e *Entry) mustLiterals(full string) [][]string {
+	flags := syntax.Perl
+	if e.posix {
+		flags = syntax.POSIX
+	}
+	re, err := syntax.Parse(full, flags)
+	if err != nil {
+		return nil
+	}
+	re = re.Simplify()
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	if re.Op != syntax.OpConcat {
+		return nil
+	}
+	var musts [][]string
+	for _, sub := range re.Sub {
+		set := required(sub)
+		if set == nil || minLen(set) < minLiteral || len(set) > 8 || !ascii(set) {
+			continue
+		}
+		musts = append(musts, set)
+		if len(musts) == 4 {
+			break
+		}
+	}
+	return musts
+}
+
+// ascii reports whether every string of set is ASCII: regexp reads an
+// invalid UTF-8 byte as U+FFFD, which Contains would not find.
+func ascii(set []string) bool {
+	for _, s := range set {
+		for i := 0; i < len(s); i++ {
+			if s[i] >= utf8.RuneSelf {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // analyse returns what replaces an entry's whole regex full: its
@@ -235,9 +291,24 @@ func (e *Entry) Matches(text string) bool {
 		}
 	}
 	if re := e.regexp(); re != nil {
+		for _, set := range e.code.musts {
+			if !containsAny(text, set) {
+				return false
+			}
+		}
 		return re.MatchString(text)
 	}
 	return e.Literal != "" && strings.Contains(text, e.Literal)
+}
+
+// containsAny reports whether text contains one of set.
+func containsAny(text string, set []string) bool {
+	for _, l := range set {
+		if strings.Contains(text, l) {
+			return true
+		}
+	}
+	return false
 }
 
 // Compile checks the entry and compiles its regex.
@@ -262,7 +333,7 @@ func (e *Entry) Compile() error {
 		}
 		c.branches, c.lit = bs, lit
 		if bs == nil && lit == "" {
-			c.re = re
+			c.re, c.musts = re, e.mustLiterals(full)
 		}
 	}
 	c.once.Do(func() {}) // compiled already

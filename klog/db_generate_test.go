@@ -65,6 +65,7 @@ func TestGeneratedDBMatchesJSON(t *testing.T) {
 		bs, lit, err := analysis(&w)
 		require.NoError(t, err, g.Label)
 		assert.Equal(t, lit, g.code.lit, g.Label)
+		assert.Equal(t, generatedMusts(&w, bs, lit), g.code.musts, g.Label)
 		require.Len(t, g.code.branches, len(bs), g.Label)
 		for j, b := range bs {
 			gb := g.code.branches[j]
@@ -94,6 +95,16 @@ func analysis(e *Entry) ([]*branch, string, error) {
 		return nil, "", nil
 	}
 	return e.analyse(full, false)
+}
+
+// generatedMusts are the must-literals of an entry that keeps its whole
+// regex.
+func generatedMusts(e *Entry, bs []*branch, lit string) [][]string {
+	full := e.fullRegex()
+	if full == "" || bs != nil || lit != "" {
+		return nil
+	}
+	return e.mustLiterals(full)
 }
 
 // generateDB returns db_generated.go for es: the entries as composite
@@ -185,6 +196,23 @@ func generateDB(es []Entry) ([]byte, error) {
 		}
 		if lit != "" {
 			b.WriteString(", lit: " + q(lit))
+		}
+		if musts := generatedMusts(e, bs, lit); musts != nil {
+			b.WriteString(",\nmusts: [][]string{")
+			for j, set := range musts {
+				if j > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteString("{")
+				for k, l := range set {
+					if k > 0 {
+						b.WriteString(", ")
+					}
+					b.WriteString(q(l))
+				}
+				b.WriteString("}")
+			}
+			b.WriteString("}")
 		}
 		if bs != nil {
 			b.WriteString(",\nbranches: []*branch{\n")

@@ -14,7 +14,8 @@ var generatedDB = []Entry{
 		Scope:    &Scope{VM: true},
 		Source:   "arch/x86/kernel/tsc_sync.c",
 		Examples: []string{"tsc: Marking TSC unstable due to TSCs unsynchronized"},
-		code:     &entryCode{keyed: true, keys: []string{"e due to TSC"}},
+		code: &entryCode{keyed: true, keys: []string{"e due to TSC"},
+			musts: [][]string{{"Marking TSC unstable due to TSC"}, {" unsynchronized"}}},
 	},
 	{
 		Label:    "VMDelayCalibrationFailed",
@@ -104,7 +105,8 @@ var generatedDB = []Entry{
 		Scope:    &Scope{VM: true},
 		Source:   "drivers/acpi/sleep.c",
 		Examples: []string{"ACPI: PM: (supports S0 S5)", "ACPI: PM: (supports S0)"},
-		code:     &entryCode{keyed: true, keys: []string{"ACPI: PM: (s"}},
+		code: &entryCode{keyed: true, keys: []string{"ACPI: PM: (s"},
+			musts: [][]string{{"ACPI: PM: (supports S0"}}},
 	},
 	{
 		Label:    "VMRTCNoPNPDevice",
@@ -126,7 +128,8 @@ var generatedDB = []Entry{
 		Scope:    &Scope{VM: true},
 		Source:   "arch/x86/kernel/hpet.c",
 		Examples: []string{"hpet: Lost 2 RTC interrupts"},
-		code:     &entryCode{keyed: true, keys: []string{"RTC interrup"}},
+		code: &entryCode{keyed: true, keys: []string{"RTC interrup"},
+			musts: [][]string{{"hpet: Lost "}, {" RTC interrupts"}}},
 	},
 	{
 		Label:    "VMIOAPICTimerCheck",
@@ -147,7 +150,8 @@ var generatedDB = []Entry{
 		Advice:   "The Firmware Performance Data Table points at a performance record with a physical address of zero or outside memory. Make the FPDT record pointers (Basic Boot and S3 Performance Table pointers) hold the real physical address of the tables, placed in reserved or ACPI memory.",
 		Source:   "drivers/acpi/acpi_fpdt.c",
 		Examples: []string{"ACPI FPDT: [Firmware Bug]: invalid physical address: 0x0!"},
-		code:     &entryCode{keyed: true, keys: []string{"invalid phys"}},
+		code: &entryCode{keyed: true, keys: []string{"invalid phys"},
+			musts: [][]string{{"[Firmware Bug]: invalid physical address: 0x"}}},
 	},
 	{
 		Label:    "FPDTSubtableSignatureMismatch",
@@ -177,7 +181,8 @@ var generatedDB = []Entry{
 		Advice:   "The FBPT holds an S3 resume performance record, which belongs in the S3PT, so the kernel stops parsing the sub-table. Put the basic boot performance record only in the FBPT and the S3 resume and suspend records only in the S3PT.",
 		Source:   "drivers/acpi/acpi_fpdt.c",
 		Examples: []string{"ACPI FPDT: [Firmware Bug]: Invalid record 0 for subtable FBPT"},
-		code:     &entryCode{keyed: true, keys: []string{"]: Invalid r"}},
+		code: &entryCode{keyed: true, keys: []string{"]: Invalid r"},
+			musts: [][]string{{"[Firmware Bug]: Invalid record "}, {" for subtable "}}},
 	},
 	{
 		Label:    "FPDTInvalidRecordRevision",
@@ -187,7 +192,8 @@ var generatedDB = []Entry{
 		Advice:   "An FPDT sub-table holds a performance record that belongs in the other one: an S3 suspend record in the FBPT, or a boot performance record in the S3PT. Put the basic boot performance record only in the FBPT and the S3 resume and suspend records only in the S3PT.",
 		Source:   "drivers/acpi/acpi_fpdt.c",
 		Examples: []string{"ACPI FPDT: [Firmware Bug]: Invalid 1 for subtable FBPT", "ACPI FPDT: [Firmware Bug]: Invalid 2 for subtable S3PT"},
-		code:     &entryCode{keyed: true, keys: []string{"Bug]: Invali"}},
+		code: &entryCode{keyed: true, keys: []string{"Bug]: Invali"},
+			musts: [][]string{{"[Firmware Bug]: Invalid "}, {" for subtable "}}},
 	},
 	{
 		Label:    "APEIUnknownInstruction",
@@ -197,7 +203,8 @@ var generatedDB = []Entry{
 		Advice:   "An APEI action table (ERST or EINJ) uses an instruction code that the spec does not define, so the OS cannot run that action. Use only the serialization instructions ACPI 6.5 section 18.5 defines in every action entry.",
 		Source:   "drivers/acpi/apei/apei-base.c",
 		Examples: []string{"[Firmware Warn]: APEI: Invalid action table, unknown instruction type: 19"},
-		code:     &entryCode{keyed: true, keys: []string{"able, unknow"}},
+		code: &entryCode{keyed: true, keys: []string{"able, unknow"},
+			musts: [][]string{{"[Firmware Warn]: "}, {"Invalid action table, unknown instruction type: "}}},
 	},
 	{
 		Label:    "APEIGARInvalidAddress",
@@ -207,7 +214,8 @@ var generatedDB = []Entry{
 		Advice:   "A Generic Address Structure in an APEI table (HEST/ERST/EINJ) has an address of zero or one the OS cannot use. Fill in the register address of each APEI action and error source.",
 		Source:   "drivers/acpi/apei/apei-base.c",
 		Examples: []string{"[Firmware Bug]: APEI: Invalid physical address in GAR [0x0/64/0/4/0]"},
-		code:     &entryCode{keyed: true, keys: []string{"Invalid phys"}},
+		code: &entryCode{keyed: true, keys: []string{"Invalid phys"},
+			musts: [][]string{{"[Firmware Bug]: "}, {"Invalid physical address in GAR [0x"}}},
 	},
 	{
 		Label:    "APEIGARInvalidAccessSize",
@@ -217,7 +225,8 @@ var generatedDB = []Entry{
 		Advice:   "An APEI register descriptor has an access size code the OS does not accept. Set the GAS Access Size field to 1-4 (byte to qword) matching the register.",
 		Source:   "drivers/acpi/apei/apei-base.c",
 		Examples: []string{"[Firmware Bug]: APEI: Invalid access size code in GAR [0xb2/8/0/0/1]"},
-		code:     &entryCode{keyed: true, keys: []string{"ode in GAR ["}},
+		code: &entryCode{keyed: true, keys: []string{"ode in GAR ["},
+			musts: [][]string{{"[Firmware Bug]: "}, {"Invalid access size code in GAR [0x"}}},
 	},
 	{
 		Label:    "APEIGARInvalidBitWidth",
@@ -227,7 +236,8 @@ var generatedDB = []Entry{
 		Advice:   "An APEI register descriptor's bit offset plus bit width exceeds the access size. Make Register Bit Width and Bit Offset describe a field that fits in the declared access width.",
 		Source:   "drivers/acpi/apei/apei-base.c",
 		Examples: []string{"[Firmware Bug]: APEI: Invalid bit width + offset in GAR [0xbff6c024/64/0/3/0]"},
-		code:     &entryCode{keyed: true, keys: []string{"ffset in GAR"}},
+		code: &entryCode{keyed: true, keys: []string{"ffset in GAR"},
+			musts: [][]string{{"[Firmware Bug]: "}, {"Invalid bit width + offset in GAR [0x"}}},
 	},
 	{
 		Label:    "APEIGARInvalidSpace",
@@ -237,7 +247,8 @@ var generatedDB = []Entry{
 		Advice:   "An APEI register descriptor uses an address space other than system memory or system I/O. Put APEI registers in SystemMemory or SystemIO address space only.",
 		Source:   "drivers/acpi/apei/apei-base.c",
 		Examples: []string{"[Firmware Bug]: APEI: Invalid address space type in GAR [0xfe000000/32/0/3/2]"},
-		code:     &entryCode{keyed: true, keys: []string{"ype in GAR ["}},
+		code: &entryCode{keyed: true, keys: []string{"ype in GAR ["},
+			musts: [][]string{{"[Firmware Bug]: "}, {"Invalid address space type in GAR [0x"}}},
 	},
 	{
 		Label:    "BERTTruncatedStatusBlock",
@@ -247,7 +258,8 @@ var generatedDB = []Entry{
 		Advice:   "The Boot Error Record Table's error status block is shorter than its own header says. Write a complete Generic Error Status Block, with Data Length covering all error data entries, into the BERT region.",
 		Source:   "drivers/acpi/apei/bert.c",
 		Examples: []string{"BERT: [Firmware Bug]: Truncated status block (length: 1)."},
-		code:     &entryCode{keyed: true, keys: []string{"Bug]: Trunca"}},
+		code: &entryCode{keyed: true, keys: []string{"Bug]: Trunca"},
+			musts: [][]string{{"[Firmware Bug]: Truncated status block (length: "}}},
 	},
 	{
 		Label:    "BERTInvalidRecord",
@@ -287,7 +299,8 @@ var generatedDB = []Entry{
 		Advice:   "An ERST STALL instruction asks the OS to wait longer than it accepts. Keep ERST stall times short (tens of microseconds) and use STALL_WHILE_TRUE polling for long operations.",
 		Source:   "drivers/acpi/apei/erst.c",
 		Examples: []string{"ERST: [Firmware Warn]: Too long stall time for stall instruction: 0x186a0."},
-		code:     &entryCode{keyed: true, keys: []string{"for stall in"}},
+		code: &entryCode{keyed: true, keys: []string{"for stall in"},
+			musts: [][]string{{"[Firmware Warn]: Too long stall time for stall instruction: 0x"}}},
 	},
 	{
 		Label:    "ERSTLongStallWhileTrue",
@@ -297,7 +310,8 @@ var generatedDB = []Entry{
 		Advice:   "An ERST STALL_WHILE_TRUE instruction uses a per-iteration stall that is too long. Reduce the stall value of that instruction.",
 		Source:   "drivers/acpi/apei/erst.c",
 		Examples: []string{"ERST: [Firmware Warn]: Too long stall time for stall while true instruction: 0x186a0."},
-		code:     &entryCode{keyed: true, keys: []string{"for stall wh"}},
+		code: &entryCode{keyed: true, keys: []string{"for stall wh"},
+			musts: [][]string{{"[Firmware Warn]: Too long stall time for stall while true instruction: 0x"}}},
 	},
 	{
 		Label:    "ERSTTooManyRecordIDs",
@@ -327,7 +341,8 @@ var generatedDB = []Entry{
 		Advice:   "A HEST Generic Hardware Error Source declares an Error Status Block length larger than the OS allows. Declare a realistic Error Status Block Length for each GHES entry.",
 		Source:   "drivers/acpi/apei/ghes.c",
 		Examples: []string{"[Firmware Warn]: GHES: Error status block length is too long: 131072 for generic hardware error source: 1."},
-		code:     &entryCode{keyed: true, keys: []string{"Error status"}},
+		code: &entryCode{keyed: true, keys: []string{"Error status"},
+			musts: [][]string{{"[Firmware Warn]: "}, {"Error status block length is too long: "}, {" for generic hardware error source: "}}},
 	},
 	{
 		Label:    "GHESStatusBlockTruncated",
@@ -337,7 +352,8 @@ var generatedDB = []Entry{
 		Advice:   "The error status block the firmware wrote is shorter than its Data Length says. Write complete Generic Error Status Blocks for every reported error.",
 		Source:   "drivers/acpi/apei/ghes.c",
 		Examples: []string{"[Firmware Warn]: GHES: Truncated error status block!"},
-		code:     &entryCode{keyed: true, keys: []string{"Truncated er"}},
+		code: &entryCode{keyed: true, keys: []string{"Truncated er"},
+			musts: [][]string{{"[Firmware Warn]: "}, {"Truncated error status block!"}}},
 	},
 	{
 		Label:    "GHESInvalidStatusBlockLength",
@@ -347,7 +363,8 @@ var generatedDB = []Entry{
 		Advice:   "The Generic Error Status Block's data length exceeds the buffer the HEST entry declared. Keep Data Length within the Error Status Block Length of that error source.",
 		Source:   "drivers/acpi/apei/ghes.c",
 		Examples: []string{"[Firmware Warn]: GHES: Invalid error status block length!"},
-		code:     &entryCode{keyed: true, keys: []string{"lock length!"}},
+		code: &entryCode{keyed: true, keys: []string{"lock length!"},
+			musts: [][]string{{"[Firmware Warn]: "}, {"Invalid error status block length!"}}},
 	},
 	{
 		Label:    "GHESInvalidCPERHeader",
@@ -357,7 +374,8 @@ var generatedDB = []Entry{
 		Advice:   "A firmware-first error report has a malformed CPER header, so the error cannot be decoded. Generate CPER records following UEFI spec appendix N.",
 		Source:   "drivers/acpi/apei/ghes.c",
 		Examples: []string{"[Firmware Warn]: GHES: Invalid CPER header!"},
-		code:     &entryCode{keyed: true, keys: []string{"Invalid CPER"}},
+		code: &entryCode{keyed: true, keys: []string{"Invalid CPER"},
+			musts: [][]string{{"[Firmware Warn]: "}, {"Invalid CPER header!"}}},
 	},
 	{
 		Label:    "GHESStatusAddressUnreadable",
@@ -367,7 +385,8 @@ var generatedDB = []Entry{
 		Advice:   "The OS could not read the Error Status Address register of a GHES entry. Make the Error Status Address GAS point to readable memory holding the block's address.",
 		Source:   "drivers/acpi/apei/ghes.c",
 		Examples: []string{"[Firmware Warn]: GHES: Failed to read error status block address for hardware error source: 2."},
-		code:     &entryCode{keyed: true, keys: []string{"block addres"}},
+		code: &entryCode{keyed: true, keys: []string{"block addres"},
+			musts: [][]string{{"[Firmware Warn]: "}, {"Failed to read error status block address for hardware error source: "}}},
 	},
 	{
 		Label:    "GHESStatusBlockUnreadable",
@@ -377,7 +396,8 @@ var generatedDB = []Entry{
 		Advice:   "The error status block of a firmware-first error source could not be read. Place the status block in memory the OS can map (reserved in the memory map as ACPI NVS or reserved).",
 		Source:   "drivers/acpi/apei/ghes.c",
 		Examples: []string{"[Firmware Warn]: GHES: Failed to read error status block!"},
-		code:     &entryCode{keyed: true, keys: []string{"tatus block!"}},
+		code: &entryCode{keyed: true, keys: []string{"tatus block!"},
+			musts: [][]string{{"[Firmware Warn]: "}, {"Failed to read error status block!"}}},
 	},
 	{
 		Label:    "GHESInvalidDataAddress",
@@ -387,7 +407,8 @@ var generatedDB = []Entry{
 		Advice:   "A generic error data entry reports a physical address that is not valid. Report correct physical addresses in memory error sections and clear the validation bit when the address is unknown.",
 		Source:   "drivers/acpi/apei/ghes.c",
 		Examples: []string{"[Firmware Warn]: GHES: Invalid address in generic error data: 0x1000000000000"},
-		code:     &entryCode{keyed: true, keys: []string{"generic erro"}},
+		code: &entryCode{keyed: true, keys: []string{"generic erro"},
+			musts: [][]string{{"[Firmware Warn]: "}, {"Invalid address in generic error data: "}}},
 	},
 	{
 		Label:    "GHESUnhandledProcessorError",
@@ -397,7 +418,8 @@ var generatedDB = []Entry{
 		Advice:   "Firmware reported an ARM processor error (CPER ARM section) that the kernel cannot act on: it only recovers from cache errors that carry a valid physical address. Fill in the error type and the physical-address-valid flag and address when they are known, keep the reserved type bits zero, and report memory errors in a memory error section instead.",
 		Source:   "drivers/acpi/apei/ghes.c",
 		Examples: []string{"[Firmware Warn]: GHES: Unhandled processor error type 0x04: TLB error"},
-		code:     &entryCode{keyed: true, keys: []string{"Unhandled pr"}},
+		code: &entryCode{keyed: true, keys: []string{"Unhandled pr"},
+			musts: [][]string{{"[Firmware Warn]: "}, {"Unhandled processor error type 0x"}}},
 	},
 	{
 		Label:    "GHESZeroPollInterval",
@@ -407,7 +429,8 @@ var generatedDB = []Entry{
 		Advice:   "A polled Generic Hardware Error Source has a poll interval of 0, so the OS disables it and never sees those errors. Set a non-zero Poll Interval in the notification structure.",
 		Source:   "drivers/acpi/apei/ghes.c",
 		Examples: []string{"[Firmware Warn]: GHES: Poll interval is 0 for generic hardware error source: 1, disabled."},
-		code:     &entryCode{keyed: true, keys: []string{"Poll interva"}},
+		code: &entryCode{keyed: true, keys: []string{"Poll interva"},
+			musts: [][]string{{"[Firmware Warn]: "}, {"Poll interval is 0 for generic hardware error source: "}, {", disabled."}}},
 	},
 	{
 		Label:    "GHESUnknownNotification",
@@ -417,7 +440,8 @@ var generatedDB = []Entry{
 		Advice:   "A GHES entry uses a notification type the OS does not support, so the error source is ignored. Use a supported notification type (polled, SCI, NMI, GPIO/GSIV, SEA) for the platform.",
 		Source:   "drivers/acpi/apei/ghes.c",
 		Examples: []string{"[Firmware Warn]: GHES: Unknown notification type: 12 for generic hardware error source: 3"},
-		code:     &entryCode{keyed: true, keys: []string{" for generic"}},
+		code: &entryCode{keyed: true, keys: []string{" for generic"},
+			musts: [][]string{{"[Firmware Warn]: "}, {"Unknown notification type: "}, {" for generic hardware error source: "}}},
 	},
 	{
 		Label:    "GHESInvalidBlockLength",
@@ -427,7 +451,8 @@ var generatedDB = []Entry{
 		Advice:   "A GHES entry's Error Status Block Length is too small to hold even the status header. Set it to the real size of the error status block.",
 		Source:   "drivers/acpi/apei/ghes.c",
 		Examples: []string{"[Firmware Bug]: GHES: Invalid error block length: 16 for generic hardware error source: 1"},
-		code:     &entryCode{keyed: true, keys: []string{" for generic"}},
+		code: &entryCode{keyed: true, keys: []string{" for generic"},
+			musts: [][]string{{"[Firmware Bug]: "}, {"Invalid error block length: "}, {" for generic hardware error source: "}}},
 	},
 	{
 		Label:    "HESTUnknownSourceType",
@@ -437,7 +462,8 @@ var generatedDB = []Entry{
 		Advice:   "The HEST contains an error source of a type the OS does not use. Check the type values against ACPI 6.5 section 18.3.2 and drop unused entries.",
 		Source:   "drivers/acpi/apei/hest.c",
 		Examples: []string{"[Firmware Warn]: HEST: Unknown or unused hardware error source type: 12 for hardware error source: 9."},
-		code:     &entryCode{keyed: true, keys: []string{"Unknown or u"}},
+		code: &entryCode{keyed: true, keys: []string{"Unknown or u"},
+			musts: [][]string{{"[Firmware Warn]: "}, {"Unknown or unused hardware error source type: "}, {" for hardware error source: "}}},
 	},
 	{
 		Label:    "HESTTableOverflow",
@@ -447,7 +473,8 @@ var generatedDB = []Entry{
 		Advice:   "HEST error source entries run past the end of the table, so the table is rejected. Make the table length and Error Source Count match the entries present.",
 		Source:   "drivers/acpi/apei/hest.c",
 		Examples: []string{"[Firmware Bug]: HEST: Table contents overflow for hardware error source: 5."},
-		code:     &entryCode{keyed: true, keys: []string{"overflow for"}},
+		code: &entryCode{keyed: true, keys: []string{"overflow for"},
+			musts: [][]string{{"[Firmware Bug]: "}, {"Table contents overflow for hardware error source: "}}},
 	},
 	{
 		Label:    "HESTDuplicateSourceID",
@@ -457,7 +484,8 @@ var generatedDB = []Entry{
 		Advice:   "Two HEST error sources share the same Source ID. Give every error source a unique Source ID.",
 		Source:   "drivers/acpi/apei/hest.c",
 		Examples: []string{"[Firmware Warn]: HEST: Duplicated hardware error source ID: 3."},
-		code:     &entryCode{keyed: true, keys: []string{"Duplicated h"}},
+		code: &entryCode{keyed: true, keys: []string{"Duplicated h"},
+			musts: [][]string{{"[Firmware Warn]: "}, {"Duplicated hardware error source ID: "}}},
 	},
 	{
 		Label:    "BatteryBIXBroken",
@@ -487,7 +515,8 @@ var generatedDB = []Entry{
 		Advice:   "The firmware calls _OSI(\"Linux\"). Firmware should not key behaviour on the OS name; query _OSI for feature strings (for example \"Windows 2015\") and make the default path work on every OS.",
 		Source:   "drivers/acpi/osi.c",
 		Examples: []string{"ACPI: [Firmware Bug]: BIOS _OSI(Linux) query ignored", "[Firmware Bug]: ACPI: BIOS _OSI(Linux) query ignored"},
-		code:     &entryCode{keyed: true, keys: []string{"BIOS _OSI(Li"}},
+		code: &entryCode{keyed: true, keys: []string{"BIOS _OSI(Li"},
+			musts: [][]string{{"[Firmware Bug]: "}, {"BIOS _OSI(Linux) query "}}},
 	},
 	{
 		Label:    "PCIRootNoBusRange",
@@ -522,7 +551,8 @@ var generatedDB = []Entry{
 		Advice:   "None of the _PSS entries has a valid frequency, so CPU frequency scaling cannot use them. Provide _PSS P-state packages with real frequencies for every processor.",
 		Source:   "drivers/acpi/processor_perflib.c",
 		Examples: []string{"ACPI: [Firmware Bug]: No valid BIOS _PSS frequency found for processor 1"},
-		code:     &entryCode{keyed: true, keys: []string{"BIOS _PSS fr"}},
+		code: &entryCode{keyed: true, keys: []string{"BIOS _PSS fr"},
+			musts: [][]string{{"[Firmware Bug]: No valid BIOS _PSS frequency found for processor "}}},
 	},
 	{
 		Label:    "PSSBiosNeedsUpdate",
@@ -542,7 +572,8 @@ var generatedDB = []Entry{
 		Advice:   "The thermal zone's _CRT critical temperature is outside the range the OS accepts (for example 0 or below the current temperature). Return a realistic critical trip point in tenths of Kelvin.",
 		Source:   "drivers/acpi/thermal.c",
 		Examples: []string{"[Firmware Bug]: Invalid critical threshold (2732)"},
-		code:     &entryCode{keyed: true, keys: []string{"]: Invalid c"}},
+		code: &entryCode{keyed: true, keys: []string{"]: Invalid c"},
+			musts: [][]string{{"[Firmware Bug]: Invalid critical threshold ("}}},
 	},
 	{
 		Label:    "ThermalNoValidTrip",
@@ -602,7 +633,8 @@ var generatedDB = []Entry{
 		Advice:   "_CST describes an MWAIT (FFH) C-state hint that the CPU does not support according to CPUID leaf 5, so the state is skipped. Generate _CST MWAIT hints from the CPU's real sub-state table.",
 		Source:   "arch/x86/kernel/acpi/cstate.c",
 		Examples: []string{"[Firmware Bug]: ACPI MWAIT C-state 0x30 not supported by HW (0x0)"},
-		code:     &entryCode{keyed: true, keys: []string{"CPI MWAIT C-"}},
+		code: &entryCode{keyed: true, keys: []string{"CPI MWAIT C-"},
+			musts: [][]string{{"[Firmware Bug]: ACPI MWAIT C-state 0x"}, {" not supported by HW (0x"}}},
 	},
 	{
 		Label:    "APICLVTOffsetInUseOther",
@@ -612,7 +644,8 @@ var generatedDB = []Entry{
 		Advice:   "The firmware programmed an extended APIC LVT offset that another CPU already uses for a different vector. Program the extended LVT offsets (AMD IBS/MCE threshold) identically on all CPUs, or leave them unprogrammed.",
 		Source:   "arch/x86/kernel/apic/apic.c",
 		Examples: []string{"[Firmware Bug]: cpu 2, try to use APIC500 (LVT offset 0) for vector 0x400, but the register is already in use for vector 0xf9 on another cpu"},
-		code:     &entryCode{keyed: true, keys: []string{"but the regi"}},
+		code: &entryCode{keyed: true, keys: []string{"but the regi"},
+			musts: [][]string{{"[Firmware Bug]: cpu "}, {", try to use APIC"}, {" (LVT offset "}, {") for vector 0x"}}},
 	},
 	{
 		Label:    "APICLVTOffsetInUseSelf",
@@ -622,7 +655,8 @@ var generatedDB = []Entry{
 		Advice:   "The firmware programmed an extended APIC LVT offset already in use on this CPU for a different vector. Do not reuse the same extended LVT entry for two interrupt sources.",
 		Source:   "arch/x86/kernel/apic/apic.c",
 		Examples: []string{"[Firmware Bug]: cpu 0, try to use APIC510 (LVT offset 1) for vector 0x4, but the register is already in use for vector 0xf4 on this cpu"},
-		code:     &entryCode{keyed: true, keys: []string{"but the regi"}},
+		code: &entryCode{keyed: true, keys: []string{"but the regi"},
+			musts: [][]string{{"[Firmware Bug]: cpu "}, {", try to use APIC"}, {" (LVT offset "}, {") for vector 0x"}}},
 	},
 	{
 		Label:    "TSCDeadlineErratum",
@@ -632,7 +666,8 @@ var generatedDB = []Entry{
 		Advice:   "The CPU microcode is older than the revision that fixes the TSC deadline timer erratum, so the kernel disables the feature. Ship the current CPU microcode in the firmware.",
 		Source:   "arch/x86/kernel/apic/apic.c",
 		Examples: []string{"[Firmware Bug]: TSC_DEADLINE disabled due to Errata; please update microcode to version: 0x52 (or later)"},
-		code:     &entryCode{keyed: true, keys: []string{"TSC_DEADLINE"}},
+		code: &entryCode{keyed: true, keys: []string{"TSC_DEADLINE"},
+			musts: [][]string{{"[Firmware Bug]: TSC_DEADLINE disabled due to Errata; please update microcode to version: 0x"}, {" (or later)"}}},
 	},
 	{
 		Label:    "LocalAPICNotDetected",
@@ -642,7 +677,8 @@ var generatedDB = []Entry{
 		Advice:   "The boot CPU's local APIC was not found although the tables say it exists; the kernel forces emulation. Keep the local APIC enabled in IA32_APIC_BASE and describe it correctly in the MADT.",
 		Source:   "arch/x86/kernel/apic/apic.c",
 		Examples: []string{"[Firmware Bug]: Local APIC 1 not detected, force emulation"},
-		code:     &entryCode{keyed: true, keys: []string{"force emulat"}},
+		code: &entryCode{keyed: true, keys: []string{"force emulat"},
+			musts: [][]string{{"[Firmware Bug]: Local APIC "}, {" not detected, force emulation"}}},
 	},
 	{
 		Label:    "AMDTSCNotP0",
@@ -672,7 +708,8 @@ var generatedDB = []Entry{
 		Advice:   "The APIC ID the firmware reported for a CPU differs from the ID the CPU itself reports. Make MADT/x2APIC entries use the real APIC IDs of the processors.",
 		Source:   "arch/x86/kernel/cpu/common.c",
 		Examples: []string{"[Firmware Bug]: CPU4: APIC id mismatch. Firmware: 8 APIC: 4"},
-		code:     &entryCode{keyed: true, keys: []string{"APIC id mism"}},
+		code: &entryCode{keyed: true, keys: []string{"APIC id mism"},
+			musts: [][]string{{"[Firmware Bug]: CPU"}, {": APIC id mismatch. Firmware: "}, {" APIC: "}}},
 	},
 	{
 		Label:    "AMDMtrrFixDramModEn",
@@ -682,7 +719,8 @@ var generatedDB = []Entry{
 		Advice:   "The firmware left SYSCFG[MtrrFixDramModEn] set after POST; it must be cleared so the OS cannot change the fixed MTRR RdMem/WrMem bits. Clear the bit before handing over to the OS.",
 		Source:   "arch/x86/kernel/cpu/mtrr/generic.c",
 		Examples: []string{"[Firmware Warn]: MTRR: CPU 1: SYSCFG[MtrrFixDramModEn] not cleared by BIOS, clearing this bit"},
-		code:     &entryCode{keyed: true, keys: []string{"SYSCFG[MtrrF"}},
+		code: &entryCode{keyed: true, keys: []string{"SYSCFG[MtrrF"},
+			musts: [][]string{{"[Firmware Warn]: MTRR: CPU "}, {": SYSCFG[MtrrFixDramModEn] not cleared by BIOS, clearing this bit"}}},
 	},
 	{
 		Label:    "TSCAdjustDiffers",
@@ -692,7 +730,8 @@ var generatedDB = []Entry{
 		Advice:   "CPUs in one package have different TSC_ADJUST values, so their TSCs disagree. Do not write TSC_ADJUST (or the TSC) per CPU in firmware, or write the same value on all CPUs, including after resume.",
 		Source:   "arch/x86/kernel/tsc_sync.c",
 		Examples: []string{"[Firmware Bug]: TSC ADJUST differs: CPU1 1 --> 1. Restoring"},
-		code:     &entryCode{keyed: true, keys: []string{"UST differs:"}},
+		code: &entryCode{keyed: true, keys: []string{"UST differs:"},
+			musts: [][]string{{"[Firmware Bug]: TSC ADJUST differs: CPU"}, {" --> "}, {". Restoring"}}},
 	},
 	{
 		Label:    "TSCAdjustForced",
@@ -702,7 +741,8 @@ var generatedDB = []Entry{
 		Advice:   "The firmware left a non-zero TSC_ADJUST value, which the kernel forces back to zero. Leave IA32_TSC_ADJUST at 0 on every CPU at boot and after resume.",
 		Source:   "arch/x86/kernel/tsc_sync.c",
 		Examples: []string{"[Firmware Bug]: TSC ADJUST: CPU1: 1 force to 0"},
-		code:     &entryCode{keyed: true, keys: []string{" TSC ADJUST:"}},
+		code: &entryCode{keyed: true, keys: []string{" TSC ADJUST:"},
+			musts: [][]string{{"[Firmware Bug]: TSC ADJUST: CPU"}, {" force to 0"}}},
 	},
 	{
 		Label:    "TSCAdjustSocket",
@@ -742,7 +782,8 @@ var generatedDB = []Entry{
 		Advice:   "An EFI runtime service changed the CPU's interrupt flag; runtime services must return with interrupts in the state they were called with. Fix the runtime service so it does not enable or disable interrupts.",
 		Source:   "drivers/firmware/efi/runtime-wrappers.c",
 		Examples: []string{"efi: [Firmware Bug]: IRQ flags corrupted (0x00000246=>0x00000046) by EFI set_variable"},
-		code:     &entryCode{keyed: true, keys: []string{"Bug]: IRQ fl"}},
+		code: &entryCode{keyed: true, keys: []string{"Bug]: IRQ fl"},
+			musts: [][]string{{"[Firmware Bug]: IRQ flags corrupted (0x"}, {"=>0x"}, {") by EFI "}}},
 	},
 	{
 		Label:    "TPMFinalEventsInvalid",
@@ -832,7 +873,8 @@ var generatedDB = []Entry{
 		Advice:   "The IVRS table's Extended Feature Register copy differs between IOMMUs. Make every IVHD report the EFR/EFR2 values the hardware has.",
 		Source:   "drivers/iommu/amd/init.c",
 		Examples: []string{"AMD-Vi: [Firmware Bug]: Found inconsistent EFR/EFR2 0x58f77ef22294a5a,0x0 (global 0x58f77ef22294ade,0x0) on iommu1 (0000:40:00.2)."},
-		code:     &entryCode{keyed: true, keys: []string{"tent EFR/EFR"}},
+		code: &entryCode{keyed: true, keys: []string{"tent EFR/EFR"},
+			musts: [][]string{{"[Firmware Bug]: Found inconsistent EFR/EFR2 "}, {" (global "}, {") on iommu"}}},
 	},
 	{
 		Label:    "AMDViIVRSChecksum",
@@ -852,7 +894,8 @@ var generatedDB = []Entry{
 		Advice:   "An IVHD entry contains a device entry type the spec does not define. Use only IVHD device entry types from the AMD IOMMU spec.",
 		Source:   "drivers/iommu/amd/init.c",
 		Examples: []string{"AMD-Vi: [Firmware Bug]: Invalid IVHD device type 0xf0"},
-		code:     &entryCode{keyed: true, keys: []string{"Invalid IVHD"}},
+		code: &entryCode{keyed: true, keys: []string{"Invalid IVHD"},
+			musts: [][]string{{"[Firmware Bug]: Invalid IVHD device type "}}},
 	},
 	{
 		Label:    "AMDViInvalidHID",
@@ -882,7 +925,8 @@ var generatedDB = []Entry{
 		Advice:   "The EFR values in the IVHD differ from what the IOMMU hardware reports, and the kernel trusts the table. Report the hardware's real EFR in IVHD type 11h/40h.",
 		Source:   "drivers/iommu/amd/init.c",
 		Examples: []string{"AMD-Vi: [Firmware Warn]: EFR mismatch. Use IVHD EFR (0x4f77ef22294ada : 0x58f77ef22294ade), EFR2 (0x0 : 0x0)."},
-		code:     &entryCode{keyed: true, keys: []string{"Use IVHD EFR"}},
+		code: &entryCode{keyed: true, keys: []string{"Use IVHD EFR"},
+			musts: [][]string{{"[Firmware Warn]: EFR mismatch. Use IVHD EFR ("}, {" : "}, {"), EFR2 ("}, {" : "}}},
 	},
 	{
 		Label:    "DMARRMRRBroken",
@@ -892,7 +936,8 @@ var generatedDB = []Entry{
 		Advice:   "An RMRR names a device path that does not exist or is wrong; the kernel applies a workaround. Make RMRR device scope paths match real devices.",
 		Source:   "drivers/iommu/intel/dmar.c",
 		Examples: []string{"DMAR: [Firmware Bug]: RMRR entry for device 03:00.0 is broken - applying workaround"},
-		code:     &entryCode{keyed: true, keys: []string{"e Bug]: RMRR"}},
+		code: &entryCode{keyed: true, keys: []string{"e Bug]: RMRR"},
+			musts: [][]string{{"[Firmware Bug]: RMRR entry for device "}, {" is broken - applying workaround"}}},
 	},
 	{
 		Label:    "DMARANDDName",
@@ -912,7 +957,8 @@ var generatedDB = []Entry{
 		Advice:   "An RHSA entry refers to a DMAR unit address that no DRHD has. Point RHSA entries at real DRHD register base addresses.",
 		Source:   "drivers/iommu/intel/dmar.c",
 		Examples: []string{"DMAR: [Firmware Bug]: Your BIOS is broken; RHSA refers to non-existent DMAR unit at fbffc000"},
-		code:     &entryCode{keyed: true, keys: []string{"broken; RHSA"}},
+		code: &entryCode{keyed: true, keys: []string{"broken; RHSA"},
+			musts: [][]string{{"[Firmware Bug]: Your BIOS is broken; RHSA refers to non-existent DMAR unit at "}}},
 	},
 	{
 		Label:    "DMARRecordOverflow",
@@ -942,7 +988,8 @@ var generatedDB = []Entry{
 		Advice:   "The DMAR table reports a remapping unit at address 0 or all ones, so VT-d is disabled. Report the real register base address of each VT-d unit, and do not publish DMAR when VT-d is disabled.",
 		Source:   "drivers/iommu/intel/dmar.c",
 		Examples: []string{"DMAR: [Firmware Bug]: Your BIOS is broken; DMAR reported at address 0!", "DMAR: [Firmware Bug]: Your BIOS is broken; DMAR reported at address fed91000 returns all ones!"},
-		code:     &entryCode{keyed: true, keys: []string{"broken; DMAR"}},
+		code: &entryCode{keyed: true, keys: []string{"broken; DMAR"},
+			musts: [][]string{{"[Firmware Bug]: Your BIOS is broken; DMAR reported at address "}}},
 	},
 	{
 		Label:    "DMARDSMNoDRHD",
@@ -982,7 +1029,8 @@ var generatedDB = []Entry{
 		Advice:   "An RMRR has an end address below its start or is not page aligned, so the reserved region cannot be mapped. Give each RMRR a 4 KiB aligned base and a limit of base+size-1.",
 		Source:   "drivers/iommu/intel/iommu.c",
 		Examples: []string{"DMAR: [Firmware Bug]: Your BIOS is broken; bad RMRR [0x000000003e2e0000-0x000000003e2fffff]"},
-		code:     &entryCode{keyed: true, keys: []string{"; bad RMRR ["}},
+		code: &entryCode{keyed: true, keys: []string{"; bad RMRR ["},
+			musts: [][]string{{"[Firmware Bug]: Your BIOS is broken; bad RMRR ["}}},
 	},
 	{
 		Label:    "DMARIOAPICNoIOMMU",
@@ -992,7 +1040,8 @@ var generatedDB = []Entry{
 		Advice:   "An I/O APIC is not listed in any DRHD device scope, so interrupt remapping (and x2APIC) is disabled. Add every I/O APIC to the device scope of the DRHD that covers it.",
 		Source:   "drivers/iommu/intel/irq_remapping.c",
 		Examples: []string{"DMAR-IR: [Firmware Bug]: ioapic 1 has no mapping iommu, interrupt remapping will be disabled"},
-		code:     &entryCode{keyed: true, keys: []string{"mapping iomm"}},
+		code: &entryCode{keyed: true, keys: []string{"mapping iomm"},
+			musts: [][]string{{"[Firmware Bug]: ioapic "}, {" has no mapping iommu, interrupt remapping will be disabled"}}},
 	},
 	{
 		Label:    "PCIRootNoPXM",
@@ -1002,7 +1051,8 @@ var generatedDB = []Entry{
 		Advice:   "A PCI host bridge has no _PXM, so the kernel guesses its NUMA node from hardware. Add _PXM to every root bridge on multi-node systems.",
 		Source:   "arch/x86/pci/acpi.c",
 		Examples: []string{"[Firmware Bug]: no _PXM; falling back to node 1 from hardware (may be inconsistent with ACPI node numbers)"},
-		code:     &entryCode{keyed: true, keys: []string{"nt with ACPI"}},
+		code: &entryCode{keyed: true, keys: []string{"nt with ACPI"},
+			musts: [][]string{{"[Firmware Bug]: no _PXM; falling back to node "}, {" from hardware (may be inconsistent with ACPI node numbers)"}}},
 	},
 	{
 		Label:    "MMCONFIGNotReservedMotherboard",
@@ -1012,7 +1062,8 @@ var generatedDB = []Entry{
 		Advice:   "The MCFG ECAM region is not reserved by a motherboard resource device (PNP0C02 _CRS). Reserve the whole ECAM window in a PNP0C02 device.",
 		Source:   "arch/x86/pci/mmconfig-shared.c",
 		Examples: []string{"acpi PNP0A08:00: [Firmware Info]: MMCONFIG at [mem 0xe0000000-0xefffffff] not reserved in ACPI motherboard resources"},
-		code:     &entryCode{keyed: true, keys: []string{"ACPI motherb"}},
+		code: &entryCode{keyed: true, keys: []string{"ACPI motherb"},
+			musts: [][]string{{"[Firmware Info]: MMCONFIG at "}, {" not reserved in ACPI motherboard resources"}}},
 	},
 	{
 		Label:    "MMCONFIGNotReservedACPI",
@@ -1022,7 +1073,8 @@ var generatedDB = []Entry{
 		Advice:   "The ECAM region from MCFG is not claimed in the ACPI motherboard resources. Add it to a PNP0C02 device _CRS.",
 		Source:   "arch/x86/pci/mmconfig-shared.c",
 		Examples: []string{"[Firmware Info]: PCI: MMCONFIG at [mem 0xe0000000-0xe3ffffff] not reserved in ACPI motherboard resources"},
-		code:     &entryCode{keyed: true, keys: []string{"ACPI motherb"}},
+		code: &entryCode{keyed: true, keys: []string{"ACPI motherb"},
+			musts: [][]string{{"[Firmware Info]: "}, {"PCI", "ACPI"}, {": MMCONFIG at "}, {" not reserved in ACPI motherboard resources"}}},
 	},
 	{
 		Label:    "MMCONFIGPartialBridge",
@@ -1032,7 +1084,8 @@ var generatedDB = []Entry{
 		Advice:   "MCFG covers only part of a host bridge's bus range, so some buses lose extended configuration space. Make the MCFG bus range cover every bus the host bridge _CRS declares.",
 		Source:   "arch/x86/pci/mmconfig-shared.c",
 		Examples: []string{"acpi PNP0A08:00: [Firmware Info]: MMCONFIG for domain 0000 [bus 00-3f] only partially covers this bridge"},
-		code:     &entryCode{keyed: true, keys: []string{"o]: MMCONFIG"}},
+		code: &entryCode{keyed: true, keys: []string{"o]: MMCONFIG"},
+			musts: [][]string{{"[Firmware Info]: MMCONFIG for domain "}, {" [bus "}, {"] only partially covers this bridge"}}},
 	},
 	{
 		Label:    "MMCONFIGNotReserved",
@@ -1042,7 +1095,8 @@ var generatedDB = []Entry{
 		Advice:   "The ECAM window in MCFG is not reserved in the E820 map or ACPI resources, so the kernel may refuse to use it. Reserve it in E820 and in a PNP0C02 _CRS.",
 		Source:   "arch/x86/pci/mmconfig-shared.c",
 		Examples: []string{"acpi PNP0A08:00: [Firmware Bug]: MMCONFIG [mem 0xe0000000-0xefffffff] isn't reserved"},
-		code:     &entryCode{keyed: true, keys: []string{"g]: MMCONFIG"}},
+		code: &entryCode{keyed: true, keys: []string{"g]: MMCONFIG"},
+			musts: [][]string{{"[Firmware Bug]: MMCONFIG "}, {" isn't reserved"}}},
 	},
 	{
 		Label:    "EFIMemmapInvalid",
@@ -1072,7 +1126,8 @@ var generatedDB = []Entry{
 		Advice:   "The Arm SMC used to start a TPM CRB command returned an error. Make the secure-world TPM service return success for valid starts.",
 		Source:   "drivers/char/tpm/tpm_crb.c",
 		Examples: []string{"tpm tpm0: [Firmware Bug]: tpm_crb_smc_start() returns res.a0 = 0xffffffffffffffff"},
-		code:     &entryCode{keyed: true, keys: []string{"tpm_crb_smc_"}},
+		code: &entryCode{keyed: true, keys: []string{"tpm_crb_smc_"},
+			musts: [][]string{{"[Firmware Bug]: tpm_crb_smc_start() returns res.a0 = 0x"}}},
 	},
 	{
 		Label:    "TPMCRBStartMethod",
@@ -1092,7 +1147,8 @@ var generatedDB = []Entry{
 		Advice:   "The TPM device's ACPI memory resource does not cover the command and response buffers declared in its control area. Make the _CRS memory range include both buffers.",
 		Source:   "drivers/char/tpm/tpm_crb.c",
 		Examples: []string{"tpm_crb MSFT0101:00: [Firmware Bug]: ACPI region does not cover the entire command/response buffer. [mem 0xfed40000-0xfed4087f flags 0x200] vs fed40080 f80"},
-		code:     &entryCode{keyed: true, keys: []string{"Bug]: ACPI r"}},
+		code: &entryCode{keyed: true, keys: []string{"Bug]: ACPI r"},
+			musts: [][]string{{"[Firmware Bug]: ACPI region does not cover the entire command/response buffer. "}, {" vs "}}},
 	},
 	{
 		Label:    "TPMCRBNoMemory",
@@ -1142,7 +1198,8 @@ var generatedDB = []Entry{
 		Advice:   "The TPM2 table is the wrong length for the start method it declares. Use the table length matching the start method's parameters.",
 		Source:   "drivers/char/tpm/tpm_crb.c",
 		Examples: []string{"[Firmware Bug]: TPM2 ACPI table has wrong size 1 for start method type 1"},
-		code:     &entryCode{keyed: true, keys: []string{"ACPI table h"}},
+		code: &entryCode{keyed: true, keys: []string{"ACPI table h"},
+			musts: [][]string{{"[Firmware Bug]: TPM2 ACPI table has wrong size "}, {" for start method type "}}},
 	},
 	{
 		Label:    "TPMIRQNotWorking",
@@ -1162,7 +1219,8 @@ var generatedDB = []Entry{
 		Advice:   "The SMBIOS/DMI structure table ends early or has a broken structure, so later entries are ignored. Fix structure lengths and the string-set terminators, and set the entry point's table length and count correctly.",
 		Source:   "drivers/firmware/dmi_scan.c",
 		Examples: []string{"[Firmware Bug]: Corrupted DMI table, offset 1 (only 1 entries processed)"},
-		code:     &entryCode{keyed: true, keys: []string{"Bug]: Corrup"}},
+		code: &entryCode{keyed: true, keys: []string{"Bug]: Corrup"},
+			musts: [][]string{{"[Firmware Bug]: Corrupted DMI table, offset "}, {" (only "}, {" entries processed)"}}},
 	},
 	{
 		Label:    "SMBIOSTooManyDIMMs",
@@ -1182,7 +1240,8 @@ var generatedDB = []Entry{
 		Advice:   "A PCI BAR returned an invalid value when sized, often because firmware left the BAR in a bad state or hides the device incompletely. Either hide the device fully or leave its BARs sizeable.",
 		Source:   "drivers/pci/probe.c",
 		Examples: []string{"pci 0000:00:00.0: [Firmware Bug]: reg 0x1c: invalid BAR (can't size)"},
-		code:     &entryCode{keyed: true, keys: []string{"mware Bug]: "}},
+		code: &entryCode{keyed: true, keys: []string{"mware Bug]: "},
+			musts: [][]string{{"[Firmware Bug]: "}, {": invalid BAR (can't size)", ": invalid; can't size"}}},
 	},
 	{
 		Label:    "AMLMethodNotFound",
@@ -1192,7 +1251,8 @@ var generatedDB = []Entry{
 		Advice:   "An ACPI method aborted because it referenced a name that does not exist in the namespace. Typical causes are objects defined in an SSDT that was not loaded, or objects created only under certain _OSI answers. Define every referenced object unconditionally, or guard the reference with CondRefOf().",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Method parse/execution failed [\\_SB_.PCI0.SAT0.SPT2._GTF] (Node ffff8802370bfcf8), AE_NOT_FOUND (20150410/psparse-536)"},
-		code:     &entryCode{keyed: true, keys: []string{"AE_NOT_FOUND"}},
+		code: &entryCode{keyed: true, keys: []string{"AE_NOT_FOUND"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_NOT_FOUND"}}},
 	},
 	{
 		Label:    "AMLMethodAlreadyExists",
@@ -1202,7 +1262,8 @@ var generatedDB = []Entry{
 		Advice:   "A method aborted while creating a named object that already exists, usually because a non-Serialized method that declares named objects ran twice or concurrently. Mark such methods Serialized, or move the declarations out of the method.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_ALREADY_EXISTS) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"AE_ALREADY_E"}},
+		code: &entryCode{keyed: true, keys: []string{"AE_ALREADY_E"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_ALREADY_EXISTS"}}},
 	},
 	{
 		Label:    "AMLMethodNoHandler",
@@ -1212,7 +1273,8 @@ var generatedDB = []Entry{
 		Advice:   "A method accessed an OperationRegion whose address space had no handler yet (often the Embedded Controller early in boot). Check the _REG availability flag before touching such regions.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_NO_HANDLER) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"AE_NO_HANDLE"}},
+		code: &entryCode{keyed: true, keys: []string{"AE_NO_HANDLE"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_NO_HANDLER"}}},
 	},
 	{
 		Label:    "AMLMethodOperandType",
@@ -1222,7 +1284,8 @@ var generatedDB = []Entry{
 		Advice:   "A method aborted because an operator received an object of the wrong type (for example a Package where an Integer is needed). Fix the types in the method named in this line.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_OPERAND_TYPE) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"ML_OPERAND_T"}},
+		code: &entryCode{keyed: true, keys: []string{"ML_OPERAND_T"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_OPERAND_TYPE"}}},
 	},
 	{
 		Label:    "AMLMethodOperandValue",
@@ -1232,7 +1295,8 @@ var generatedDB = []Entry{
 		Advice:   "A method aborted because an operand had a value out of range for its operator. Validate the value before using it in the method named here.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_OPERAND_VALUE) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"ML_OPERAND_V"}},
+		code: &entryCode{keyed: true, keys: []string{"ML_OPERAND_V"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_OPERAND_VALUE"}}},
 	},
 	{
 		Label:    "AMLMethodUninitLocal",
@@ -1242,7 +1306,8 @@ var generatedDB = []Entry{
 		Advice:   "A method read a LocalX variable before writing it. Initialise every Local before use on all code paths.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_UNINITIALIZED_LOCAL) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"NITIALIZED_L"}},
+		code: &entryCode{keyed: true, keys: []string{"NITIALIZED_L"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_UNINITIALIZED_LOCAL"}}},
 	},
 	{
 		Label:    "AMLMethodUninitArg",
@@ -1252,7 +1317,8 @@ var generatedDB = []Entry{
 		Advice:   "A method read an ArgX the caller did not pass. Declare the right argument count and do not read arguments beyond it.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_UNINITIALIZED_ARG) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"NITIALIZED_A"}},
+		code: &entryCode{keyed: true, keys: []string{"NITIALIZED_A"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_UNINITIALIZED_ARG"}}},
 	},
 	{
 		Label:    "AMLMethodUninitElement",
@@ -1262,7 +1328,8 @@ var generatedDB = []Entry{
 		Advice:   "A method used a package element that was never initialised. Fill every package element before reading it.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_UNINITIALIZED_ELEMENT) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"NITIALIZED_E"}},
+		code: &entryCode{keyed: true, keys: []string{"NITIALIZED_E"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_UNINITIALIZED_ELEMENT"}}},
 	},
 	{
 		Label:    "AMLMethodNumericOverflow",
@@ -1272,7 +1339,8 @@ var generatedDB = []Entry{
 		Advice:   "Arithmetic in a method overflowed. Check the computation (often a conversion to BCD or a shift) in the method named here.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_NUMERIC_OVERFLOW) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"AE_AML_NUMER"}},
+		code: &entryCode{keyed: true, keys: []string{"AE_AML_NUMER"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_NUMERIC_OVERFLOW"}}},
 	},
 	{
 		Label:    "AMLMethodRegionLimit",
@@ -1282,7 +1350,8 @@ var generatedDB = []Entry{
 		Advice:   "A method accessed a field beyond the end of its OperationRegion. Make the OperationRegion length cover every field declared in it.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_REGION_LIMIT) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"_AML_REGION_"}},
+		code: &entryCode{keyed: true, keys: []string{"_AML_REGION_"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_REGION_LIMIT"}}},
 	},
 	{
 		Label:    "AMLMethodBufferLimit",
@@ -1292,7 +1361,8 @@ var generatedDB = []Entry{
 		Advice:   "A method accessed past the end of a buffer, often a CreateDWordField on a short _OSC or _DSM argument. Check SizeOf() before creating fields, and do not assume larger buffers than the spec guarantees.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Method parse/execution failed [\\_SB._OSC] (Node f343f7c8), AE_AML_BUFFER_LIMIT (20160831/psparse-543)"},
-		code:     &entryCode{keyed: true, keys: []string{"ML_BUFFER_LI"}},
+		code: &entryCode{keyed: true, keys: []string{"ML_BUFFER_LI"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_BUFFER_LIMIT"}}},
 	},
 	{
 		Label:    "AMLMethodPackageLimit",
@@ -1302,7 +1372,8 @@ var generatedDB = []Entry{
 		Advice:   "A method indexed past the end of a package. Size the package for every index used, or check SizeOf() before Index().",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Method parse/execution failed [\\_TZ.C2E6] (Node f68a4f48), AE_AML_PACKAGE_LIMIT (20160831/psparse-543)"},
-		code:     &entryCode{keyed: true, keys: []string{"AE_AML_PACKA"}},
+		code: &entryCode{keyed: true, keys: []string{"AE_AML_PACKA"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_PACKAGE_LIMIT"}}},
 	},
 	{
 		Label:    "AMLMethodDivideByZero",
@@ -1312,7 +1383,8 @@ var generatedDB = []Entry{
 		Advice:   "A method divided by zero (battery methods dividing by a design capacity of 0 are a common case). Guard divisions against zero divisors.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.BAT0.FBIF due to previous error (AE_AML_DIVIDE_BY_ZERO) (20200925/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"_AML_DIVIDE_"}},
+		code: &entryCode{keyed: true, keys: []string{"_AML_DIVIDE_"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_DIVIDE_BY_ZERO"}}},
 	},
 	{
 		Label:    "AMLMethodBadName",
@@ -1322,7 +1394,8 @@ var generatedDB = []Entry{
 		Advice:   "A method used an invalid name. Rebuild the table with a current compiler and fix the name.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_BAD_NAME) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"AE_AML_BAD_N"}},
+		code: &entryCode{keyed: true, keys: []string{"AE_AML_BAD_N"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_BAD_NAME"}}},
 	},
 	{
 		Label:    "AMLMethodNameNotFound",
@@ -1332,7 +1405,8 @@ var generatedDB = []Entry{
 		Advice:   "A method referenced a name that cannot be found. Define the object or guard the reference with CondRefOf().",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_NAME_NOT_FOUND) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"AE_AML_NAME_"}},
+		code: &entryCode{keyed: true, keys: []string{"AE_AML_NAME_"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_NAME_NOT_FOUND"}}},
 	},
 	{
 		Label:    "AMLMethodInternal",
@@ -1342,7 +1416,8 @@ var generatedDB = []Entry{
 		Advice:   "The interpreter hit an internal error while running this method, usually triggered by unusual AML. Report with the DSDT/SSDT disassembly.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_INTERNAL) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"AE_AML_INTER"}},
+		code: &entryCode{keyed: true, keys: []string{"AE_AML_INTER"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_INTERNAL"}}},
 	},
 	{
 		Label:    "AMLMethodSpaceID",
@@ -1352,7 +1427,8 @@ var generatedDB = []Entry{
 		Advice:   "A method accessed a region with an invalid address space ID. Use a defined space ID in the OperationRegion.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_INVALID_SPACE_ID) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"ML_INVALID_S"}},
+		code: &entryCode{keyed: true, keys: []string{"ML_INVALID_S"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_INVALID_SPACE_ID"}}},
 	},
 	{
 		Label:    "AMLMethodStringLimit",
@@ -1362,7 +1438,8 @@ var generatedDB = []Entry{
 		Advice:   "A string in a method exceeded the allowed length. Shorten the string or fix the length computation.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_STRING_LIMIT) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"_AML_STRING_"}},
+		code: &entryCode{keyed: true, keys: []string{"_AML_STRING_"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_STRING_LIMIT"}}},
 	},
 	{
 		Label:    "AMLMethodNoReturnValue",
@@ -1372,7 +1449,8 @@ var generatedDB = []Entry{
 		Advice:   "A method that must return a value (such as _STA, _BIX or _CRS) ended without Return on some path. Return a value of the required type on every path.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_NO_RETURN_VALUE) (20220331/psparse-529)", "ACPI Error: Method parse/execution failed [\\_SB_.PCI0.LPCB.EC0._Q66] (Node ffff8800b0a1c3e8), AE_AML_NO_RETURN_VALUE (20090903/psparse-1003)"},
-		code:     &entryCode{keyed: true, keys: []string{"E_AML_NO_RET"}},
+		code: &entryCode{keyed: true, keys: []string{"E_AML_NO_RET"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_NO_RETURN_VALUE"}}},
 	},
 	{
 		Label:    "AMLMethodReentryLimit",
@@ -1382,7 +1460,8 @@ var generatedDB = []Entry{
 		Advice:   "A method was re-entered more times than allowed, usually through recursion. Remove the recursion or mark the method Serialized.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_METHOD_LIMIT) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"_AML_METHOD_"}},
+		code: &entryCode{keyed: true, keys: []string{"_AML_METHOD_"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_METHOD_LIMIT"}}},
 	},
 	{
 		Label:    "AMLMethodNotOwner",
@@ -1392,7 +1471,8 @@ var generatedDB = []Entry{
 		Advice:   "A method released a mutex it does not own. Pair Acquire and Release within one method invocation.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_NOT_OWNER) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"AE_AML_NOT_O"}},
+		code: &entryCode{keyed: true, keys: []string{"AE_AML_NOT_O"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_NOT_OWNER"}}},
 	},
 	{
 		Label:    "AMLMethodMutexOrder",
@@ -1402,7 +1482,8 @@ var generatedDB = []Entry{
 		Advice:   "A method acquired mutexes in violation of their SyncLevel order. Set SyncLevels so that mutexes are always acquired in increasing order.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_MUTEX_ORDER) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"_AML_MUTEX_O"}},
+		code: &entryCode{keyed: true, keys: []string{"_AML_MUTEX_O"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_MUTEX_ORDER"}}},
 	},
 	{
 		Label:    "AMLMethodMutexNotAcquired",
@@ -1412,7 +1493,8 @@ var generatedDB = []Entry{
 		Advice:   "A method released a mutex it had not acquired. Release only after a successful Acquire.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_MUTEX_NOT_ACQUIRED) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"_AML_MUTEX_N"}},
+		code: &entryCode{keyed: true, keys: []string{"_AML_MUTEX_N"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_MUTEX_NOT_ACQUIRED"}}},
 	},
 	{
 		Label:    "AMLMethodResourceType",
@@ -1422,7 +1504,8 @@ var generatedDB = []Entry{
 		Advice:   "A method built a resource template with an invalid descriptor type. Use ResourceTemplate() macros.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_INVALID_RESOURCE_TYPE) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"ML_INVALID_R"}},
+		code: &entryCode{keyed: true, keys: []string{"ML_INVALID_R"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_INVALID_RESOURCE_TYPE"}}},
 	},
 	{
 		Label:    "AMLMethodInvalidIndex",
@@ -1432,7 +1515,8 @@ var generatedDB = []Entry{
 		Advice:   "A method used an index that is not valid for the object. Check sizes before indexing.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_INVALID_INDEX) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"ML_INVALID_I"}},
+		code: &entryCode{keyed: true, keys: []string{"ML_INVALID_I"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_INVALID_INDEX"}}},
 	},
 	{
 		Label:    "AMLMethodRegisterLimit",
@@ -1442,7 +1526,8 @@ var generatedDB = []Entry{
 		Advice:   "A method used a register (bank or index field) beyond its limit. Fix the BankField/IndexField declaration.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_REGISTER_LIMIT) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"AE_AML_REGIS"}},
+		code: &entryCode{keyed: true, keys: []string{"AE_AML_REGIS"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_REGISTER_LIMIT"}}},
 	},
 	{
 		Label:    "AMLMethodNoWhile",
@@ -1452,7 +1537,8 @@ var generatedDB = []Entry{
 		Advice:   "A Break or Continue appeared outside a While loop. Fix the control flow in the ASL.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_NO_WHILE) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"AE_AML_NO_WH"}},
+		code: &entryCode{keyed: true, keys: []string{"AE_AML_NO_WH"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_NO_WHILE"}}},
 	},
 	{
 		Label:    "AMLMethodAlignment",
@@ -1462,7 +1548,8 @@ var generatedDB = []Entry{
 		Advice:   "A method made a misaligned access to a region. Align fields to their access width.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_ALIGNMENT) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"AE_AML_ALIGN"}},
+		code: &entryCode{keyed: true, keys: []string{"AE_AML_ALIGN"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_ALIGNMENT"}}},
 	},
 	{
 		Label:    "AMLMethodNoEndTag",
@@ -1472,7 +1559,8 @@ var generatedDB = []Entry{
 		Advice:   "A resource template has no EndTag. Terminate resource buffers with an EndTag descriptor.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_NO_RESOURCE_END_TAG) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"E_AML_NO_RES"}},
+		code: &entryCode{keyed: true, keys: []string{"E_AML_NO_RES"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_NO_RESOURCE_END_TAG"}}},
 	},
 	{
 		Label:    "AMLMethodBadResourceValue",
@@ -1482,7 +1570,8 @@ var generatedDB = []Entry{
 		Advice:   "A resource descriptor holds an invalid value. Check the descriptor's fields (for example minimum above maximum).",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_BAD_RESOURCE_VALUE) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"D_RESOURCE_V"}},
+		code: &entryCode{keyed: true, keys: []string{"D_RESOURCE_V"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_BAD_RESOURCE_VALUE"}}},
 	},
 	{
 		Label:    "AMLMethodCircularReference",
@@ -1492,7 +1581,8 @@ var generatedDB = []Entry{
 		Advice:   "A method created a circular object reference. Remove the self-reference.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_CIRCULAR_REFERENCE) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"AE_AML_CIRCU"}},
+		code: &entryCode{keyed: true, keys: []string{"AE_AML_CIRCU"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_CIRCULAR_REFERENCE"}}},
 	},
 	{
 		Label:    "AMLMethodResourceLength",
@@ -1502,7 +1592,8 @@ var generatedDB = []Entry{
 		Advice:   "A resource descriptor has the wrong length. Build resources with the standard ASL macros.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_BAD_RESOURCE_LENGTH) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"D_RESOURCE_L"}},
+		code: &entryCode{keyed: true, keys: []string{"D_RESOURCE_L"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_BAD_RESOURCE_LENGTH"}}},
 	},
 	{
 		Label:    "AMLMethodIllegalAddress",
@@ -1512,7 +1603,8 @@ var generatedDB = []Entry{
 		Advice:   "A method accessed a region at an address the OS refuses (for example kernel memory or an unmapped range). Point OperationRegions at the device's real registers.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_ILLEGAL_ADDRESS) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"AE_AML_ILLEG"}},
+		code: &entryCode{keyed: true, keys: []string{"AE_AML_ILLEG"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_ILLEGAL_ADDRESS"}}},
 	},
 	{
 		Label:    "AMLMethodLoopTimeout",
@@ -1522,7 +1614,8 @@ var generatedDB = []Entry{
 		Advice:   "A While loop in a method ran past the interpreter's time limit, typically polling a hardware bit that never changes. Add a timeout counter to every polling loop.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_LOOP_TIMEOUT) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"AE_AML_LOOP_"}},
+		code: &entryCode{keyed: true, keys: []string{"AE_AML_LOOP_"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_LOOP_TIMEOUT"}}},
 	},
 	{
 		Label:    "AMLMethodInfiniteLoop",
@@ -1532,7 +1625,8 @@ var generatedDB = []Entry{
 		Advice:   "A While loop in a method ran too long and was aborted as infinite. Bound polling loops with a counter.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_INFINITE_LOOP) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"AE_AML_INFIN"}},
+		code: &entryCode{keyed: true, keys: []string{"AE_AML_INFIN"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_INFINITE_LOOP"}}},
 	},
 	{
 		Label:    "AMLMethodUninitNode",
@@ -1542,7 +1636,8 @@ var generatedDB = []Entry{
 		Advice:   "A method used a namespace node that has no value yet. Initialise the object before use.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_UNINITIALIZED_NODE) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"NITIALIZED_N"}},
+		code: &entryCode{keyed: true, keys: []string{"NITIALIZED_N"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_UNINITIALIZED_NODE"}}},
 	},
 	{
 		Label:    "AMLMethodTargetType",
@@ -1552,7 +1647,8 @@ var generatedDB = []Entry{
 		Advice:   "A method stored into a target of an incompatible type. Fix the Store/CopyObject target.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_TARGET_TYPE) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"_AML_TARGET_"}},
+		code: &entryCode{keyed: true, keys: []string{"_AML_TARGET_"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_TARGET_TYPE"}}},
 	},
 	{
 		Label:    "AMLMethodProtocol",
@@ -1562,7 +1658,8 @@ var generatedDB = []Entry{
 		Advice:   "A method used an invalid serial bus or SMBus protocol in a field access. Use a valid AccessAs protocol.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_PROTOCOL) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"AE_AML_PROTO"}},
+		code: &entryCode{keyed: true, keys: []string{"AE_AML_PROTO"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_PROTOCOL"}}},
 	},
 	{
 		Label:    "AMLMethodBufferLength",
@@ -1572,7 +1669,8 @@ var generatedDB = []Entry{
 		Advice:   "A method used a buffer of the wrong length for a serial bus transfer. Size the buffer as the protocol requires.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_BUFFER_LENGTH) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"ML_BUFFER_LE"}},
+		code: &entryCode{keyed: true, keys: []string{"ML_BUFFER_LE"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_BUFFER_LENGTH"}}},
 	},
 	{
 		Label:    "AMLMethodTooFewArgs",
@@ -1582,7 +1680,8 @@ var generatedDB = []Entry{
 		Advice:   "A method was called with fewer arguments than it declares. Fix the call or the declaration.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_TOO_FEW_ARGUMENTS) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"AE_AML_TOO_F"}},
+		code: &entryCode{keyed: true, keys: []string{"AE_AML_TOO_F"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_TOO_FEW_ARGUMENTS"}}},
 	},
 	{
 		Label:    "AMLMethodTooManyArgs",
@@ -1592,7 +1691,8 @@ var generatedDB = []Entry{
 		Advice:   "A method was called with more arguments than it declares. Fix the call or the declaration.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_TOO_MANY_ARGUMENTS) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"AE_AML_TOO_M"}},
+		code: &entryCode{keyed: true, keys: []string{"AE_AML_TOO_M"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_TOO_MANY_ARGUMENTS"}}},
 	},
 	{
 		Label:    "AMLMethodBadOpcode",
@@ -1602,7 +1702,8 @@ var generatedDB = []Entry{
 		Advice:   "A method contains an invalid opcode. The table is corrupt or built by a faulty compiler; rebuild it.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_BAD_OPCODE) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"AE_AML_BAD_O"}},
+		code: &entryCode{keyed: true, keys: []string{"AE_AML_BAD_O"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_BAD_OPCODE"}}},
 	},
 	{
 		Label:    "AMLMethodNoOperand",
@@ -1612,7 +1713,8 @@ var generatedDB = []Entry{
 		Advice:   "An operator in the method has no operand, a sign of malformed AML. Rebuild the table.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_AML_NO_OPERAND) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"AE_AML_NO_OP"}},
+		code: &entryCode{keyed: true, keys: []string{"AE_AML_NO_OP"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_AML_NO_OPERAND"}}},
 	},
 	{
 		Label:    "AMLMethodTimeout",
@@ -1622,7 +1724,8 @@ var generatedDB = []Entry{
 		Advice:   "A method timed out, usually waiting for the Embedded Controller or a mutex. Make the EC answer quickly and do not hold mutexes across long waits.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_TIME) (20220331/psparse-529)", "ACPI Error: Method parse/execution failed [\\_SB_.PCI0.LPCB.EC0._Q66] (Node ffff8800b0a1c3e8), AE_TIME (20090903/psparse-1003)"},
-		code:     &entryCode{keyed: true, keys: []string{"previous err", "tion failed "}},
+		code: &entryCode{keyed: true, keys: []string{"previous err", "tion failed "},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_TIME"}}},
 	},
 	{
 		Label:    "AMLMethodType",
@@ -1632,7 +1735,8 @@ var generatedDB = []Entry{
 		Advice:   "A method produced an object of the wrong type. Fix the object types in the method.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_TYPE) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"previous err", "tion failed "}},
+		code: &entryCode{keyed: true, keys: []string{"previous err", "tion failed "},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_TYPE"}}},
 	},
 	{
 		Label:    "AMLMethodLimit",
@@ -1642,7 +1746,8 @@ var generatedDB = []Entry{
 		Advice:   "A method exceeded an interpreter limit. Check loops and sizes in the method.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_LIMIT) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"previous err", "tion failed "}},
+		code: &entryCode{keyed: true, keys: []string{"previous err", "tion failed "},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_LIMIT"}}},
 	},
 	{
 		Label:    "AMLMethodNotSupported",
@@ -1652,7 +1757,8 @@ var generatedDB = []Entry{
 		Advice:   "A method used a feature the interpreter does not support (for example an address space without a handler). Avoid that construct or guard it.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_SUPPORT) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"previous err", "tion failed "}},
+		code: &entryCode{keyed: true, keys: []string{"previous err", "tion failed "},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_SUPPORT"}}},
 	},
 	{
 		Label:    "AMLMethodBadParameter",
@@ -1662,7 +1768,8 @@ var generatedDB = []Entry{
 		Advice:   "A method passed an invalid parameter to an OS service. Check the arguments of the failing operator.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_BAD_PARAMETER) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"AE_BAD_PARAM"}},
+		code: &entryCode{keyed: true, keys: []string{"AE_BAD_PARAM"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_BAD_PARAMETER"}}},
 	},
 	{
 		Label:    "AMLMethodNotExist",
@@ -1672,7 +1779,8 @@ var generatedDB = []Entry{
 		Advice:   "A method referenced something that does not exist at run time. Guard the access with CondRefOf() or define the object.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_NOT_EXIST) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"AE_NOT_EXIST"}},
+		code: &entryCode{keyed: true, keys: []string{"AE_NOT_EXIST"},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_NOT_EXIST"}}},
 	},
 	{
 		Label:    "AMLMethodError",
@@ -1682,7 +1790,8 @@ var generatedDB = []Entry{
 		Advice:   "A method failed with an unspecific error. Look at the previous lines for the operator that failed.",
 		Source:   "drivers/acpi/acpica/psparse.c",
 		Examples: []string{"ACPI Error: Aborting method \\_SB.PCI0.LPCB.EC0._Q66 due to previous error (AE_ERROR) (20220331/psparse-529)"},
-		code:     &entryCode{keyed: true, keys: []string{"previous err", "tion failed "}},
+		code: &entryCode{keyed: true, keys: []string{"previous err", "tion failed "},
+			musts: [][]string{{" due to previous error (", "Method parse/execution failed "}, {"AE_ERROR"}}},
 	},
 	{
 		Label:    "AMLUnresolvedSymbol",
@@ -1712,7 +1821,8 @@ var generatedDB = []Entry{
 		Advice:   "An AML operator got an operand of a type it cannot use (for example Store to a non-reference). Fix the operand types in the method named in the next error line.",
 		Source:   "drivers/acpi/acpica/exresop.c",
 		Examples: []string{"ACPI Error: Needed type [Reference], found [Integer] 00000000a2a59bd5 (20220331/exresop-66)"},
-		code:     &entryCode{keyed: true, keys: []string{"], found ["}},
+		code: &entryCode{keyed: true, keys: []string{"], found ["},
+			musts: [][]string{{"Needed "}, {"], found ["}}},
 	},
 	{
 		Label:    "PredefinedReturnTypeMismatch",
@@ -1722,7 +1832,8 @@ var generatedDB = []Entry{
 		Advice:   "A predefined method returns an object of the wrong type (ACPI 6.5 chapter 5.7 and the object's definition say which). Return the required type.",
 		Source:   "drivers/acpi/acpica/nspredef.c",
 		Examples: []string{"ACPI Warning: \\_SB.PCI0._OSC: Return type mismatch - found Integer, expected Buffer (20220331/nspredef-260)"},
-		code:     &entryCode{keyed: true, keys: []string{"mismatch - f"}},
+		code: &entryCode{keyed: true, keys: []string{"mismatch - f"},
+			musts: [][]string{{"Return type mismatch - found "}, {", expected"}}},
 	},
 	{
 		Label:    "PredefinedPackageElementType",
@@ -1732,7 +1843,8 @@ var generatedDB = []Entry{
 		Advice:   "A package returned by a predefined method has an element of the wrong type. Return elements of the types the spec defines for that method.",
 		Source:   "drivers/acpi/acpica/nsprepkg.c",
 		Examples: []string{"ACPI Warning: \\_PR.CPU0._PSS: Return Package type mismatch at index 0 - found Buffer, expected Integer (20220331/nsprepkg-546)"},
-		code:     &entryCode{keyed: true, keys: []string{"Package type"}},
+		code: &entryCode{keyed: true, keys: []string{"Package type"},
+			musts: [][]string{{"Return Package type mismatch at index "}, {" - found"}}},
 	},
 	{
 		Label:    "PredefinedPackageTooSmall",
@@ -1742,7 +1854,8 @@ var generatedDB = []Entry{
 		Advice:   "A predefined method returns a package with fewer elements than required. Return all elements the spec defines.",
 		Source:   "drivers/acpi/acpica/nsprepkg.c",
 		Examples: []string{"ACPI Warning: \\_SB.BAT0._BIF: Return Package is too small - found 12 elements, expected 13 (20220331/nsprepkg-601)"},
-		code:     &entryCode{keyed: true, keys: []string{"small - foun"}},
+		code: &entryCode{keyed: true, keys: []string{"small - foun"},
+			musts: [][]string{{"Return Package is too small - found "}, {" element"}, {", expected "}}},
 	},
 	{
 		Label:    "PredefinedPackageEmpty",
@@ -1762,7 +1875,8 @@ var generatedDB = []Entry{
 		Advice:   "A predefined method declares more arguments than the spec defines. Declare exactly the argument count the spec gives.",
 		Source:   "drivers/acpi/acpica/nsarguments.c",
 		Examples: []string{"ACPI Warning: \\_SB.PCI0.LPCB.EC0._REG: Excess arguments - ASL declared 3, ACPI requires 2 (20220331/nsarguments-164)"},
-		code:     &entryCode{keyed: true, keys: []string{"Excess argum"}},
+		code: &entryCode{keyed: true, keys: []string{"Excess argum"},
+			musts: [][]string{{"Excess arguments - "}, {"ASL declared", "Caller passed"}, {", ACPI requires "}}},
 	},
 	{
 		Label:    "PredefinedInsufficientArgs",
@@ -1772,7 +1886,8 @@ var generatedDB = []Entry{
 		Advice:   "A predefined method declares fewer arguments than the spec defines, so callers' arguments are lost. Declare the full argument list.",
 		Source:   "drivers/acpi/acpica/nsarguments.c",
 		Examples: []string{"ACPI Warning: \\_SB.PCI0._OSC: Insufficient arguments - ASL declared 3, ACPI requires 4 (20220331/nsarguments-156)"},
-		code:     &entryCode{keyed: true, keys: []string{"fficient arg"}},
+		code: &entryCode{keyed: true, keys: []string{"fficient arg"},
+			musts: [][]string{{"Insufficient arguments - "}, {"ASL declared", "Caller passed"}, {", ACPI requires "}}},
 	},
 	{
 		Label:    "PredefinedMissingReturn",
@@ -1792,7 +1907,8 @@ var generatedDB = []Entry{
 		Advice:   "The kernel had to repair a value returned by a predefined method so that it matches the spec. Return the correct type and layout directly.",
 		Source:   "drivers/acpi/acpica/nsrepair.c",
 		Examples: []string{"ACPI Warning: \\_SB.PCI0._PRT: Return Package type mismatch repaired: Converted Buffer to expected String (20220331/nsrepair-xxx)"},
-		code:     &entryCode{keyed: true, keys: []string{"Repaired", "Converted", "Removed", "Sorted", "Expanded", "Wrapped"}},
+		code: &entryCode{keyed: true, keys: []string{"Repaired", "Converted", "Removed", "Sorted", "Expanded", "Wrapped"},
+			musts: [][]string{{"Repaired", "Converted", "Removed", "Sorted", "Expanded", "Wrapped"}, {"Package", "Buffer", "String", "Integer", "NULL", "element"}}},
 	},
 	{
 		Label:    "BatteryEvalBIF",
@@ -1802,7 +1918,8 @@ var generatedDB = []Entry{
 		Advice:   "Reading the battery's static information (_BIF/_BIX) failed, so capacity and model data are missing. Fix the AML error shown just before this line in the battery methods.",
 		Source:   "drivers/acpi/battery.c",
 		Examples: []string{"ACPI Error: AE_AML_DIVIDE_BY_ZERO, Evaluating _BIX (20200925/battery-538)"},
-		code:     &entryCode{keyed: true, keys: []string{"luating _BIF", "luating _BIX"}},
+		code: &entryCode{keyed: true, keys: []string{"luating _BIF", "luating _BIX"},
+			musts: [][]string{{"AE_"}, {", Evaluating _BI"}}},
 	},
 	{
 		Label:    "BatteryEvalBST",
@@ -1812,7 +1929,8 @@ var generatedDB = []Entry{
 		Advice:   "Reading the battery's status (_BST) failed, so charge level is unknown. Fix the AML error in _BST reported just before this line.",
 		Source:   "drivers/acpi/battery.c",
 		Examples: []string{"ACPI Error: AE_AML_PACKAGE_LIMIT, Evaluating _BST (20220331/battery-562)"},
-		code:     &entryCode{keyed: true, keys: []string{"luating _BST"}},
+		code: &entryCode{keyed: true, keys: []string{"luating _BST"},
+			musts: [][]string{{"AE_"}, {", Evaluating _BST"}}},
 	},
 	{
 		Label:    "MethodEvaluationFailed",
@@ -1822,7 +1940,8 @@ var generatedDB = []Entry{
 		Advice:   "A standard ACPI method failed when the kernel evaluated it. Fix the AML error reported just before this line.",
 		Source:   "drivers/acpi/utils.c",
 		Examples: []string{"ACPI: \\_SB_.PCI0.LPCB.EC0_: _STA evaluation failed: AE_NOT_FOUND"},
-		code:     &entryCode{keyed: true, keys: []string{" failed: AE_"}},
+		code: &entryCode{keyed: true, keys: []string{" failed: AE_"},
+			musts: [][]string{{" evaluation failed: AE_"}}},
 	},
 	{
 		Label:    "ECNoHandlerRegion",
@@ -1847,7 +1966,8 @@ var generatedDB = []Entry{
 		Advice:   "AML executed CreateField with a length of zero, which is not allowed; the method aborts. Fix the ASL so that every CreateField gets a positive bit length.",
 		Source:   "drivers/acpi/acpica/dsopcode.c",
 		Examples: []string{"ACPI BIOS Error (bug): Attempt to CreateField of length zero"},
-		code:     &entryCode{keyed: true, keys: []string{"Attempt to C"}},
+		code: &entryCode{keyed: true, keys: []string{"Attempt to C"},
+			musts: [][]string{{"ACPI "}, {"Error"}, {": Attempt to CreateField of length zero"}}},
 	},
 	{
 		Label:    "AMLFieldBeyondBuffer",
@@ -1857,7 +1977,8 @@ var generatedDB = []Entry{
 		Advice:   "AML created a buffer field that extends past the end of its source buffer, so the method aborts. This usually means the ASL assumes a larger _OSC/_DSM argument buffer than the OS passes. Check the buffer length (SizeOf) before creating fields beyond it.",
 		Source:   "drivers/acpi/acpica/dsopcode.c",
 		Examples: []string{"ACPI BIOS Error (bug): AE_AML_BUFFER_LIMIT, Field [CDW3] at bit offset/length 64/32 exceeds size of target Buffer (64 bits) (20220331/dsopcode-198)"},
-		code:     &entryCode{keyed: true, keys: []string{"get Buffer ("}},
+		code: &entryCode{keyed: true, keys: []string{"get Buffer ("},
+			musts: [][]string{{"AE_"}, {", Field ["}, {"] at bit offset/length "}, {" exceeds size of target Buffer ("}}},
 	},
 	{
 		Label:    "AMLIndexBeyondEnd",
@@ -1867,7 +1988,8 @@ var generatedDB = []Entry{
 		Advice:   "AML used Index() past the end of a buffer, string or package, and the method aborted. Check the object's size before indexing, and size packages to hold every element the code reads.",
 		Source:   "drivers/acpi/acpica/exoparg2.c",
 		Examples: []string{"ACPI Exception: AE_AML_PACKAGE_LIMIT, Index (0x0FFFFFFFE) is beyond end of object (length 0x3) (20160831/exoparg2-427)"},
-		code:     &entryCode{keyed: true, keys: []string{"object (leng"}},
+		code: &entryCode{keyed: true, keys: []string{"object (leng"},
+			musts: [][]string{{"AE_"}, {", Index (0x"}, {") is beyond end of object (length 0x"}}},
 	},
 	{
 		Label:    "AMLFatalOpcode",
@@ -1877,7 +1999,8 @@ var generatedDB = []Entry{
 		Advice:   "The firmware's AML executed the Fatal operator, signalling an unrecoverable platform error. Find the Fatal() call in the DSDT/SSDT and fix the condition that triggers it.",
 		Source:   "drivers/acpi/acpica/exoparg3.c",
 		Examples: []string{"ACPI BIOS Error (bug): Fatal ACPI BIOS error (Type 0xA0 Code 0x1 Arg 0x0)"},
-		code:     &entryCode{keyed: true, keys: []string{"al ACPI BIOS"}},
+		code: &entryCode{keyed: true, keys: []string{"al ACPI BIOS"},
+			musts: [][]string{{"ACPI "}, {"Error"}, {": Fatal ACPI BIOS error (Type 0x"}, {" Code 0x"}}},
 	},
 	{
 		Label:    "ACPITableBadSignature",
@@ -1887,7 +2010,8 @@ var generatedDB = []Entry{
 		Advice:   "A table pointer in the RSDT/XSDT or FADT leads to data whose signature is not the expected one (for example the FADT's DSDT pointer does not reach a DSDT). Make every table pointer refer to the right, intact table.",
 		Source:   "drivers/acpi/acpica/tbdata.c",
 		Examples: []string{"ACPI BIOS Error (bug): Invalid signature 0xFFFFFFFF for ACPI table, expected [SSDT] (20220331/tbdata-513)"},
-		code:     &entryCode{keyed: true, keys: []string{" ACPI table,"}},
+		code: &entryCode{keyed: true, keys: []string{" ACPI table,"},
+			musts: [][]string{{"ACPI "}, {"Error"}, {": Invalid signature 0x"}, {" for ACPI table, expected ["}}},
 	},
 	{
 		Label:    "FADTAddressMismatch",
@@ -1913,7 +2037,8 @@ var generatedDB = []Entry{
 		Advice:   "The FADT is longer than its revision allows, so the kernel truncates it. Set the FADT Length and Revision to a matching pair (revision 6 is 276 bytes).",
 		Source:   "drivers/acpi/acpica/tbfadt.c",
 		Examples: []string{"ACPI BIOS Warning (bug): FADT (revision 6) is longer than ACPI 6.1 (FADT version 6) length, truncating length 280 to 276 (20220331/tbfadt-362)"},
-		code:     &entryCode{keyed: true, keys: []string{"ncating leng"}},
+		code: &entryCode{keyed: true, keys: []string{"ncating leng"},
+			musts: [][]string{{"ACPI "}, {"Warning"}, {": FADT (revision "}, {") is longer than "}}},
 	},
 	{
 		Label:    "FADTRegisterAddressMismatch",
@@ -1953,7 +2078,8 @@ var generatedDB = []Entry{
 		Advice:   "A required FADT register block (PM1a event/control, PM timer) has a zero address or length. Fill in the address and length of every mandatory fixed hardware block, or set HW_REDUCED_ACPI.",
 		Source:   "drivers/acpi/acpica/tbfadt.c",
 		Examples: []string{"ACPI BIOS Error (bug): Required FADT field Pm1aControlBlock has zero address and/or length: 0x0000000000000000/0x2 (20220331/tbfadt-599)"},
-		code:     &entryCode{keyed: true, keys: []string{"and/or lengt"}},
+		code: &entryCode{keyed: true, keys: []string{"and/or lengt"},
+			musts: [][]string{{"ACPI "}, {"Error"}, {": Required FADT field "}, {" has zero address and/or length: 0x"}}},
 	},
 	{
 		Label:    "FADTOptionalFieldHalfSet",
@@ -1978,7 +2104,8 @@ var generatedDB = []Entry{
 		Advice:   "A FADT register block has a length the spec does not allow (for example PM1 event length below 4); the kernel substitutes a default. Use the block sizes ACPI 6.5 section 5.2.9 requires.",
 		Source:   "drivers/acpi/acpica/tbfadt.c",
 		Examples: []string{"ACPI BIOS Warning (bug): Invalid length for FADT/Pm1aEventBlock: 8, using default 32 (20190816/tbfadt-669)"},
-		code:     &entryCode{keyed: true, keys: []string{"th for FADT/"}},
+		code: &entryCode{keyed: true, keys: []string{"th for FADT/"},
+			musts: [][]string{{"ACPI "}, {"Warning"}, {": Invalid length for FADT/"}, {", using default "}}},
 	},
 	{
 		Label:    "ACPITableChecksumKernel",
@@ -2003,7 +2130,8 @@ var generatedDB = []Entry{
 		Advice:   "The DSDT changed in memory after the OS loaded it, which means firmware or SMM code wrote to it at runtime. Do not modify ACPI tables after handing over to the OS; use OperationRegions for dynamic data.",
 		Source:   "drivers/acpi/acpica/tbutils.c",
 		Examples: []string{"ACPI BIOS Error (bug): The DSDT has been corrupted or replaced - old, new headers below"},
-		code:     &entryCode{keyed: true, keys: []string{"The DSDT has"}},
+		code: &entryCode{keyed: true, keys: []string{"The DSDT has"},
+			musts: [][]string{{"ACPI "}, {"Error"}, {": The DSDT has been corrupted or replaced - old, new headers below"}}},
 	},
 	{
 		Label:    "XSDTAddressTooLarge",
@@ -2013,7 +2141,8 @@ var generatedDB = []Entry{
 		Advice:   "An XSDT entry holds a 64-bit table address the kernel cannot use on this build. Place ACPI tables below 4 GiB, or at least in addressable memory.",
 		Source:   "drivers/acpi/acpica/tbutils.c",
 		Examples: []string{"ACPI BIOS Warning (bug): 64-bit Physical Address in XSDT is too large (0x0000000100000000), truncating (20220331/tbutils-194)"},
-		code:     &entryCode{keyed: true, keys: []string{"-bit Physica"}},
+		code: &entryCode{keyed: true, keys: []string{"-bit Physica"},
+			musts: [][]string{{"ACPI "}, {"Warning"}, {": 64-bit Physical Address in XSDT is too large (0x"}, {"), truncating"}}},
 	},
 	{
 		Label:    "RSDTInvalidTableLength",
@@ -2023,7 +2152,8 @@ var generatedDB = []Entry{
 		Advice:   "A table listed in the RSDT/XSDT has a length too small to be a table header; it is skipped. Fix the table header's Length field.",
 		Source:   "drivers/acpi/acpica/tbutils.c",
 		Examples: []string{"ACPI BIOS Error (bug): Invalid table length 0x24 in RSDT/XSDT (20220331/tbutils-289)"},
-		code:     &entryCode{keyed: true, keys: []string{"valid table "}},
+		code: &entryCode{keyed: true, keys: []string{"valid table "},
+			musts: [][]string{{"ACPI "}, {"Error"}, {": Invalid table length 0x"}, {" in RSDT/XSDT"}}},
 	},
 	{
 		Label:    "RSDPNotFound",
@@ -2033,7 +2163,8 @@ var generatedDB = []Entry{
 		Advice:   "No valid RSDP was found, so ACPI cannot be used. Publish the RSDP in the EFI configuration table (or the legacy BIOS area) with valid checksums.",
 		Source:   "drivers/acpi/acpica/tbxfroot.c",
 		Examples: []string{"ACPI BIOS Error (bug): A valid RSDP was not found"},
-		code:     &entryCode{keyed: true, keys: []string{"A valid RSDP"}},
+		code: &entryCode{keyed: true, keys: []string{"A valid RSDP"},
+			musts: [][]string{{"ACPI "}, {"Error"}, {": A valid RSDP was not found"}}},
 	},
 	{
 		Label:    "AMLBadFieldOpcode",
@@ -2043,7 +2174,8 @@ var generatedDB = []Entry{
 		Advice:   "A Field declaration in AML contains an opcode that is not valid in a field list; the AML is corrupt or built by a faulty compiler. Rebuild the ASL with a current iasl and check the disassembly.",
 		Source:   "drivers/acpi/acpica/dsfield.c",
 		Examples: []string{"ACPI Error: Invalid opcode in field list: 0x0D (20220331/dsfield-446)"},
-		code:     &entryCode{keyed: true, keys: []string{"Invalid opco"}},
+		code: &entryCode{keyed: true, keys: []string{"Invalid opco"},
+			musts: [][]string{{"ACPI Error"}, {": Invalid opcode in field list: 0x"}}},
 	},
 	{
 		Label:    "AMLBadBytelist",
@@ -2053,7 +2185,8 @@ var generatedDB = []Entry{
 		Advice:   "AML declares a Buffer whose initializer is not a byte list; the table is malformed. Rebuild the table with a current compiler.",
 		Source:   "drivers/acpi/acpica/dsobject.c",
 		Examples: []string{"ACPI Error: Expecting bytelist, found AML opcode 0x70 in op 00000000c3a1b2d4 (20220331/dsobject-190)"},
-		code:     &entryCode{keyed: true, keys: []string{"found AML op"}},
+		code: &entryCode{keyed: true, keys: []string{"found AML op"},
+			musts: [][]string{{"ACPI Error"}, {": Expecting bytelist, found AML opcode 0x"}, {" in op "}}},
 	},
 	{
 		Label:    "AMLTruncatedConstant",
@@ -2063,7 +2196,8 @@ var generatedDB = []Entry{
 		Advice:   "A 32-bit (revision 1) DSDT contains 64-bit constants that are cut to 32 bits. Use table revision 2 or keep constants within 32 bits.",
 		Source:   "drivers/acpi/acpica/dsobject.c",
 		Examples: []string{"ACPI Warning: Truncated 64-bit constant found in 32-bit table: 00000001FFFFFFFF => FFFFFFFF (20220331/dsobject-430)"},
-		code:     &entryCode{keyed: true, keys: []string{"-bit constan"}},
+		code: &entryCode{keyed: true, keys: []string{"-bit constan"},
+			musts: [][]string{{"ACPI Warning"}, {": Truncated 64-bit constant found in 32-bit table: "}, {" => "}}},
 	},
 	{
 		Label:    "AMLUnimplementedReference",
@@ -2073,7 +2207,8 @@ var generatedDB = []Entry{
 		Advice:   "AML uses a reference type that is not implemented by the interpreter. Avoid unusual reference constructs (RefOf to non-named objects) in the ASL.",
 		Source:   "drivers/acpi/acpica/dsobject.c",
 		Examples: []string{"ACPI Error: Unimplemented reference type for AML opcode: 0x0071 (20220331/dsobject-526)"},
-		code:     &entryCode{keyed: true, keys: []string{"type for AML"}},
+		code: &entryCode{keyed: true, keys: []string{"type for AML"},
+			musts: [][]string{{"ACPI Error"}, {": Unimplemented reference type for AML opcode: 0x"}}},
 	},
 	{
 		Label:    "AMLBadOperands",
@@ -2083,7 +2218,8 @@ var generatedDB = []Entry{
 		Advice:   "An AML operator received operands of the wrong type and the method aborted. Check types in the failing method: integers where integers are expected, buffers for CreateField, etc.",
 		Source:   "drivers/acpi/acpica/dsopcode.c",
 		Examples: []string{"ACPI Error: (OpcodeName unavailable) bad operand(s), status 0x3003 (20220331/dsopcode-306)"},
-		code:     &entryCode{keyed: true, keys: []string{"d operand(s)"}},
+		code: &entryCode{keyed: true, keys: []string{"d operand(s)"},
+			musts: [][]string{{"ACPI Error"}, {": ("}, {") bad operand(s), status 0x"}}},
 	},
 	{
 		Label:    "AMLLoadTableNotFound",
@@ -2093,7 +2229,8 @@ var generatedDB = []Entry{
 		Advice:   "AML LoadTable() asked for a table by signature/OEM IDs that is not in the RSDT/XSDT. Make the IDs in LoadTable match a published table, or do not call LoadTable.",
 		Source:   "drivers/acpi/acpica/dsopcode.c",
 		Examples: []string{"ACPI Error: ACPI Table [SSDT] OEM:(PmRef, Cpu0Ist) not found in RSDT/XSDT (20220331/dsopcode-512)"},
-		code:     &entryCode{keyed: true, keys: []string{"in RSDT/XSDT"}},
+		code: &entryCode{keyed: true, keys: []string{"in RSDT/XSDT"},
+			musts: [][]string{{"ACPI Error"}, {": ACPI Table ["}, {"] OEM:("}, {") not found in RSDT/XSDT"}}},
 	},
 	{
 		Label:    "AMLBadPredicate",
@@ -2103,7 +2240,8 @@ var generatedDB = []Entry{
 		Advice:   "The predicate of an If or While in AML is not an integer. Fix the ASL expression so that it evaluates to an integer.",
 		Source:   "drivers/acpi/acpica/dswexec.c",
 		Examples: []string{"ACPI Error: Bad predicate (not an integer) ObjDesc=00000000a1b2c3d4 State=000000005e6f7a8b Type=0x2 (20220331/dswexec-112)"},
-		code:     &entryCode{keyed: true, keys: []string{"er) ObjDesc="}},
+		code: &entryCode{keyed: true, keys: []string{"er) ObjDesc="},
+			musts: [][]string{{"ACPI Error"}, {": Bad predicate (not an integer) ObjDesc="}, {" State="}, {" Type=0x"}}},
 	},
 	{
 		Label:    "AMLScopeInvalidTarget",
@@ -2113,7 +2251,8 @@ var generatedDB = []Entry{
 		Advice:   "A Scope() in a table targets a named object that is not a scope-capable type (device, processor, thermal zone, method...). Point Scope() at devices or namespace scopes only.",
 		Source:   "drivers/acpi/acpica/dswload.c",
 		Examples: []string{"ACPI Error: Invalid type (Method) for target of Scope operator [GFX0] (Cannot override) (20220331/dswload-233)"},
-		code:     &entryCode{keyed: true, keys: []string{"rget of Scop"}},
+		code: &entryCode{keyed: true, keys: []string{"rget of Scop"},
+			musts: [][]string{{"ACPI Error"}, {": Invalid type ("}, {") for target of Scope operator ["}, {"] (Cannot override)"}}},
 	},
 	{
 		Label:    "AMLScopeTypeOverride",
@@ -2123,7 +2262,8 @@ var generatedDB = []Entry{
 		Advice:   "A Scope() targets an object of a type that cannot be a scope; the interpreter forces it to type ANY. Declare the object as a Device or scope it correctly.",
 		Source:   "drivers/acpi/acpica/dswload2.c",
 		Examples: []string{"ACPI Warning: Type override - [DEB_] had invalid type (Integer) for Scope operator, changed to type ANY (20220331/dswload2-195)"},
-		code:     &entryCode{keyed: true, keys: []string{" to type ANY"}},
+		code: &entryCode{keyed: true, keys: []string{" to type ANY"},
+			musts: [][]string{{"ACPI Warning"}, {": Type override - ["}, {"] had invalid type ("}, {") for Scope operator, changed to type ANY"}}},
 	},
 	{
 		Label:    "GPEMethodFailed",
@@ -2133,7 +2273,8 @@ var generatedDB = []Entry{
 		Advice:   "The _Lxx/_Exx method for a GPE failed. Look at the messages just before this line for the AML error inside the method and fix the method.",
 		Source:   "drivers/acpi/acpica/evgpe.c",
 		Examples: []string{"ACPI Error: AE_NOT_FOUND, while evaluating GPE method [_L6F] (20220331/evgpe-511)"},
-		code:     &entryCode{keyed: true, keys: []string{"GPE method ["}},
+		code: &entryCode{keyed: true, keys: []string{"GPE method ["},
+			musts: [][]string{{"AE_"}, {", while evaluating GPE method ["}}},
 	},
 	{
 		Label:    "GPEDisableFailed",
@@ -2143,7 +2284,8 @@ var generatedDB = []Entry{
 		Advice:   "The GPE register block could not be written to disable a GPE. Check that the FADT GPE block addresses and lengths describe the real hardware.",
 		Source:   "drivers/acpi/acpica/evgpe.c",
 		Examples: []string{"ACPI Error: AE_BAD_ADDRESS, Unable to disable GPE 6F (20220331/evgpe-767)"},
-		code:     &entryCode{keyed: true, keys: []string{" disable GPE"}},
+		code: &entryCode{keyed: true, keys: []string{" disable GPE"},
+			musts: [][]string{{"AE_"}, {", Unable to disable GPE "}}},
 	},
 	{
 		Label:    "GPEClearFailed",
@@ -2153,7 +2295,8 @@ var generatedDB = []Entry{
 		Advice:   "A GPE status bit could not be cleared. Check the GPE block addresses in the FADT.",
 		Source:   "drivers/acpi/acpica/evgpe.c",
 		Examples: []string{"ACPI Error: AE_BAD_ADDRESS, Unable to clear GPE 6F (20220331/evgpe-780)"},
-		code:     &entryCode{keyed: true, keys: []string{"to clear GPE"}},
+		code: &entryCode{keyed: true, keys: []string{"to clear GPE"},
+			musts: [][]string{{"AE_"}, {", Unable to clear GPE "}}},
 	},
 	{
 		Label:    "GPEQueueFailed",
@@ -2163,7 +2306,8 @@ var generatedDB = []Entry{
 		Advice:   "A GPE handler could not be queued, so the event is disabled. An event storm from firmware usually causes this: make sure each GPE's status is cleared by its source.",
 		Source:   "drivers/acpi/acpica/evgpe.c",
 		Examples: []string{"ACPI Error: AE_NO_MEMORY, Unable to queue handler for GPE 17 - event disabled (20220331/evgpe-827)"},
-		code:     &entryCode{keyed: true, keys: []string{"dler for GPE"}},
+		code: &entryCode{keyed: true, keys: []string{"dler for GPE"},
+			musts: [][]string{{"AE_"}, {", Unable to queue handler for GPE "}, {" - event disabled"}}},
 	},
 	{
 		Label:    "GPENoHandler",
@@ -2173,7 +2317,8 @@ var generatedDB = []Entry{
 		Advice:   "A GPE fired that has neither a _Lxx/_Exx method nor a driver handler, so it is disabled. Either provide the method, or leave the GPE disabled in hardware.",
 		Source:   "drivers/acpi/acpica/evgpe.c",
 		Examples: []string{"ACPI Error: No handler or method for GPE 08, disabling event (20220331/evgpe-839)"},
-		code:     &entryCode{keyed: true, keys: []string{"thod for GPE"}},
+		code: &entryCode{keyed: true, keys: []string{"thod for GPE"},
+			musts: [][]string{{"ACPI Error"}, {": No handler or method for GPE "}, {", disabling event"}}},
 	},
 	{
 		Label:    "GPEEnableFailed",
@@ -2183,7 +2328,8 @@ var generatedDB = []Entry{
 		Advice:   "A GPE could not be enabled. Check the GPE block addresses and lengths in the FADT.",
 		Source:   "drivers/acpi/acpica/evgpeblk.c",
 		Examples: []string{"ACPI Error: AE_BAD_PARAMETER, Could not enable GPE 0x6F (20220331/evgpeblk-472)"},
-		code:     &entryCode{keyed: true, keys: []string{"t enable GPE"}},
+		code: &entryCode{keyed: true, keys: []string{"t enable GPE"},
+			musts: [][]string{{"AE_"}, {", Could not enable GPE 0x"}}},
 	},
 	{
 		Label:    "GPEBlocksOverlap",
@@ -2193,7 +2339,8 @@ var generatedDB = []Entry{
 		Advice:   "GPE0 and GPE1 blocks in the FADT cover overlapping GPE numbers, so GPE1 is ignored. Set GPE1_BASE past the last GPE of block 0.",
 		Source:   "drivers/acpi/acpica/evgpeinit.c",
 		Examples: []string{"ACPI Error: GPE0 block (GPE 0 to 1) overlaps the GPE1 block (GPE 1 to 1) - Ignoring GPE1"},
-		code:     &entryCode{keyed: true, keys: []string{"GPE1 block ("}},
+		code: &entryCode{keyed: true, keys: []string{"GPE1 block ("},
+			musts: [][]string{{"ACPI Error"}, {": GPE0 block (GPE 0 to "}, {") overlaps the GPE1 block (GPE "}, {" to "}}},
 	},
 	{
 		Label:    "GPEBothLevelEdge",
@@ -2203,7 +2350,8 @@ var generatedDB = []Entry{
 		Advice:   "Both _Lxx and _Exx methods exist for the same GPE. Keep only the method matching the GPE's trigger type.",
 		Source:   "drivers/acpi/acpica/evgpeinit.c",
 		Examples: []string{"ACPI Error: For GPE 0x1D, found both _L1D and _E1D methods (20220331/evgpeinit-398)"},
-		code:     &entryCode{keyed: true, keys: []string{"ound both _L"}},
+		code: &entryCode{keyed: true, keys: []string{"ound both _L"},
+			musts: [][]string{{"ACPI Error"}, {": For GPE 0x"}, {", found both _L"}, {" and _E"}}},
 	},
 	{
 		Label:    "SCIHandlerInstallFailed",
@@ -2213,7 +2361,8 @@ var generatedDB = []Entry{
 		Advice:   "The ACPI SCI interrupt handler could not be installed, so no ACPI events (power button, lid, EC) will work. Check the FADT SCI_INT value and the MADT interrupt override for it.",
 		Source:   "drivers/acpi/acpica/evgpeutil.c",
 		Examples: []string{"ACPI Error: AE_NOT_ACQUIRED, Could not install GPE interrupt handler at level 0x9 (20220331/evgpeutil-186)"},
-		code:     &entryCode{keyed: true, keys: []string{"GPE interrup"}},
+		code: &entryCode{keyed: true, keys: []string{"GPE interrup"},
+			musts: [][]string{{"AE_"}, {", Could not install GPE interrupt handler at level 0x"}}},
 	},
 	{
 		Label:    "SCIHandlerRemoveFailed",
@@ -2237,7 +2386,8 @@ var generatedDB = []Entry{
 		Advice:   "AML accessed an OperationRegion whose address space has no handler (often EmbeddedControl before the EC driver runs, or a vendor-specific space). Guard such accesses with the _REG status flag, as ACPI 6.5 section 6.5.4 requires.",
 		Source:   "drivers/acpi/acpica/evregion.c",
 		Examples: []string{"ACPI Error: No handler for Region [ECOR] (000000006b0ae2c7) [EmbeddedControl] (20220331/evregion-131)", "ACPI Error (evregion-0319): No handler for Region [ECOR] (f7422d98) [EmbeddedControl] [20080926]"},
-		code:     &entryCode{keyed: true, keys: []string{"for Region ["}},
+		code: &entryCode{keyed: true, keys: []string{"for Region ["},
+			musts: [][]string{{"No handler for Region ["}, {"] ("}, {") ["}}},
 	},
 	{
 		Label:    "RegionInitFailed",
@@ -2247,7 +2397,8 @@ var generatedDB = []Entry{
 		Advice:   "An OperationRegion could not be initialized. Check its address and length for validity and overlap with other resources.",
 		Source:   "drivers/acpi/acpica/evregion.c",
 		Examples: []string{"ACPI Error: AE_NOT_EXIST, During region initialization: [PCI_Config] (20220331/evregion-195)"},
-		code:     &entryCode{keyed: true, keys: []string{"During regio"}},
+		code: &entryCode{keyed: true, keys: []string{"During regio"},
+			musts: [][]string{{"AE_"}, {", During region initialization: ["}}},
 	},
 	{
 		Label:    "RegionHandlerError",
@@ -2257,7 +2408,8 @@ var generatedDB = []Entry{
 		Advice:   "An OperationRegion handler returned an error for an AML access (for example EC or SMBus timeouts). Check the address and width of the access in the AML and the device behind the region.",
 		Source:   "drivers/acpi/acpica/evregion.c",
 		Examples: []string{"ACPI Error: AE_TIME, Returned by Handler for [EmbeddedControl] (20220331/evregion-294)"},
-		code:     &entryCode{keyed: true, keys: []string{"by Handler f"}},
+		code: &entryCode{keyed: true, keys: []string{"by Handler f"},
+			musts: [][]string{{"AE_"}, {", Returned by Handler for ["}}},
 	},
 	{
 		Label:    "ECTimeoutFromAML",
@@ -2281,7 +2433,8 @@ var generatedDB = []Entry{
 		Advice:   "A _REG method failed. _REG should only record availability of the address space; keep it simple and free of accesses to other regions.",
 		Source:   "drivers/acpi/acpica/evregion.c",
 		Examples: []string{"ACPI Error: AE_NOT_FOUND, from region _REG, [EmbeddedControl] (20220331/evregion-401)"},
-		code:     &entryCode{keyed: true, keys: []string{"gion _REG, ["}},
+		code: &entryCode{keyed: true, keys: []string{"gion _REG, ["},
+			musts: [][]string{{"AE_"}, {", from region _REG, ["}}},
 	},
 	{
 		Label:    "ACPIModeTransitionFailed",
@@ -2305,7 +2458,8 @@ var generatedDB = []Entry{
 		Advice:   "The SMI handler took more than 100 microseconds to enter ACPI mode. Make the ACPI_ENABLE SMI handler set SCI_EN promptly.",
 		Source:   "drivers/acpi/acpica/evxfevnt.c",
 		Examples: []string{"ACPI Warning: Platform took > 100 usec to enter ACPI mode"},
-		code:     &entryCode{keyed: true, keys: []string{"o enter ACPI"}},
+		code: &entryCode{keyed: true, keys: []string{"o enter ACPI"},
+			musts: [][]string{{"ACPI Warning"}, {": Platform took > "}, {"00 usec to enter ACPI mode"}}},
 	},
 	{
 		Label:    "ACPIModeNotEntered",
@@ -2343,7 +2497,8 @@ var generatedDB = []Entry{
 		Advice:   "A fixed ACPI event (power button, RTC…) could not be enabled. Check that the PM1 enable register in the FADT is correct.",
 		Source:   "drivers/acpi/acpica/evxfevnt.c",
 		Examples: []string{"ACPI Error: Could not enable RealTimeClock event (20220331/evxfevnt-182)"},
-		code:     &entryCode{keyed: true, keys: []string{"Could not en"}},
+		code: &entryCode{keyed: true, keys: []string{"Could not en"},
+			musts: [][]string{{"ACPI Error"}, {": Could not enable "}, {" event"}}},
 	},
 	{
 		Label:    "ACPIFixedEventDisableFailed",
@@ -2368,7 +2523,8 @@ var generatedDB = []Entry{
 		Advice:   "An OperationRegion uses an address space ID that is not defined. Use a defined space ID (SystemMemory, SystemIO, PCI_Config, EmbeddedControl, ...).",
 		Source:   "drivers/acpi/acpica/excreate.c",
 		Examples: []string{"ACPI Error: Invalid/unknown Address Space ID: 0x0C (20220331/excreate-246)"},
-		code:     &entryCode{keyed: true, keys: []string{"Invalid/unkn"}},
+		code: &entryCode{keyed: true, keys: []string{"Invalid/unkn"},
+			musts: [][]string{{"ACPI Error"}, {": Invalid/unknown Address Space ID: 0x"}}},
 	},
 	{
 		Label:    "AMLInvalidAccessProtocol",
@@ -2378,7 +2534,8 @@ var generatedDB = []Entry{
 		Advice:   "A Field's AccessAs attribute uses an invalid protocol for its serial bus or SMBus region. Use a valid AccessAs attribute for the region's space.",
 		Source:   "drivers/acpi/acpica/exfield.c",
 		Examples: []string{"ACPI Error: Invalid Field/AccessAs protocol ID: 0x000F (20220331/exfield-77)"},
-		code:     &entryCode{keyed: true, keys: []string{"Field/Access"}},
+		code: &entryCode{keyed: true, keys: []string{"Field/Access"},
+			musts: [][]string{{"ACPI Error"}, {": Invalid Field/AccessAs protocol ID: 0x"}}},
 	},
 	{
 		Label:    "AMLInvalidReferenceClass",
@@ -2388,7 +2545,8 @@ var generatedDB = []Entry{
 		Advice:   "AML used a reference whose class is not valid in that context. Check the ASL around DerefOf and RefOf in the failing method.",
 		Source:   "drivers/acpi/acpica/exmisc.c",
 		Examples: []string{"ACPI Error: Invalid Reference Class 0x08 (20220331/exmisc-66)"},
-		code:     &entryCode{keyed: true, keys: []string{"Invalid Refe"}},
+		code: &entryCode{keyed: true, keys: []string{"Invalid Refe"},
+			musts: [][]string{{"ACPI Error"}, {": Invalid Reference Class 0x"}}},
 	},
 	{
 		Label:    "AMLInvalidComparison",
@@ -2398,7 +2556,8 @@ var generatedDB = []Entry{
 		Advice:   "AML used an invalid comparison opcode. The table is corrupt or was built with a faulty compiler; rebuild it.",
 		Source:   "drivers/acpi/acpica/exmisc.c",
 		Examples: []string{"ACPI Error: Invalid comparison opcode: 5B (20220331/exmisc-362)"},
-		code:     &entryCode{keyed: true, keys: []string{"Invalid comp"}},
+		code: &entryCode{keyed: true, keys: []string{"Invalid comp"},
+			musts: [][]string{{"ACPI Error"}, {": Invalid comparison opcode: "}}},
 	},
 	{
 		Label:    "AMLInvalidNameDigit",
@@ -2408,7 +2567,8 @@ var generatedDB = []Entry{
 		Advice:   "An AML name segment starts with a digit, which ACPI forbids. Rename the object so that names start with a letter or underscore.",
 		Source:   "drivers/acpi/acpica/exnames.c",
 		Examples: []string{"ACPI Error: Invalid leading digit: c"},
-		code:     &entryCode{keyed: true, keys: []string{"Invalid lead"}},
+		code: &entryCode{keyed: true, keys: []string{"Invalid lead"},
+			musts: [][]string{{"ACPI Error"}, {": Invalid leading digit: "}}},
 	},
 	{
 		Label:    "AMLBadNameCharacter",
@@ -2418,7 +2578,8 @@ var generatedDB = []Entry{
 		Advice:   "An AML name contains an invalid character. Use only upper-case letters, digits and underscores in names.",
 		Source:   "drivers/acpi/acpica/exnames.c",
 		Examples: []string{"ACPI Error: Bad character 0x2e in name, at 00000000f2b5c3a1 (20220331/exnames-180)"},
-		code:     &entryCode{keyed: true, keys: []string{"Bad characte"}},
+		code: &entryCode{keyed: true, keys: []string{"Bad characte"},
+			musts: [][]string{{"ACPI Error"}, {": Bad character 0x"}, {" in name, at "}}},
 	},
 	{
 		Label:    "AMLUnknownOpcode",
@@ -2428,7 +2589,8 @@ var generatedDB = []Entry{
 		Advice:   "The interpreter met an opcode it does not know while executing AML; the table is corrupt or uses an opcode from a newer spec. Rebuild the table with a current compiler and check its integrity.",
 		Source:   "drivers/acpi/acpica/exoparg1.c",
 		Examples: []string{"ACPI Error: Unknown AML opcode 0xA5 (20220331/exoparg1-78)"},
-		code:     &entryCode{keyed: true, keys: []string{" Unknown AML"}},
+		code: &entryCode{keyed: true, keys: []string{" Unknown AML"},
+			musts: [][]string{{"ACPI Error"}, {": Unknown AML opcode 0x"}}},
 	},
 	{
 		Label:    "AMLBadMemoryWidth",
@@ -2438,7 +2600,8 @@ var generatedDB = []Entry{
 		Advice:   "A SystemMemory field access has a width the interpreter does not support. Use byte, word, dword or qword access in the field's AccessType.",
 		Source:   "drivers/acpi/acpica/exregion.c",
 		Examples: []string{"ACPI Error: Invalid SystemMemory width 1"},
-		code:     &entryCode{keyed: true, keys: []string{"id SystemMem"}},
+		code: &entryCode{keyed: true, keys: []string{"id SystemMem"},
+			musts: [][]string{{"ACPI Error"}, {": Invalid SystemMemory width "}}},
 	},
 	{
 		Label:    "AMLBadOperandType",
@@ -2448,7 +2611,8 @@ var generatedDB = []Entry{
 		Advice:   "An AML operand has the wrong object type. Fix the types in the failing method.",
 		Source:   "drivers/acpi/acpica/exresop.c",
 		Examples: []string{"ACPI Error: Bad operand object type [0x2A] (20220331/exresop-185)"},
-		code:     &entryCode{keyed: true, keys: []string{"bject type ["}},
+		code: &entryCode{keyed: true, keys: []string{"bject type ["},
+			musts: [][]string{{"ACPI Error"}, {": Bad operand object type [0x"}}},
 	},
 	{
 		Label:    "AMLBadSerialProtocol",
@@ -2472,7 +2636,8 @@ var generatedDB = []Entry{
 		Advice:   "A GenericSerialBus field uses an unknown protocol ID. Use a protocol defined in ACPI 6.5 section 5.5.2.4.6.",
 		Source:   "drivers/acpi/acpica/exserial.c",
 		Examples: []string{"ACPI Error: Invalid protocol ID for GSBus: 0x0010 (20220331/exserial-185)"},
-		code:     &entryCode{keyed: true, keys: []string{"ID for GSBus"}},
+		code: &entryCode{keyed: true, keys: []string{"ID for GSBus"},
+			musts: [][]string{{"ACPI Error"}, {": Invalid protocol ID for GSBus: 0x"}}},
 	},
 	{
 		Label:    "AMLStallTooLong",
@@ -2482,7 +2647,8 @@ var generatedDB = []Entry{
 		Advice:   "AML called Stall() with more than 100 microseconds, which the spec forbids because the CPU spins. Use Sleep() for waits longer than 100 microseconds.",
 		Source:   "drivers/acpi/acpica/exsystem.c",
 		Examples: []string{"ACPI Warning: Time parameter 1 us > 100 us violating ACPI spec, please fix the firmware."},
-		code:     &entryCode{keyed: true, keys: []string{"olating ACPI"}},
+		code: &entryCode{keyed: true, keys: []string{"olating ACPI"},
+			musts: [][]string{{"ACPI Warning"}, {": Time parameter "}, {" us > 100 us violating ACPI spec, please fix the firmware."}}},
 	},
 	{
 		Label:    "FADTNoSMICmd",
@@ -2506,7 +2672,8 @@ var generatedDB = []Entry{
 		Advice:   "AML tries to redefine a predefined root object (such as \\_GPE or \\_SB). Do not declare objects that already exist at the root.",
 		Source:   "drivers/acpi/acpica/nsaccess.c",
 		Examples: []string{"ACPI Error: Could not override predefined _OS_ (20220331/nsaccess-127)"},
-		code:     &entryCode{keyed: true, keys: []string{"override pre"}},
+		code: &entryCode{keyed: true, keys: []string{"override pre"},
+			musts: [][]string{{"ACPI Error"}, {": Could not override predefined "}}},
 	},
 	{
 		Label:    "AMLTooManyParents",
@@ -2516,7 +2683,8 @@ var generatedDB = []Entry{
 		Advice:   "An AML path uses more ^ parent prefixes than the depth of the current scope. Fix the path.",
 		Source:   "drivers/acpi/acpica/nsaccess.c",
 		Examples: []string{"ACPI Error: ^^^^SBRG: Path has too many parent prefixes (^) (20220331/nsaccess-436)"},
-		code:     &entryCode{keyed: true, keys: []string{" Path has to"}},
+		code: &entryCode{keyed: true, keys: []string{" Path has to"},
+			musts: [][]string{{"ACPI Error"}, {": Path has too many parent prefixes (^)"}}},
 	},
 	{
 		Label:    "AMLLookupTypeMismatch",
@@ -2526,7 +2694,8 @@ var generatedDB = []Entry{
 		Advice:   "A name lookup found an object of a different type than the code expects. Make the object's type agree with how it is used.",
 		Source:   "drivers/acpi/acpica/nsaccess.c",
 		Examples: []string{"ACPI Warning: NsLookup: Type mismatch on TZ01 (Device), searching for (ThermalZone) (20220331/nsaccess-696)"},
-		code:     &entryCode{keyed: true, keys: []string{"NsLookup: Ty"}},
+		code: &entryCode{keyed: true, keys: []string{"NsLookup: Ty"},
+			musts: [][]string{{"ACPI Warning"}, {": NsLookup: Type mismatch on "}, {"), searching for ("}}},
 	},
 	{
 		Label:    "INIFailed",
@@ -2536,7 +2705,8 @@ var generatedDB = []Entry{
 		Advice:   "A device's _INI method failed. Look at the preceding AML error and fix the method; a failing _INI can leave the device unconfigured.",
 		Source:   "drivers/acpi/acpica/nsinit.c",
 		Examples: []string{"ACPI Error: AE_NOT_FOUND, during \\_SB.PCI0.GFX0._INI execution (20220331/nsinit-657)"},
-		code:     &entryCode{keyed: true, keys: []string{"_INI executi"}},
+		code: &entryCode{keyed: true, keys: []string{"_INI executi"},
+			musts: [][]string{{"AE_"}, {", during "}, {"._INI execution"}}},
 	},
 	{
 		Label:    "DSDTNotInMemory",
@@ -2574,7 +2744,8 @@ var generatedDB = []Entry{
 		Advice:   "An AML string constant has no terminating NUL; it is truncated. Rebuild the table; the compiler always terminates strings.",
 		Source:   "drivers/acpi/acpica/psargs.c",
 		Examples: []string{"ACPI Warning: Invalid AML string: no null terminator, truncating at offset 1"},
-		code:     &entryCode{keyed: true, keys: []string{" Invalid AML"}},
+		code: &entryCode{keyed: true, keys: []string{" Invalid AML"},
+			musts: [][]string{{"ACPI Warning"}, {": Invalid AML string: no null terminator, truncating at offset "}}},
 	},
 	{
 		Label:    "AMLUnknownTableOpcode",
@@ -2584,7 +2755,8 @@ var generatedDB = []Entry{
 		Advice:   "A table contains bytes that are not valid AML at the given offset; loading skips them and objects may be missing. Rebuild the table and check that it was not truncated or patched.",
 		Source:   "drivers/acpi/acpica/psobject.c",
 		Examples: []string{"ACPI Error: Unknown opcode 0x9A at table offset 0x1C2D, ignoring (20220331/psobject-74)"},
-		code:     &entryCode{keyed: true, keys: []string{"Unknown opco"}},
+		code: &entryCode{keyed: true, keys: []string{"Unknown opco"},
+			musts: [][]string{{"ACPI Error"}, {": Unknown opcode 0x"}, {" at table offset 0x"}, {", ignoring"}}},
 	},
 	{
 		Label:    "AMLCorrupt",
@@ -2608,7 +2780,8 @@ var generatedDB = []Entry{
 		Advice:   "A _CRS or similar resource buffer contains a descriptor type that does not exist, so the device's resources are lost. Build resource templates with ResourceTemplate() macros rather than raw bytes.",
 		Source:   "drivers/acpi/acpica/rslist.c",
 		Examples: []string{"ACPI Error: Invalid/unsupported resource descriptor: Type 0x0E (20220331/rslist-74)"},
-		code:     &entryCode{keyed: true, keys: []string{"criptor: Typ"}},
+		code: &entryCode{keyed: true, keys: []string{"criptor: Typ"},
+			musts: [][]string{{"ACPI Error"}, {": Invalid/unsupported resource descriptor: Type 0x"}}},
 	},
 	{
 		Label:    "ResourceConvertFailed",
@@ -2618,7 +2791,8 @@ var generatedDB = []Entry{
 		Advice:   "An AML resource descriptor could not be converted. Check the resource template of the device for malformed descriptors.",
 		Source:   "drivers/acpi/acpica/rslist.c",
 		Examples: []string{"ACPI Error: AE_AML_BAD_RESOURCE_LENGTH, Could not convert AML resource (Type 0x8C) (20220331/rslist-86)"},
-		code:     &entryCode{keyed: true, keys: []string{"esource (Typ"}},
+		code: &entryCode{keyed: true, keys: []string{"esource (Typ"},
+			musts: [][]string{{"AE_"}, {", Could not convert AML resource (Type 0x"}}},
 	},
 	{
 		Label:    "ResourceBadDescriptorType",
@@ -2628,7 +2802,8 @@ var generatedDB = []Entry{
 		Advice:   "A resource list contains an unknown descriptor type. Fix the resource buffer.",
 		Source:   "drivers/acpi/acpica/rslist.c",
 		Examples: []string{"ACPI Error: Invalid descriptor type (0x1C) in resource list (20220331/rslist-145)"},
-		code:     &entryCode{keyed: true, keys: []string{"iptor type ("}},
+		code: &entryCode{keyed: true, keys: []string{"iptor type ("},
+			musts: [][]string{{"ACPI Error"}, {": Invalid descriptor type (0x"}, {") in resource list"}}},
 	},
 	{
 		Label:    "ResourceZeroLength",
@@ -2652,7 +2827,8 @@ var generatedDB = []Entry{
 		Advice:   "A resource (for _SRS) could not be converted to AML. Make _PRS/_CRS describe resources the OS can write back with _SRS.",
 		Source:   "drivers/acpi/acpica/rslist.c",
 		Examples: []string{"ACPI Error: AE_AML_BAD_RESOURCE_VALUE, Could not convert resource (type 0x11) to AML (20220331/rslist-190)"},
-		code:     &entryCode{keyed: true, keys: []string{"esource (typ"}},
+		code: &entryCode{keyed: true, keys: []string{"esource (typ"},
+			musts: [][]string{{"AE_"}, {", Could not convert resource (type 0x"}, {") to AML"}}},
 	},
 	{
 		Label:    "ResourceBadIRQFlags",
@@ -2662,7 +2838,8 @@ var generatedDB = []Entry{
 		Advice:   "An interrupt descriptor has an invalid polarity/trigger combination. Use valid Edge/Level and ActiveHigh/ActiveLow values.",
 		Source:   "drivers/acpi/acpica/rsmisc.c",
 		Examples: []string{"ACPI Error: Invalid interrupt polarity/trigger in resource list, 0x8 (20220331/rsmisc-786)"},
-		code:     &entryCode{keyed: true, keys: []string{"larity/trigg"}},
+		code: &entryCode{keyed: true, keys: []string{"larity/trigg"},
+			musts: [][]string{{"ACPI Error"}, {": Invalid interrupt polarity/trigger in resource list, 0x"}}},
 	},
 	{
 		Label:    "ResourceBadDMA",
@@ -2686,7 +2863,8 @@ var generatedDB = []Entry{
 		Advice:   "ACPICA refused to install a table: its checksum check failed (see the 'Incorrect checksum' warning just before; ACPICA reports the failure as AE_NO_MEMORY), so the table and everything it defines is missing. Recompute the checksum after the last change to the table, including tables patched by firmware at boot.",
 		Source:   "drivers/acpi/acpica/tbdata.c",
 		Examples: []string{"ACPI Error: AE_NO_MEMORY, SSDT 0x00000000DA9F5000 Attempted table install failed (20220331/tbdata-528)"},
-		code:     &entryCode{keyed: true, keys: []string{"Attempted ta"}},
+		code: &entryCode{keyed: true, keys: []string{"Attempted ta"},
+			musts: [][]string{{"AE_"}, {" 0x"}, {" Attempted table install failed"}}},
 	},
 	{
 		Label:    "ACPITableLoadedTwice",
@@ -2696,7 +2874,8 @@ var generatedDB = []Entry{
 		Advice:   "The same table is listed or loaded twice. List every table once in the XSDT and avoid LoadTable() for tables already present.",
 		Source:   "drivers/acpi/acpica/tbdata.c",
 		Examples: []string{"ACPI Error: AE_ALREADY_EXISTS, SSDT 0x00000000BF6B4000 Table is already loaded (20220331/tbdata-548)"},
-		code:     &entryCode{keyed: true, keys: []string{"Table is alr"}},
+		code: &entryCode{keyed: true, keys: []string{"Table is alr"},
+			musts: [][]string{{"AE_"}, {" 0x"}, {" Table is already loaded"}}},
 	},
 	{
 		Label:    "FADTRegisterTooLong",
@@ -2706,7 +2885,8 @@ var generatedDB = []Entry{
 		Advice:   "A legacy 32-bit FADT register block is longer than a GAS can express. Fix the block length fields in the FADT.",
 		Source:   "drivers/acpi/acpica/tbfadt.c",
 		Examples: []string{"ACPI Error: Gpe0Block - 32-bit FADT register is too long (64 bytes, 512 bits) to convert to GAS struct - 255 bits max, truncating (20220331/tbfadt-177)"},
-		code:     &entryCode{keyed: true, keys: []string{"GAS struct -"}},
+		code: &entryCode{keyed: true, keys: []string{"GAS struct -"},
+			musts: [][]string{{"ACPI Error"}, {" - 32-bit FADT register is too long ("}, {" bytes, "}, {" bits) to convert to GAS struct - 255 bits max, truncating"}}},
 	},
 	{
 		Label:    "ACPITableLengthUnreadable",
@@ -2716,7 +2896,8 @@ var generatedDB = []Entry{
 		Advice:   "The kernel could not read a table's length at the address given. Make RSDT/XSDT entries point at mapped, reserved memory holding the table.",
 		Source:   "drivers/acpi/acpica/tbinstal.c",
 		Examples: []string{"ACPI Error: Could not acquire table length at 00000000BFF7A000 (20220331/tbinstal-115)"},
-		code:     &entryCode{keyed: true, keys: []string{"acquire tabl"}},
+		code: &entryCode{keyed: true, keys: []string{"acquire tabl"},
+			musts: [][]string{{"ACPI Error"}, {": Could not acquire table length at "}}},
 	},
 	{
 		Label:    "DSDTCopyFailed",
@@ -2726,7 +2907,8 @@ var generatedDB = []Entry{
 		Advice:   "The DSDT could not be copied to local memory. Check the DSDT length field.",
 		Source:   "drivers/acpi/acpica/tbutils.c",
 		Examples: []string{"ACPI Error: Could not copy DSDT of length 0x3A7F2 (20220331/tbutils-129)"},
-		code:     &entryCode{keyed: true, keys: []string{"copy DSDT of"}},
+		code: &entryCode{keyed: true, keys: []string{"copy DSDT of"},
+			musts: [][]string{{"ACPI Error"}, {": Could not copy DSDT of length 0x"}}},
 	},
 	{
 		Label:    "NamespaceLoadFailed",
@@ -2736,7 +2918,8 @@ var generatedDB = []Entry{
 		Advice:   "Loading the ACPI namespace from the tables failed. Look at the preceding errors: a corrupt DSDT/SSDT must be fixed for ACPI to work.",
 		Source:   "drivers/acpi/acpica/tbxfload.c",
 		Examples: []string{"ACPI Exception: AE_NOT_FOUND, While loading namespace from ACPI tables"},
-		code:     &entryCode{keyed: true, keys: []string{"ce from ACPI"}},
+		code: &entryCode{keyed: true, keys: []string{"ce from ACPI"},
+			musts: [][]string{{"AE_"}, {", While loading namespace from ACPI tables"}}},
 	},
 	{
 		Label:    "DSDTLoadFailed",
@@ -2746,7 +2929,8 @@ var generatedDB = []Entry{
 		Advice:   "The DSDT failed to load; ACPI devices will be missing. Fix the DSDT so that it loads without AML errors.",
 		Source:   "drivers/acpi/acpica/tbxfload.c",
 		Examples: []string{"ACPI Exception: AE_NOT_FOUND, [DSDT] table load failed"},
-		code:     &entryCode{keyed: true, keys: []string{"[DSDT] table"}},
+		code: &entryCode{keyed: true, keys: []string{"[DSDT] table"},
+			musts: [][]string{{"AE_"}, {", [DSDT] table load failed"}}},
 	},
 	{
 		Label:    "SSDTLoadFailed",
@@ -2756,7 +2940,8 @@ var generatedDB = []Entry{
 		Advice:   "An SSDT failed to load, typically because it redefines objects that another table already defines (AE_ALREADY_EXISTS). Make every object defined by exactly one table, and load SSDTs in dependency order.",
 		Source:   "drivers/acpi/acpica/tbxfload.c",
 		Examples: []string{"ACPI Error: AE_ALREADY_EXISTS, (SSDT:SaSsdt ) while loading table (20220331/tbxfload-189)"},
-		code:     &entryCode{keyed: true, keys: []string{") while load"}},
+		code: &entryCode{keyed: true, keys: []string{") while load"},
+			musts: [][]string{{"AE_"}, {", ("}, {") while loading table"}}},
 	},
 	{
 		Label:    "TableLoadFailures",
@@ -2766,7 +2951,8 @@ var generatedDB = []Entry{
 		Advice:   "Some ACPI tables failed to load. Fix the tables named in the errors just before this summary.",
 		Source:   "drivers/acpi/acpica/tbxfload.c",
 		Examples: []string{"ACPI Error: 1 table load failures, 1 successful"},
-		code:     &entryCode{keyed: true, keys: []string{"load failure"}},
+		code: &entryCode{keyed: true, keys: []string{"load failure"},
+			musts: [][]string{{"ACPI Error"}, {" table load failures, "}, {" successful"}}},
 	},
 	{
 		Label:    "OpRegionConflict",
@@ -2777,7 +2963,8 @@ var generatedDB = []Entry{
 		Cause:    "driver",
 		Source:   "drivers/acpi/acpica/utaddress.c",
 		Examples: []string{"ACPI Warning: SystemIO range 0x0000000000001028-0x000000000000102F conflicts with OpRegion 0x0000000000001000-0x0000000000001042 (\\_SB.C002.C003.C0BF) (20160831/utaddress-247)"},
-		code:     &entryCode{keyed: true, keys: []string{"with OpRegio"}},
+		code: &entryCode{keyed: true, keys: []string{"with OpRegio"},
+			musts: [][]string{{"ACPI Warning"}, {" range 0x"}, {"-0x"}, {" conflicts with OpRegion 0x"}}},
 	},
 	{
 		Label:    "ResourceBadSerialBusType",
@@ -2787,7 +2974,8 @@ var generatedDB = []Entry{
 		Advice:   "A serial bus resource descriptor uses an unknown bus type. Use I2C, SPI, UART or CSI-2 bus types.",
 		Source:   "drivers/acpi/acpica/utresrc.c",
 		Examples: []string{"ACPI Error: Invalid/unsupported SerialBus resource descriptor: BusType 0x05 (20220331/utresrc-397)"},
-		code:     &entryCode{keyed: true, keys: []string{"ptor: BusTyp"}},
+		code: &entryCode{keyed: true, keys: []string{"ptor: BusTyp"},
+			musts: [][]string{{"ACPI Error"}, {": Invalid/unsupported SerialBus resource descriptor: BusType 0x"}}},
 	},
 	{
 		Label:    "ResourceBadLength",
@@ -2797,7 +2985,8 @@ var generatedDB = []Entry{
 		Advice:   "A resource descriptor's length is smaller than the minimum for its type. Build descriptors with the standard ASL macros.",
 		Source:   "drivers/acpi/acpica/utresrc.c",
 		Examples: []string{"ACPI Error: Invalid resource descriptor length: Type 0x8E, Length 0x0010, MinLength 0x0012 (20220331/utresrc-426)"},
-		code:     &entryCode{keyed: true, keys: []string{"length: Type"}},
+		code: &entryCode{keyed: true, keys: []string{"length: Type"},
+			musts: [][]string{{"ACPI Error"}, {": Invalid resource descriptor length: Type 0x"}, {", Length 0x"}, {", MinLength 0x"}}},
 	},
 	{
 		Label:    "AMLInvalidNameRepaired",
@@ -2807,7 +2996,8 @@ var generatedDB = []Entry{
 		Advice:   "A table header or name contains invalid characters that the kernel repairs. Use upper-case letters, digits and underscores in ACPI signatures and names.",
 		Source:   "drivers/acpi/acpica/utstring.c",
 		Examples: []string{"ACPI Warning: Invalid character(s) in name (0x00305450), repaired: [PT0*] (20220331/utstring-171)"},
-		code:     &entryCode{keyed: true, keys: []string{"character(s)"}},
+		code: &entryCode{keyed: true, keys: []string{"character(s)"},
+			musts: [][]string{{"ACPI Warning"}, {": Invalid character(s) in name (0x"}, {"), repaired: ["}}},
 	},
 	{
 		Label:    "FACSMapFailed",
@@ -2831,7 +3021,8 @@ var generatedDB = []Entry{
 		Advice:   "A Package initializer uses an expression, which the interpreter does not evaluate. Use constants or names in package elements.",
 		Source:   "drivers/acpi/acpica/dspkginit.c",
 		Examples: []string{"ACPI Exception: AE_NOT_FOUND, Expressions within package elements are not supported"},
-		code:     &entryCode{keyed: true, keys: []string{"within packa"}},
+		code: &entryCode{keyed: true, keys: []string{"within packa"},
+			musts: [][]string{{"AE_"}, {", Expressions within package elements are not supported"}}},
 	},
 	{
 		Label:    "AMLPackageNamedRefNotFound",
@@ -2841,7 +3032,8 @@ var generatedDB = []Entry{
 		Advice:   "A package element names an object that does not exist (here often an interrupt link device listed in _PRT). Remove the stale reference or define the object it names.",
 		Source:   "drivers/acpi/acpica/dspkginit.c",
 		Examples: []string{"ACPI Error: AE_NOT_FOUND, While resolving a named reference package element - LNKC (20200110/dspkginit-438)"},
-		code:     &entryCode{keyed: true, keys: []string{"ference pack"}},
+		code: &entryCode{keyed: true, keys: []string{"ference pack"},
+			musts: [][]string{{"AE_"}, {", While resolving a named reference package element - "}}},
 	},
 	{
 		Label:    "AMLPackageElementUnresolved",
@@ -2851,7 +3043,8 @@ var generatedDB = []Entry{
 		Advice:   "A package element refers to a name that cannot be resolved. Make sure every named element exists when the package is built.",
 		Source:   "drivers/acpi/acpica/dspkginit.c",
 		Examples: []string{"ACPI Error: Could not resolve named package element [LNKD] in [_PRT] (20220331/dspkginit-454)"},
-		code:     &entryCode{keyed: true, keys: []string{"named packag"}},
+		code: &entryCode{keyed: true, keys: []string{"named packag"},
+			musts: [][]string{{"ACPI Error"}, {": Could not resolve named package element ["}, {"] in ["}}},
 	},
 	{
 		Label:    "AMLMissingOperand",
@@ -2861,7 +3054,8 @@ var generatedDB = []Entry{
 		Advice:   "An AML operator is missing an operand. The table is malformed; rebuild it.",
 		Source:   "drivers/acpi/acpica/dsutils.c",
 		Examples: []string{"ACPI Exception: AE_NOT_FOUND, Missing or null operand"},
-		code:     &entryCode{keyed: true, keys: []string{"Missing or n"}},
+		code: &entryCode{keyed: true, keys: []string{"Missing or n"},
+			musts: [][]string{{"AE_"}, {", Missing or null operand"}}},
 	},
 	{
 		Label:    "RegionCircularHandler",
@@ -2871,7 +3065,8 @@ var generatedDB = []Entry{
 		Advice:   "The region handler list is circular. Usually caused by repeated _REG or handler install; report together with the DSDT.",
 		Source:   "drivers/acpi/acpica/evregion.c",
 		Examples: []string{"ACPI Error: Circular handler list in region object 00000000b8d2e6f1 (20220331/evregion-472)"},
-		code:     &entryCode{keyed: true, keys: []string{"region objec"}},
+		code: &entryCode{keyed: true, keys: []string{"region objec"},
+			musts: [][]string{{"ACPI Error"}, {": Circular handler list in region object "}}},
 	},
 	{
 		Label:    "MutexNoThread",
@@ -2881,7 +3076,8 @@ var generatedDB = []Entry{
 		Advice:   "AML executed Acquire where the interpreter has no thread to own the mutex, typically in module-level code that runs while the table loads rather than inside a method. Acquire and Release mutexes only inside control methods (move the code into _INI or a method called from it).",
 		Source:   "drivers/acpi/acpica/exmutex.c",
 		Examples: []string{"ACPI Error: Cannot acquire Mutex [MUT0], null thread info (20220331/exmutex-206)"},
-		code:     &entryCode{keyed: true, keys: []string{"uire Mutex ["}},
+		code: &entryCode{keyed: true, keys: []string{"uire Mutex ["},
+			musts: [][]string{{"ACPI Error"}, {": Cannot acquire Mutex ["}, {"], null thread info"}}},
 	},
 	{
 		Label:    "MutexSyncLevel",
@@ -2891,7 +3087,8 @@ var generatedDB = []Entry{
 		Advice:   "AML acquired a Mutex declared with a lower SyncLevel than a mutex it already holds. Declare the mutexes' SyncLevels so that they are always acquired in increasing level order.",
 		Source:   "drivers/acpi/acpica/exmutex.c",
 		Examples: []string{"ACPI Error: Cannot acquire Mutex [ECMX], current SyncLevel is too large (7) (20220331/exmutex-217)"},
-		code:     &entryCode{keyed: true, keys: []string{"rent SyncLev"}},
+		code: &entryCode{keyed: true, keys: []string{"rent SyncLev"},
+			musts: [][]string{{"ACPI Error"}, {": Cannot acquire Mutex ["}, {"], current SyncLevel is too large ("}}},
 	},
 	{
 		Label:    "MutexReleaseNotAcquired",
@@ -2901,7 +3098,8 @@ var generatedDB = []Entry{
 		Advice:   "AML released a Mutex it had not acquired. Pair every Release() with a successful Acquire() on every path through the method.",
 		Source:   "drivers/acpi/acpica/exmutex.c",
 		Examples: []string{"ACPI Error: Cannot release Mutex [PATM], not acquired (20220331/exmutex-357)"},
-		code:     &entryCode{keyed: true, keys: []string{" Cannot rele"}},
+		code: &entryCode{keyed: true, keys: []string{" Cannot rele"},
+			musts: [][]string{{"ACPI Error"}, {": Cannot release Mutex ["}, {"], not acquired"}}},
 	},
 	{
 		Label:    "MutexReleasedByOtherThread",
@@ -2911,7 +3109,8 @@ var generatedDB = []Entry{
 		Advice:   "AML released a Mutex that another thread acquired. Release mutexes in the same method invocation that acquired them.",
 		Source:   "drivers/acpi/acpica/exmutex.c",
 		Examples: []string{"ACPI Error: Thread 2457 cannot release Mutex [ECMX] acquired by thread 2451 (20220331/exmutex-378)"},
-		code:     &entryCode{keyed: true, keys: []string{"ease Mutex ["}},
+		code: &entryCode{keyed: true, keys: []string{"ease Mutex ["},
+			musts: [][]string{{"ACPI Error"}, {": Thread "}, {" cannot release Mutex ["}, {"] acquired by thread "}}},
 	},
 	{
 		Label:    "MutexReleaseSyncLevel",
@@ -2921,7 +3120,8 @@ var generatedDB = []Entry{
 		Advice:   "AML released mutexes out of SyncLevel order. Release mutexes in the reverse order of acquisition.",
 		Source:   "drivers/acpi/acpica/exmutex.c",
 		Examples: []string{"ACPI Error: Cannot release Mutex [MUTX], SyncLevel mismatch: mutex 0 current 7 (20220331/exmutex-394)"},
-		code:     &entryCode{keyed: true, keys: []string{"], SyncLevel"}},
+		code: &entryCode{keyed: true, keys: []string{"], SyncLevel"},
+			musts: [][]string{{"ACPI Error"}, {": Cannot release Mutex ["}, {"], SyncLevel mismatch: mutex "}, {" current "}}},
 	},
 	{
 		Label:    "GlobalLockAcquireFailed",
@@ -2931,7 +3131,8 @@ var generatedDB = []Entry{
 		Advice:   "The ACPI Global Lock could not be acquired. Check the FACS global lock field and that firmware (SMM) releases it promptly.",
 		Source:   "drivers/acpi/acpica/exutils.c",
 		Examples: []string{"ACPI Exception: AE_NOT_FOUND, Could not acquire Global Lock"},
-		code:     &entryCode{keyed: true, keys: []string{"acquire Glob"}},
+		code: &entryCode{keyed: true, keys: []string{"acquire Glob"},
+			musts: [][]string{{"AE_"}, {", Could not acquire Global Lock"}}},
 	},
 	{
 		Label:    "EISAIDTooLarge",
@@ -2941,7 +3142,8 @@ var generatedDB = []Entry{
 		Advice:   "An EISAID() argument does not fit in 32 bits. Use a valid 7-character EISA ID.",
 		Source:   "drivers/acpi/acpica/exutils.c",
 		Examples: []string{"ACPI Warning: Expected EISAID is larger than 32 bits: 0x00000001041D0D0C, truncating (20220331/exutils-298)"},
-		code:     &entryCode{keyed: true, keys: []string{"ected EISAID"}},
+		code: &entryCode{keyed: true, keys: []string{"ected EISAID"},
+			musts: [][]string{{"ACPI Warning"}, {": Expected EISAID is larger than 32 bits: 0x"}, {", truncating"}}},
 	},
 	{
 		Label:    "SleepStateNoObject",
@@ -2951,7 +3153,8 @@ var generatedDB = []Entry{
 		Advice:   "A \\_Sx object returned nothing. Define \\_S3, \\_S4 and \\_S5 as packages of SLP_TYPa/SLP_TYPb values.",
 		Source:   "drivers/acpi/acpica/hwxface.c",
 		Examples: []string{"ACPI Error: No Sleep State object returned from [\\_S3] (20220331/hwxface-377)"},
-		code:     &entryCode{keyed: true, keys: []string{"No Sleep Sta"}},
+		code: &entryCode{keyed: true, keys: []string{"No Sleep Sta"},
+			musts: [][]string{{"ACPI Error"}, {": No Sleep State object returned from ["}}},
 	},
 	{
 		Label:    "SleepStateNotPackage",
@@ -2975,7 +3178,8 @@ var generatedDB = []Entry{
 		Advice:   "A \\_Sx sleep state object exists but could not be evaluated or has the wrong form, so the OS cannot enter that state. Define each supported \\_Sx as a Name holding a Package whose first two elements are the integer SLP_TYP values for PM1a and PM1b. (A missing \\_S1 or \\_S2 is normal; ACPICA before 2016 reported it as AE_NOT_FOUND, which is not matched.)",
 		Source:   "drivers/acpi/acpica/hwxface.c",
 		Examples: []string{"ACPI Exception: AE_AML_OPERAND_TYPE, While evaluating Sleep State [\\_S3_] (20220331/hwxface-439)"},
-		code:     &entryCode{keyed: true, keys: []string{"ting Sleep S"}},
+		code: &entryCode{keyed: true, keys: []string{"ting Sleep S"},
+			musts: [][]string{{"AE_"}, {"AML_", "TYPE", "BAD_", "ERROR", "LIMIT", "NO_MEMORY"}, {", While evaluating Sleep State ["}}},
 	},
 	{
 		Label:    "DeviceInitFailed",
@@ -2985,7 +3189,8 @@ var generatedDB = []Entry{
 		Advice:   "ACPI device initialization (_STA/_INI) failed. Check the preceding errors for the failing method.",
 		Source:   "drivers/acpi/acpica/nsinit.c",
 		Examples: []string{"ACPI Exception: AE_NOT_FOUND, During device initialization"},
-		code:     &entryCode{keyed: true, keys: []string{"During devic"}},
+		code: &entryCode{keyed: true, keys: []string{"During devic"},
+			musts: [][]string{{"AE_"}, {", During device initialization"}}},
 	},
 	{
 		Label:    "AMLDeferredArgsFailed",
@@ -2995,7 +3200,8 @@ var generatedDB = []Entry{
 		Advice:   "The arguments of a deferred object (OperationRegion, Buffer field, Package) could not be evaluated. Make region addresses and buffer sizes evaluate at load time.",
 		Source:   "drivers/acpi/acpica/nsinit.c",
 		Examples: []string{"ACPI Error: AE_NOT_FOUND, Could not execute arguments for [GNVS] (Region) (20220331/nsinit-419)"},
-		code:     &entryCode{keyed: true, keys: []string{"arguments fo"}},
+		code: &entryCode{keyed: true, keys: []string{"arguments fo"},
+			musts: [][]string{{"AE_"}, {", Could not execute arguments for ["}, {"] ("}}},
 	},
 	{
 		Label:    "AMLDivideByZero",
@@ -3039,7 +3245,8 @@ var generatedDB = []Entry{
 		Advice:   "The host bridge's _OSC failed the OS's request for native PCIe control (AE_NOT_FOUND: there is no _OSC at all), so hotplug, PME, AER and ASPM stay with the firmware and older kernels turn ASPM off. Implement _OSC on every PCIe host bridge (PNP0A08) as the PCI Firmware specification describes and return the controls granted.",
 		Source:   "drivers/acpi/bus.c, drivers/pci/pci-acpi.c",
 		Examples: []string{"\\_SB_.PCI0:_OSC request failed", "pci0000:00: ACPI _OSC request failed (AE_NOT_FOUND), returned control mask: 0x1d", "acpi PNP0A03:00: ACPI _OSC request failed (AE_SUPPORT), returned control mask: 0x04"},
-		code:     &entryCode{keyed: true, keys: []string{"SC request f"}},
+		code: &entryCode{keyed: true, keys: []string{"SC request f"},
+			musts: [][]string{{"_OSC request failed"}}},
 	},
 	{
 		Label:    "OSCRequestData",
@@ -3050,7 +3257,8 @@ var generatedDB = []Entry{
 		Cause:    "kernel",
 		Source:   "drivers/acpi/bus.c",
 		Examples: []string{"_OSC request data:1 1f 0 ", "_OSC request data: 1 1f"},
-		code:     &entryCode{keyed: true, keys: []string{"SC request d"}},
+		code: &entryCode{keyed: true, keys: []string{"SC request d"},
+			musts: [][]string{{"_OSC request data:"}}},
 	},
 	{
 		Label:    "OSCPCIeNotGrantedASPM",
@@ -3070,7 +3278,8 @@ var generatedDB = []Entry{
 		Advice:   "A predefined method (such as _OSC, which takes four arguments) is declared, or called by AML, with a different number of arguments than the ACPI specification gives it, so the OS's arguments do not reach the code that reads them. Declare exactly the argument count the specification gives.",
 		Source:   "drivers/acpi/acpica/nspredef.c",
 		Examples: []string{"ACPI Warning for \\_SB_.PCI0._OSC: Parameter count mismatch - ASL declared 5, ACPI requires 4 (20090903/nspredef-...)", "ACPI Warning: \\_SB_.PCI0._OSC: Parameter count mismatch - caller passed 3, ACPI requires 4 (20110413/nspredef-...)"},
-		code:     &entryCode{keyed: true, keys: []string{"t mismatch -"}},
+		code: &entryCode{keyed: true, keys: []string{"t mismatch -"},
+			musts: [][]string{{"Parameter count mismatch - "}, {"ASL declared", "aller passed"}, {", ACPI requires "}}},
 	},
 	{
 		Label:    "FixedEventNoHandler",
@@ -3080,7 +3289,8 @@ var generatedDB = []Entry{
 		Advice:   "A fixed event (power button, sleep button, RTC alarm…) fired with its enable bit set although the OS installed no handler for it, so the firmware left the enable bit set at hand-over or raises the event itself. Clear the PM1 enable bits of fixed events at boot and on resume.",
 		Source:   "drivers/acpi/acpica/evevent.c",
 		Examples: []string{"ACPI Error: No installed handler for fixed event - PowerButton (2), disabling (20220331/evevent-305)", "ACPI Error: No installed handler for fixed event [00000002] (20090903/evevent-298)"},
-		code:     &entryCode{keyed: true, keys: []string{"No installed"}},
+		code: &entryCode{keyed: true, keys: []string{"No installed"},
+			musts: [][]string{{"No installed handler for fixed event"}}},
 	},
 	{
 		Label:    "PackageListTooLong",
@@ -3090,7 +3300,8 @@ var generatedDB = []Entry{
 		Advice:   "AML declares a Package with a NumElements count smaller than the elements listed, and the interpreter drops the extra ones, so code reading them gets nothing. Make the Package's count match its elements, or leave the count out.",
 		Source:   "drivers/acpi/acpica/dspkginit.c (dsobject.c before 2017)",
 		Examples: []string{"ACPI Warning: Package List length (0x8) larger than NumElements count (0x4), truncated (20090903/dsobject-...)", "ACPI: Actual Package length (8) is larger than NumElements field (4), truncated"},
-		code:     &entryCode{keyed: true, keys: []string{"than NumElem"}},
+		code: &entryCode{keyed: true, keys: []string{"than NumElem"},
+			musts: [][]string{{"Actual Package length", "Package List length"}, {"larger than NumElements "}, {"count", "field"}, {"), truncated"}}},
 	},
 	{
 		Label:    "DRMMTRRAllocationFailed",
@@ -3100,7 +3311,8 @@ var generatedDB = []Entry{
 		Advice:   "The graphics driver could not add a write-combining MTRR for the frame buffer, usually because the firmware used up the variable MTRRs or covered the aperture with an overlapping range. Describe RAM with few variable MTRRs (a large write-back range with uncached holes) and leave some free.",
 		Source:   "drivers/gpu/drm/drm_memory.c, i915/radeon (kernels before PAT)",
 		Examples: []string{"[drm] MTRR allocation failed.  Graphics performance may suffer."},
-		code:     &entryCode{keyed: true, keys: []string{"formance may"}},
+		code: &entryCode{keyed: true, keys: []string{"formance may"},
+			musts: [][]string{{"MTRR allocation failed."}, {"Graphics performance may suffer"}}},
 	},
 	{
 		Label:    "X2APICOptOut",
@@ -3130,7 +3342,8 @@ var generatedDB = []Entry{
 		Advice:   "Evaluating the host bridge's _BBN failed, so the kernel has to guess its bus number. Make _BBN (or the bus range in _CRS) evaluate to the bridge's bus number.",
 		Source:   "drivers/acpi/pci_root.c (2.6 kernels)",
 		Examples: []string{"pci_root PNP0A03:00: can't evaluate _BBN: 5"},
-		code:     &entryCode{keyed: true, keys: []string{" evaluate _B"}},
+		code: &entryCode{keyed: true, keys: []string{" evaluate _B"},
+			musts: [][]string{{"can't evaluate _BBN"}}},
 	},
 	{
 		Label:    "GPEMaxNumberTooLarge",
@@ -3140,7 +3353,8 @@ var generatedDB = []Entry{
 		Advice:   "The FADT's GPE0 and GPE1 block lengths and GPE1_BASE describe more than 255 GPEs, so the OS cannot use all of them. Give each GPE block its real length and put GPE1_BASE right after the GPE0 numbers.",
 		Source:   "drivers/acpi/acpica/evgpeinit.c",
 		Examples: []string{"ACPI Error: Maximum GPE number from FADT is too large: 0x100 (20090903/evgpeinit-180)"},
-		code:     &entryCode{keyed: true, keys: []string{"mum GPE numb"}},
+		code: &entryCode{keyed: true, keys: []string{"mum GPE numb"},
+			musts: [][]string{{"Maximum GPE number from FADT is too large: 0x"}}},
 	},
 	{
 		Label:    "MMCONFIGAbove4GB32Bit",
@@ -3160,7 +3374,8 @@ var generatedDB = []Entry{
 		Advice:   "The FADT's revision claims ACPI 2.0 or later but its length is that of a 1.0 FADT, so the kernel ignores every extended (X_) field. Set the FADT length and revision to a matching pair.",
 		Source:   "drivers/acpi/acpica/tbfadt.c (before 2009)",
 		Examples: []string{"ACPI Warning (tbfadt-0434): Inconsistent FADT length (0x74) and revision (0x3), using FADT V1.0 portion of table [20080609]"},
-		code:     &entryCode{keyed: true, keys: []string{"using FADT V"}},
+		code: &entryCode{keyed: true, keys: []string{"using FADT V"},
+			musts: [][]string{{"Inconsistent FADT length ("}, {") and revision ("}, {"), using FADT V1.0 portion of table"}}},
 	},
 	{
 		Label:    "GlobalLockNoResponse",
@@ -3200,7 +3415,8 @@ var generatedDB = []Entry{
 		Advice:   "The firmware's E820 map has more entries than the kernel's table holds, and the ones past the limit are dropped: memory the firmware reserves there may be used as RAM. Merge adjacent ranges of the same type so the map stays small.",
 		Source:   "arch/x86/kernel/e820.c",
 		Examples: []string{"e820: too many entries; ignoring [mem 0x000000017f000000-0x000000017fffffff]"},
-		code:     &entryCode{keyed: true, keys: []string{"gnoring [mem"}},
+		code: &entryCode{keyed: true, keys: []string{"gnoring [mem"},
+			musts: [][]string{{"e820: too many entries; ignoring [mem 0x"}, {"-0x"}}},
 	},
 	{
 		Label:    "BIOS32ServiceNotPresent",
@@ -3210,7 +3426,8 @@ var generatedDB = []Entry{
 		Advice:   "The BIOS32 service directory says the PCI BIOS service is not implemented, so a 32-bit kernel cannot use the PCI BIOS. Relevant only to 32-bit legacy PCI BIOS use.",
 		Source:   "arch/x86/pci/pcbios.c",
 		Examples: []string{"bios32_service(0x49435024): not present"},
-		code:     &entryCode{keyed: true, keys: []string{"s32_service("}},
+		code: &entryCode{keyed: true, keys: []string{"s32_service("},
+			musts: [][]string{{"bios32_service("}, {"): not present"}}},
 	},
 	{
 		Label:    "VideoBCQTypo",
@@ -3250,7 +3467,8 @@ var generatedDB = []Entry{
 		Advice:   "An MADT Interrupt Source Override names a bus IRQ outside the legacy 0-15 range. Only override legacy ISA IRQs 0-15.",
 		Source:   "arch/x86/kernel/acpi/boot.c",
 		Examples: []string{"ACPI: Invalid bus_irq 1 for legacy override"},
-		code:     &entryCode{keyed: true, keys: []string{"legacy overr"}},
+		code: &entryCode{keyed: true, keys: []string{"legacy overr"},
+			musts: [][]string{{"Invalid bus_irq "}, {" for legacy override"}}},
 	},
 	{
 		Label:    "MADTIRQ0OverrideIgnored",
@@ -3290,7 +3508,8 @@ var generatedDB = []Entry{
 		Advice:   "The HPET table gives a base address of zero or one the kernel cannot use, so the HPET is not used. Put the real MMIO base (normally 0xFED00000) in the HPET table.",
 		Source:   "arch/x86/kernel/acpi/boot.c",
 		Examples: []string{"ACPI: HPET id: 0x8086a201 base: 0 is invalid"},
-		code:     &entryCode{keyed: true, keys: []string{" is invalid"}},
+		code: &entryCode{keyed: true, keys: []string{" is invalid"},
+			musts: [][]string{{"HPET id: "}, {" base: "}, {" is invalid"}}},
 	},
 	{
 		Label:    "HPETBogusBase",
@@ -3300,7 +3519,8 @@ var generatedDB = []Entry{
 		Advice:   "The HPET table's 64-bit base address has stray high bits set (0xfed0000000000000). Fill in the address field correctly and zero its upper bits.",
 		Source:   "arch/x86/kernel/acpi/boot.c",
 		Examples: []string{"ACPI: HPET id: 0x8086a201 base: 0xfed0000000000000 is bogus, try hpet=force on the kernel command line to fix it up to 0xfed00000."},
-		code:     &entryCode{keyed: true, keys: []string{"hpet=force o"}},
+		code: &entryCode{keyed: true, keys: []string{"hpet=force o"},
+			musts: [][]string{{"HPET id: "}, {" base: 0xfed0000000000000 is bogus, try hpet=force on the kernel command line to fix it up to 0xfed00000."}}},
 	},
 	{
 		Label:    "HPETBaseFixedUp",
@@ -3310,7 +3530,8 @@ var generatedDB = []Entry{
 		Advice:   "The kernel repaired a known malformed HPET base address. Fix the HPET table's Base Address field so that no fix-up is needed.",
 		Source:   "arch/x86/kernel/acpi/boot.c",
 		Examples: []string{"ACPI: HPET id: 0x8086a201 base: 0xfed0000000000000 fixed up to 0xfed00000."},
-		code:     &entryCode{keyed: true, keys: []string{" fixed up to"}},
+		code: &entryCode{keyed: true, keys: []string{" fixed up to"},
+			musts: [][]string{{"HPET id: "}, {" base: 0xfed0000000000000 fixed up to 0xfed00000."}}},
 	},
 	{
 		Label:    "MADTOverrideParseError",
@@ -3452,7 +3673,8 @@ var generatedDB = []Entry{
 		Advice:   "A spurious local APIC interrupt occurred, which can come from firmware misprogramming the APIC or an SMI interrupting interrupt delivery. Check LVT and TPR programming in SMM code.",
 		Source:   "arch/x86/kernel/apic/apic.c",
 		Examples: []string{"Spurious APIC interrupt (vector 0xFF) on CPU#3, should never happen."},
-		code:     &entryCode{keyed: true, keys: []string{"xFF) on CPU#"}},
+		code: &entryCode{keyed: true, keys: []string{"xFF) on CPU#"},
+			musts: [][]string{{"Spurious APIC interrupt (vector 0xFF) on CPU#"}, {", should never happen."}}},
 	},
 	{
 		Label:    "APICVersionZero",
@@ -3462,7 +3684,8 @@ var generatedDB = []Entry{
 		Advice:   "The local APIC version read as zero and the kernel fixed it up. Do not hide the APIC version register.",
 		Source:   "arch/x86/kernel/apic/apic.c",
 		Examples: []string{"BIOS bug: APIC version is 0 for CPU 1/0x2, fixing up to 0x10"},
-		code:     &entryCode{keyed: true, keys: []string{"IC version i"}},
+		code: &entryCode{keyed: true, keys: []string{"IC version i"},
+			musts: [][]string{{"BIOS bug: APIC version is 0 for CPU "}, {"/0x"}, {", fixing up to 0x10"}}},
 	},
 	{
 		Label:    "APICVersionMismatch",
@@ -3472,7 +3695,8 @@ var generatedDB = []Entry{
 		Advice:   "CPUs report different local APIC versions. Program all CPUs identically.",
 		Source:   "arch/x86/kernel/apic/apic.c",
 		Examples: []string{"BIOS bug: APIC version mismatch, boot CPU: 15, CPU 2: version 14"},
-		code:     &entryCode{keyed: true, keys: []string{"IC version m"}},
+		code: &entryCode{keyed: true, keys: []string{"IC version m"},
+			musts: [][]string{{"BIOS bug: APIC version mismatch, boot CPU: "}, {", CPU "}, {": version "}}},
 	},
 	{
 		Label:    "X2APICReenabledOnResume",
@@ -3492,7 +3716,8 @@ var generatedDB = []Entry{
 		Advice:   "The I/O APIC state cannot be saved and restored, so suspend/resume is impossible. Keep I/O APIC registers readable and the I/O APIC at the same address across S3.",
 		Source:   "arch/x86/kernel/apic/io_apic.c",
 		Examples: []string{"IOAPIC 1: suspend/resume impossible!"},
-		code:     &entryCode{keyed: true, keys: []string{"uspend/resum"}},
+		code: &entryCode{keyed: true, keys: []string{"uspend/resum"},
+			musts: [][]string{{"IOAPIC "}, {": suspend/resume impossible!"}}},
 	},
 	{
 		Label:    "IOAPICInvalidPolarity",
@@ -3512,7 +3737,8 @@ var generatedDB = []Entry{
 		Advice:   "An interrupt entry references an unknown source bus. Fix the MP table bus entries.",
 		Source:   "arch/x86/kernel/apic/io_apic.c",
 		Examples: []string{"IOAPIC: Invalid srcbus: 1 defaulting to level"},
-		code:     &entryCode{keyed: true, keys: []string{"lting to lev"}},
+		code: &entryCode{keyed: true, keys: []string{"lting to lev"},
+			musts: [][]string{{"Invalid srcbus: "}, {" defaulting to level"}}},
 	},
 	{
 		Label:    "IOAPICInvalidTrigger",
@@ -3562,7 +3788,8 @@ var generatedDB = []Entry{
 		Advice:   "The I/O APIC ID in the MP table differs from the hardware ID. Report the real I/O APIC IDs.",
 		Source:   "arch/x86/kernel/apic/io_apic.c",
 		Examples: []string{"BIOS bug, IO-APIC#1 ID is 1 in the MPC table!..."},
-		code:     &entryCode{keyed: true, keys: []string{"e MPC table!"}},
+		code: &entryCode{keyed: true, keys: []string{"e MPC table!"},
+			musts: [][]string{{"BIOS bug, IO-APIC#"}, {" ID is "}, {" in the MPC table!..."}}},
 	},
 	{
 		Label:    "IOAPICIDDuplicate",
@@ -3587,7 +3814,8 @@ var generatedDB = []Entry{
 		Advice:   "An I/O APIC has an invalid ID and the kernel assigns another. Program unique I/O APIC IDs and report them in the MADT.",
 		Source:   "arch/x86/kernel/apic/io_apic.c",
 		Examples: []string{"IOAPIC[1]: Invalid apic_id 1, trying 1"},
-		code:     &entryCode{keyed: true, keys: []string{"nvalid apic_"}},
+		code: &entryCode{keyed: true, keys: []string{"nvalid apic_"},
+			musts: [][]string{{"IOAPIC["}, {"]: Invalid apic_id "}, {", trying "}}},
 	},
 	{
 		Label:    "MPTableZeroIOAPIC",
@@ -3607,7 +3835,8 @@ var generatedDB = []Entry{
 		Advice:   "An I/O APIC's address conflicts with another one. Give each I/O APIC its own MMIO address.",
 		Source:   "arch/x86/kernel/apic/io_apic.c",
 		Examples: []string{"address 0xfec00000 conflicts with IOAPIC0"},
-		code:     &entryCode{keyed: true, keys: []string{" with IOAPIC"}},
+		code: &entryCode{keyed: true, keys: []string{" with IOAPIC"},
+			musts: [][]string{{"address 0x"}, {" conflicts with IOAPIC"}}},
 	},
 	{
 		Label:    "IOAPICGSIOverlap",
@@ -3617,7 +3846,8 @@ var generatedDB = []Entry{
 		Advice:   "Two I/O APICs in the MADT cover overlapping GSI ranges. Set each GSI base so that ranges do not overlap.",
 		Source:   "arch/x86/kernel/apic/io_apic.c",
 		Examples: []string{"GSI range [1-1] for new IOAPIC conflicts with GSI[1-1]"},
-		code:     &entryCode{keyed: true, keys: []string{"IOAPIC confl"}},
+		code: &entryCode{keyed: true, keys: []string{"IOAPIC confl"},
+			musts: [][]string{{"GSI range ["}, {"] for new IOAPIC conflicts with GSI["}}},
 	},
 	{
 		Label:    "ReservedVectorsExceed",
@@ -3627,7 +3857,8 @@ var generatedDB = []Entry{
 		Advice:   "More interrupt vectors are reserved than available, so requests may fail. Reduce the number of devices requiring fixed vectors.",
 		Source:   "arch/x86/kernel/apic/vector.c",
 		Examples: []string{"Reserved vectors 1 > available 1. IRQ request may fail"},
-		code:     &entryCode{keyed: true, keys: []string{" IRQ request"}},
+		code: &entryCode{keyed: true, keys: []string{" IRQ request"},
+			musts: [][]string{{"Reserved vectors "}, {" > available "}, {". IRQ request may fail"}}},
 	},
 	{
 		Label:    "APMBuggyPowerStatus",
@@ -3647,7 +3878,8 @@ var generatedDB = []Entry{
 		Advice:   "The Simple Boot Flag CMOS value has a bad parity or reserved bits set. Write a valid SBF value.",
 		Source:   "arch/x86/kernel/bootflag.c",
 		Examples: []string{"Simple Boot Flag value 0x87 read from CMOS RAM was invalid"},
-		code:     &entryCode{keyed: true, keys: []string{"rom CMOS RAM"}},
+		code: &entryCode{keyed: true, keys: []string{"rom CMOS RAM"},
+			musts: [][]string{{"Simple Boot Flag value 0x"}, {" read from CMOS RAM was invalid"}}},
 	},
 	{
 		Label:    "AMDRDRANDSuspendNoHide",
@@ -3687,7 +3919,8 @@ var generatedDB = []Entry{
 		Advice:   "Firmware locked IA32_FEATURE_CONTROL without the VMX-outside-SMX enable bit, usually because a setup option turned virtualisation off. Enable VMX by default and set the lock bit only together with the enable bits the user chose.",
 		Source:   "arch/x86/kernel/cpu/feat_ctl.c",
 		Examples: []string{"x86/cpu: VMX (outside TXT) disabled by BIOS"},
-		code:     &entryCode{keyed: true, keys: []string{"TXT) disable"}},
+		code: &entryCode{keyed: true, keys: []string{"TXT) disable"},
+			musts: [][]string{{"VMX ("}, {" TXT) disabled by BIOS"}}},
 	},
 	{
 		Label:    "SGXDisabledByBIOS",
@@ -3697,7 +3930,8 @@ var generatedDB = []Entry{
 		Advice:   "SGX is disabled by firmware. Enable it in setup where it is supported and wanted.",
 		Source:   "arch/x86/kernel/cpu/feat_ctl.c",
 		Examples: []string{"x86/cpu: SGX disabled by BIOS.", "x86/cpu: SGX disabled or unsupported by BIOS."},
-		code:     &entryCode{keyed: true, keys: []string{"SGX disabled"}},
+		code: &entryCode{keyed: true, keys: []string{"SGX disabled"},
+			musts: [][]string{{"SGX disabled "}, {"by BIOS."}}},
 	},
 	{
 		Label:    "SpectreBrokenMicrocode",
@@ -3747,7 +3981,8 @@ var generatedDB = []Entry{
 		Advice:   "The MTRRs do not cover all RAM as write-back, so the kernel drops the uncovered memory. Program MTRRs (or the default type) so that every RAM range is write-back.",
 		Source:   "arch/x86/kernel/cpu/mtrr/cleanup.c",
 		Examples: []string{"WARNING: BIOS bug: CPU MTRRs don't cover all of memory, losing 1MB of RAM."},
-		code:     &entryCode{keyed: true, keys: []string{"ug: CPU MTRR"}},
+		code: &entryCode{keyed: true, keys: []string{"ug: CPU MTRR"},
+			musts: [][]string{{"BIOS bug: CPU MTRRs don't cover all of memory, losing "}, {"MB of RAM."}}},
 	},
 	{
 		Label:    "MTRRInconsistentFixed",
@@ -3817,7 +4052,8 @@ var generatedDB = []Entry{
 		Advice:   "An MTRR base is not 4 MiB aligned on a CPU that needs it. Align MTRR ranges.",
 		Source:   "arch/x86/kernel/cpu/mtrr/generic.c",
 		Examples: []string{"mtrr: base(0x1f000) is not 4 MiB aligned"},
-		code:     &entryCode{keyed: true, keys: []string{" MiB aligned"}},
+		code: &entryCode{keyed: true, keys: []string{" MiB aligned"},
+			musts: [][]string{{"base(0x"}, {"000) is not 4 MiB aligned"}}},
 	},
 	{
 		Label:    "MTRRBaseNotAligned",
@@ -3827,7 +4063,8 @@ var generatedDB = []Entry{
 		Advice:   "An MTRR base is not aligned to its size. Variable MTRRs must be naturally aligned powers of two.",
 		Source:   "arch/x86/kernel/cpu/mtrr/generic.c",
 		Examples: []string{"mtrr: base(0x1f000) is not aligned on a size(0x1f000) boundary"},
-		code:     &entryCode{keyed: true, keys: []string{"d on a size("}},
+		code: &entryCode{keyed: true, keys: []string{"d on a size("},
+			musts: [][]string{{"base(0x"}, {"000) is not aligned on a size(0x"}, {"000) boundary"}}},
 	},
 	{
 		Label:    "MTRROverlap",
@@ -3837,7 +4074,8 @@ var generatedDB = []Entry{
 		Advice:   "A new MTRR overlaps an existing one. Avoid overlapping MTRR ranges.",
 		Source:   "arch/x86/kernel/cpu/mtrr/mtrr.c",
 		Examples: []string{"0x1f000,0x1f000 overlaps existing 0x1f000,0x1f000"},
-		code:     &entryCode{keyed: true, keys: []string{"overlaps exi"}},
+		code: &entryCode{keyed: true, keys: []string{"overlaps exi"},
+			musts: [][]string{{"000,0x"}, {"000 overlaps existing 0x"}, {"000,0x"}, {"000"}}},
 	},
 	{
 		Label:    "MTRRNoneFree",
@@ -3857,7 +4095,8 @@ var generatedDB = []Entry{
 		Advice:   "The kernel could not add a write-combining MTRR, so graphics memory performance may suffer. Leave free variable MTRRs and avoid overlapping uncached ranges over the frame buffer.",
 		Source:   "arch/x86/kernel/cpu/mtrr/mtrr.c",
 		Examples: []string{"Failed to add WC MTRR for [000000003d2a4f17-00000000c5b1e8a2]; performance may suffer."},
-		code:     &entryCode{keyed: true, keys: []string{"C MTRR for ["}},
+		code: &entryCode{keyed: true, keys: []string{"C MTRR for ["},
+			musts: [][]string{{"Failed to add WC MTRR for ["}, {"]; performance may suffer."}}},
 	},
 	{
 		Label:    "HPETUnreliable",
@@ -3888,7 +4127,8 @@ var generatedDB = []Entry{
 		Advice:   "An HPET channel raised an interrupt nobody expected. Check that firmware leaves HPET comparators disabled.",
 		Source:   "arch/x86/kernel/hpet.c",
 		Examples: []string{"hpet: Spurious interrupt HPET channel 1"},
-		code:     &entryCode{keyed: true, keys: []string{"terrupt HPET"}},
+		code: &entryCode{keyed: true, keys: []string{"terrupt HPET"},
+			musts: [][]string{{"Spurious interrupt HPET channel "}}},
 	},
 	{
 		Label:    "HPETConfigInvalid",
@@ -3928,7 +4168,8 @@ var generatedDB = []Entry{
 		Advice:   "RTC interrupts routed through the HPET were lost. Check the HPET legacy replacement routing.",
 		Source:   "arch/x86/kernel/hpet.c",
 		Examples: []string{"hpet: Lost 1 RTC interrupts"},
-		code:     &entryCode{keyed: true, keys: []string{"RTC interrup"}},
+		code: &entryCode{keyed: true, keys: []string{"RTC interrup"},
+			musts: [][]string{{"Lost "}, {" RTC interrupts"}}},
 	},
 	{
 		Label:    "UnexpectedIRQTrap",
@@ -3938,7 +4179,8 @@ var generatedDB = []Entry{
 		Advice:   "An interrupt arrived on a vector that nothing uses. Check the interrupt routing and that firmware masks unused sources.",
 		Source:   "arch/x86/kernel/irq.c",
 		Examples: []string{"unexpected IRQ trap at vector 07"},
-		code:     &entryCode{keyed: true, keys: []string{"expected IRQ"}},
+		code: &entryCode{keyed: true, keys: []string{"expected IRQ"},
+			musts: [][]string{{"unexpected IRQ trap at vector "}}},
 	},
 	{
 		Label:    "UnexpectedThermalLVT",
@@ -3948,7 +4190,8 @@ var generatedDB = []Entry{
 		Advice:   "A thermal interrupt arrived before the OS set up the thermal LVT. Leave thermal interrupts masked at handover.",
 		Source:   "arch/x86/kernel/irq.c",
 		Examples: []string{"CPU1: Unexpected LVT thermal interrupt!"},
-		code:     &entryCode{keyed: true, keys: []string{"expected LVT"}},
+		code: &entryCode{keyed: true, keys: []string{"expected LVT"},
+			musts: [][]string{{"CPU"}, {": Unexpected LVT thermal interrupt!"}}},
 	},
 	{
 		Label:    "MPTableBusIDTooLarge",
@@ -3958,7 +4201,8 @@ var generatedDB = []Entry{
 		Advice:   "The MP table uses a bus ID beyond what the kernel supports. Fix the MP table bus numbering.",
 		Source:   "arch/x86/kernel/mpparse.c",
 		Examples: []string{"MP table busid value (40) for bustype PCI    is too large, max. supported is 31"},
-		code:     &entryCode{keyed: true, keys: []string{"supported is"}},
+		code: &entryCode{keyed: true, keys: []string{"supported is"},
+			musts: [][]string{{"MP table busid value ("}, {") for bustype "}, {" is too large, max. supported is "}}},
 	},
 	{
 		Label:    "MPTableBadSignature",
@@ -3968,7 +4212,8 @@ var generatedDB = []Entry{
 		Advice:   "The MP table has a bad signature. Fix or remove the MP table; ACPI MADT is preferred.",
 		Source:   "arch/x86/kernel/mpparse.c",
 		Examples: []string{"MPTABLE: bad signature [cccc]!"},
-		code:     &entryCode{keyed: true, keys: []string{"MPTABLE: bad"}},
+		code: &entryCode{keyed: true, keys: []string{"MPTABLE: bad"},
+			musts: [][]string{{"MPTABLE: bad signature ["}}},
 	},
 	{
 		Label:    "MPTableChecksum",
@@ -3988,7 +4233,8 @@ var generatedDB = []Entry{
 		Advice:   "The MP table version is not 1.1 or 1.4. Fix the version or remove the table.",
 		Source:   "arch/x86/kernel/mpparse.c",
 		Examples: []string{"MPTABLE: bad table version (1)!!"},
-		code:     &entryCode{keyed: true, keys: []string{"bad table ve"}},
+		code: &entryCode{keyed: true, keys: []string{"bad table ve"},
+			musts: [][]string{{"bad table version ("}, {")!!"}}},
 	},
 	{
 		Label:    "MPTableWrong",
@@ -4048,7 +4294,8 @@ var generatedDB = []Entry{
 		Advice:   "An I/O channel check NMI occurred, which usually comes from a hardware or firmware-reported bus error. Check the platform's error logs and the NMI source.",
 		Source:   "arch/x86/kernel/nmi.c",
 		Examples: []string{"NMI: IOCK error (debug interrupt?) for reason 71 on CPU 0."},
-		code:     &entryCode{keyed: true, keys: []string{"IOCK error ("}},
+		code: &entryCode{keyed: true, keys: []string{"IOCK error ("},
+			musts: [][]string{{"IOCK error (debug interrupt?) for reason "}, {" on CPU "}}},
 	},
 	{
 		Label:    "HPETForceEnabledResume",
@@ -4088,7 +4335,8 @@ var generatedDB = []Entry{
 		Advice:   "An application processor did not start. Check the MADT's APIC IDs and enabled flags, and that firmware leaves APs in wait-for-SIPI state.",
 		Source:   "arch/x86/kernel/smpboot.c",
 		Examples: []string{"do_boot_cpu failed(1) to wakeup CPU#1"},
-		code:     &entryCode{keyed: true, keys: []string{"o_boot_cpu f"}},
+		code: &entryCode{keyed: true, keys: []string{"o_boot_cpu f"},
+			musts: [][]string{{"do_boot_cpu failed("}, {") to wakeup CPU#"}}},
 	},
 	{
 		Label:    "BootCPUNotListedWeird",
@@ -4098,7 +4346,8 @@ var generatedDB = []Entry{
 		Advice:   "The boot CPU is not listed in the MADT/MP table. List every CPU, including the bootstrap processor.",
 		Source:   "arch/x86/kernel/smpboot.c",
 		Examples: []string{"weird, boot CPU (#1) not listed by the BIOS"},
-		code:     &entryCode{keyed: true, keys: []string{"ted by the B"}},
+		code: &entryCode{keyed: true, keys: []string{"ted by the B"},
+			musts: [][]string{{"weird, boot CPU (#"}, {") not listed by the BIOS"}}},
 	},
 	{
 		Label:    "BootCPUNotListed",
@@ -4108,7 +4357,8 @@ var generatedDB = []Entry{
 		Advice:   "The boot CPU's APIC ID is missing from the firmware tables. Add it to the MADT.",
 		Source:   "arch/x86/kernel/smpboot.c",
 		Examples: []string{"Boot CPU (id 1) not listed by BIOS"},
-		code:     &entryCode{keyed: true, keys: []string{"sted by BIOS"}},
+		code: &entryCode{keyed: true, keys: []string{"sted by BIOS"},
+			musts: [][]string{{"Boot CPU (id "}, {") not listed by BIOS"}}},
 	},
 	{
 		Label:    "TSCNoReference",
@@ -4158,7 +4408,8 @@ var generatedDB = []Entry{
 		Advice:   "The BGRT table has the wrong length and is ignored. Use the 56-byte BGRT layout.",
 		Source:   "drivers/firmware/efi/efi-bgrt.c",
 		Examples: []string{"Ignoring BGRT: invalid length 1 (expected 1)"},
-		code:     &entryCode{keyed: true, keys: []string{"invalid leng"}},
+		code: &entryCode{keyed: true, keys: []string{"invalid leng"},
+			musts: [][]string{{"Ignoring BGRT: invalid length "}, {" (expected "}}},
 	},
 	{
 		Label:    "BGRTInvalidVersion",
@@ -4168,7 +4419,8 @@ var generatedDB = []Entry{
 		Advice:   "The BGRT boot logo table has a version other than 1 and is ignored. Set the Version field to 1.",
 		Source:   "drivers/firmware/efi/efi-bgrt.c",
 		Examples: []string{"Ignoring BGRT: invalid version 1 (expected 1)"},
-		code:     &entryCode{keyed: true, keys: []string{"invalid vers"}},
+		code: &entryCode{keyed: true, keys: []string{"invalid vers"},
+			musts: [][]string{{"Ignoring BGRT: invalid version "}, {" (expected 1)"}}},
 	},
 	{
 		Label:    "BGRTInvalidImageType",
@@ -4178,7 +4430,8 @@ var generatedDB = []Entry{
 		Advice:   "The BGRT image type is not 0, the only defined type (bitmap). Provide the boot logo as a BMP image with type 0.",
 		Source:   "drivers/firmware/efi/efi-bgrt.c",
 		Examples: []string{"Ignoring BGRT: invalid image type 1 (expected 0)"},
-		code:     &entryCode{keyed: true, keys: []string{"id image typ"}},
+		code: &entryCode{keyed: true, keys: []string{"id image typ"},
+			musts: [][]string{{"Ignoring BGRT: invalid image type "}, {" (expected 0)"}}},
 	},
 	{
 		Label:    "BGRTInvalidImageAddress",
@@ -4198,7 +4451,8 @@ var generatedDB = []Entry{
 		Advice:   "The northbridge reports bogus node address settings. Program the DRAM base/limit registers consistently.",
 		Source:   "arch/x86/mm/amdtopology.c",
 		Examples: []string{"Node 1 bogus settings 120000000-11fffffff."},
-		code:     &entryCode{keyed: true, keys: []string{"bogus settin"}},
+		code: &entryCode{keyed: true, keys: []string{"bogus settin"},
+			musts: [][]string{{"Node "}, {" bogus settings "}}},
 	},
 	{
 		Label:    "NUMAInvalidMemblk",
@@ -4208,7 +4462,8 @@ var generatedDB = []Entry{
 		Advice:   "A memory block belongs to an invalid NUMA node. Fix SRAT memory affinity entries.",
 		Source:   "arch/x86/mm/numa.c",
 		Examples: []string{"Warning: invalid memblk node 64 [mem 0x100000000-0x23fffffff]"},
-		code:     &entryCode{keyed: true, keys: []string{"valid memblk"}},
+		code: &entryCode{keyed: true, keys: []string{"valid memblk"},
+			musts: [][]string{{"invalid memblk node "}, {" [mem "}}},
 	},
 	{
 		Label:    "NUMANodesOverlap",
@@ -4218,7 +4473,8 @@ var generatedDB = []Entry{
 		Advice:   "Two NUMA nodes' memory ranges overlap. Fix the SRAT memory affinity ranges.",
 		Source:   "arch/x86/mm/numa.c",
 		Examples: []string{"node 1 [mem 0x100000000-0x23fffffff] overlaps with node 0 [mem 0x00000000-0x13fffffff]"},
-		code:     &entryCode{keyed: true, keys: []string{"rlaps with n"}},
+		code: &entryCode{keyed: true, keys: []string{"rlaps with n"},
+			musts: [][]string{{"node "}, {" [mem "}, {"] overlaps with node "}, {" [mem "}}},
 	},
 	{
 		Label:    "NUMANodeOverlapSelf",
@@ -4228,7 +4484,8 @@ var generatedDB = []Entry{
 		Advice:   "A NUMA node's memory ranges overlap each other. Remove duplicate SRAT entries.",
 		Source:   "arch/x86/mm/numa.c",
 		Examples: []string{"Warning: node 0 [mem 0x00000000-0x7fffffff] overlaps with itself [mem 0x00100000-0x3fffffff]"},
-		code:     &entryCode{keyed: true, keys: []string{" itself [mem"}},
+		code: &entryCode{keyed: true, keys: []string{" itself [mem"},
+			musts: [][]string{{"node "}, {" [mem "}, {"] overlaps with itself [mem "}}},
 	},
 	{
 		Label:    "SLITInvalidDistance",
@@ -4238,7 +4495,8 @@ var generatedDB = []Entry{
 		Advice:   "The SLIT contains an invalid distance (local distance not 10 or asymmetric). Use 10 for local and values above 10 for remote nodes.",
 		Source:   "arch/x86/mm/numa.c",
 		Examples: []string{"Warning: invalid distance parameter, from=1 to=1 distance=1"},
-		code:     &entryCode{keyed: true, keys: []string{"meter, from="}},
+		code: &entryCode{keyed: true, keys: []string{"meter, from="},
+			musts: [][]string{{"invalid distance parameter, from="}, {" to="}, {" distance="}}},
 	},
 	{
 		Label:    "NUMANotCoverRAM",
@@ -4248,7 +4506,8 @@ var generatedDB = []Entry{
 		Advice:   "The SRAT covers only part of the RAM in E820, so NUMA is not used. Make SRAT memory affinity ranges cover all RAM.",
 		Source:   "arch/x86/mm/numa.c",
 		Examples: []string{"NUMA: nodes only cover 1MB of your 1MB e820 RAM. Not used."},
-		code:     &entryCode{keyed: true, keys: []string{"MB e820 RAM."}},
+		code: &entryCode{keyed: true, keys: []string{"MB e820 RAM."},
+			musts: [][]string{{"nodes only cover "}, {"MB of your "}, {"MB e820 RAM. Not used."}}},
 	},
 	{
 		Label:    "MTRRHugePageOverride",
@@ -4259,7 +4518,8 @@ var generatedDB = []Entry{
 		Cause:    "kernel",
 		Source:   "arch/x86/mm/pgtable.c",
 		Examples: []string{"pmd_set_huge: Cannot satisfy [mem 0xe0000000-0xe0200000] with a huge-page mapping due to MTRR override."},
-		code:     &entryCode{keyed: true, keys: []string{"ge-page mapp"}},
+		code: &entryCode{keyed: true, keys: []string{"ge-page mapp"},
+			musts: [][]string{{"Cannot satisfy [mem "}, {"] with a huge-page mapping due to MTRR override."}}},
 	},
 	{
 		Label:    "SRATX2APICIgnored",
@@ -4269,7 +4529,8 @@ var generatedDB = []Entry{
 		Advice:   "An SRAT x2APIC affinity entry was ignored. Use regular APIC entries for APIC IDs below 255.",
 		Source:   "arch/x86/mm/srat.c",
 		Examples: []string{"SRAT: PXM 1 -> X2APIC 0xffffffff ignored"},
-		code:     &entryCode{keyed: true, keys: []string{"-> X2APIC 0x"}},
+		code: &entryCode{keyed: true, keys: []string{"-> X2APIC 0x"},
+			musts: [][]string{{"PXM "}, {" -> X2APIC 0x"}, {" ignored"}}},
 	},
 	{
 		Label:    "SRATTooManyDomains",
@@ -4279,7 +4540,8 @@ var generatedDB = []Entry{
 		Advice:   "The SRAT lists more proximity domains than the kernel supports. Reduce the number of proximity domains.",
 		Source:   "arch/x86/mm/srat.c",
 		Examples: []string{"SRAT: Too many proximity domains 40"},
-		code:     &entryCode{keyed: true, keys: []string{"ity domains "}},
+		code: &entryCode{keyed: true, keys: []string{"ity domains "},
+			musts: [][]string{{"Too many proximity domains "}}},
 	},
 	{
 		Label:    "SRATAPICIDTooBig",
@@ -4289,7 +4551,8 @@ var generatedDB = []Entry{
 		Advice:   "An SRAT entry names an APIC ID larger than supported. Check the SRAT APIC IDs against the MADT.",
 		Source:   "arch/x86/mm/srat.c",
 		Examples: []string{"SRAT: PXM 1 -> APIC 0x8000 -> Node 1 skipped apicid that is too big"},
-		code:     &entryCode{keyed: true, keys: []string{"skipped apic"}},
+		code: &entryCode{keyed: true, keys: []string{"skipped apic"},
+			musts: [][]string{{"PXM "}, {" -> APIC 0x"}, {" -> Node "}, {" skipped apicid that is too big"}}},
 	},
 	{
 		Label:    "HMATInvalidTable",
@@ -4309,7 +4572,8 @@ var generatedDB = []Entry{
 		Advice:   "The SRAT contains an entry type the kernel does not know. Check the entry type values.",
 		Source:   "drivers/acpi/numa/srat.c",
 		Examples: []string{"ACPI: Found unsupported SRAT entry (type = 0x8)"},
-		code:     &entryCode{keyed: true, keys: []string{"pported SRAT"}},
+		code: &entryCode{keyed: true, keys: []string{"pported SRAT"},
+			musts: [][]string{{"Found unsupported SRAT entry (type = 0x"}}},
 	},
 	{
 		Label:    "SRATHeaderLength",
@@ -4319,7 +4583,8 @@ var generatedDB = []Entry{
 		Advice:   "An SRAT entry has an unexpected length. Use the entry sizes from ACPI 6.5 section 5.2.16.",
 		Source:   "drivers/acpi/numa/srat.c",
 		Examples: []string{"ACPI: SRAT: Unexpected header length: 1"},
-		code:     &entryCode{keyed: true, keys: []string{"Unexpected h"}},
+		code: &entryCode{keyed: true, keys: []string{"Unexpected h"},
+			musts: [][]string{{"Unexpected header length: "}}},
 	},
 	{
 		Label:    "SRATTooManyDomainsACPI",
@@ -4339,7 +4604,8 @@ var generatedDB = []Entry{
 		Advice:   "An SRAT memory range could not be added to its node. Check for overlapping or unaligned SRAT memory entries.",
 		Source:   "drivers/acpi/numa/srat.c",
 		Examples: []string{"ACPI: SRAT: Failed to add memblk to node 0 [mem 0x100000000-0x47fffffff]"},
-		code:     &entryCode{keyed: true, keys: []string{"o add memblk"}},
+		code: &entryCode{keyed: true, keys: []string{"o add memblk"},
+			musts: [][]string{{"Failed to add memblk to node "}, {" [mem "}}},
 	},
 	{
 		Label:    "SLITInvalid",
@@ -4359,7 +4625,8 @@ var generatedDB = []Entry{
 		Advice:   "An SRAT x2APIC entry is unsupported on this kernel configuration. Use APIC entries where IDs fit.",
 		Source:   "drivers/acpi/numa/srat.c",
 		Examples: []string{"ACPI: Found unsupported x2apic [0x00000100] SRAT entry"},
-		code:     &entryCode{keyed: true, keys: []string{"pported x2ap"}},
+		code: &entryCode{keyed: true, keys: []string{"pported x2ap"},
+			musts: [][]string{{"Found unsupported x2apic [0x"}, {"] SRAT entry"}}},
 	},
 	{
 		Label:    "MADTOverrideReservedFlags",
@@ -4369,7 +4636,8 @@ var generatedDB = []Entry{
 		Advice:   "An interrupt source override has reserved flag bits set. Clear reserved bits in MPS INTI flags.",
 		Source:   "drivers/acpi/tables.c",
 		Examples: []string{"ACPI: INT_SRC_OVR unexpected reserved flags: 0x20"},
-		code:     &entryCode{keyed: true, keys: []string{"INT_SRC_OVR "}},
+		code: &entryCode{keyed: true, keys: []string{"INT_SRC_OVR "},
+			musts: [][]string{{"INT_SRC_OVR unexpected reserved flags: 0x"}}},
 	},
 	{
 		Label:    "MADTUnsupportedEntry",
@@ -4379,7 +4647,8 @@ var generatedDB = []Entry{
 		Advice:   "The MADT contains an entry type the kernel does not know. Check entry types against the spec version in the MADT revision.",
 		Source:   "drivers/acpi/tables.c",
 		Examples: []string{"ACPI: Found unsupported MADT entry (type = 0x80)"},
-		code:     &entryCode{keyed: true, keys: []string{"pported MADT"}},
+		code: &entryCode{keyed: true, keys: []string{"pported MADT"},
+			musts: [][]string{{"Found unsupported MADT entry (type = 0x"}}},
 	},
 	{
 		Label:    "MADTZeroLengthEntry",
@@ -4389,7 +4658,8 @@ var generatedDB = []Entry{
 		Advice:   "An ACPI table subtable has length zero, so parsing stops. Fix the subtable lengths.",
 		Source:   "drivers/acpi/tables.c",
 		Examples: []string{"ACPI: [APIC:0x00] Invalid zero length"},
-		code:     &entryCode{keyed: true, keys: []string{"] Invalid ze"}},
+		code: &entryCode{keyed: true, keys: []string{"] Invalid ze"},
+			musts: [][]string{{":0x"}, {"] Invalid zero length"}}},
 	},
 	{
 		Label:    "MADTMultiple",
@@ -4399,7 +4669,8 @@ var generatedDB = []Entry{
 		Advice:   "The firmware publishes more than one MADT. Publish exactly one.",
 		Source:   "drivers/acpi/tables.c",
 		Examples: []string{"ACPI: BIOS bug: multiple APIC/MADT found, using 1"},
-		code:     &entryCode{keyed: true, keys: []string{"APIC/MADT fo"}},
+		code: &entryCode{keyed: true, keys: []string{"APIC/MADT fo"},
+			musts: [][]string{{"BIOS bug: multiple APIC/MADT found, using "}}},
 	},
 	{
 		Label:    "FADTForce32Bit",
@@ -4419,7 +4690,8 @@ var generatedDB = []Entry{
 		Advice:   "The TSCs of different CPUs are not synchronised, so the TSC cannot be the clocksource. Start all TSCs together at reset and never write the TSC or TSC_ADJUST from firmware.",
 		Source:   "arch/x86/kernel/tsc_sync.c",
 		Examples: []string{"tsc: Marking TSC unstable due to TSCs unsynchronized"},
-		code:     &entryCode{keyed: true, keys: []string{"e due to TSC"}},
+		code: &entryCode{keyed: true, keys: []string{"e due to TSC"},
+			musts: [][]string{{"Marking TSC unstable due to TSC"}, {" unsynchronized"}}},
 	},
 	{
 		Label:    "TSCHaltsInIdle",
@@ -4481,7 +4753,8 @@ var generatedDB = []Entry{
 		Advice:   "An interrupt arrived on a vector with no handler, often because firmware left a device's interrupt enabled or changed routing behind the OS's back (after resume, for example). Quiesce device interrupts at handover and restore routing on resume.",
 		Source:   "arch/x86/kernel/irq.c",
 		Examples: []string{"do_IRQ: 1.55 No irq handler for vector"},
-		code:     &entryCode{keyed: true, keys: []string{"No irq handl"}},
+		code: &entryCode{keyed: true, keys: []string{"No irq handl"},
+			musts: [][]string{{"do_IRQ", "__common_interrupt"}, {" No irq handler for vector"}}},
 	},
 	{
 		Label:    "AGPNoApertureHole",
@@ -4562,7 +4835,8 @@ var generatedDB = []Entry{
 		Advice:   "The firmware locked the TCO watchdog's NO_REBOOT bit, so the watchdog cannot reboot the machine. Leave NO_REBOOT writable if the watchdog should be usable.",
 		Source:   "drivers/watchdog/iTCO_wdt.c",
 		Examples: []string{"iTCO_wdt: unable to reset NO_REBOOT flag, device disabled by hardware/BIOS", "iTCO_wdt iTCO_wdt.1.auto: failed to reset NO_REBOOT flag, reboot disabled by hardware/BIOS"},
-		code:     &entryCode{keyed: true, keys: []string{"NO_REBOOT fl"}},
+		code: &entryCode{keyed: true, keys: []string{"NO_REBOOT fl"},
+			musts: [][]string{{"unable", "failed"}, {" to reset NO_REBOOT flag, "}, {"device", "reboot"}, {" disabled by hardware/BIOS"}}},
 	},
 	{
 		Label:    "CCPBrokenBIOS",
@@ -4582,7 +4856,8 @@ var generatedDB = []Entry{
 		Advice:   "The firmware's WMI interface version is too old for the OS tools. Update the firmware's WMI SMBIOS interface.",
 		Source:   "drivers/platform/x86/dell/dell-smbios-wmi.c",
 		Examples: []string{"dell-smbios XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX: WMI SMBIOS userspace interface not supported(0), try upgrading to a newer BIOS"},
-		code:     &entryCode{keyed: true, keys: []string{"WMI SMBIOS u"}},
+		code: &entryCode{keyed: true, keys: []string{"WMI SMBIOS u"},
+			musts: [][]string{{"WMI SMBIOS userspace interface not supported("}, {"), try upgrading to a newer BIOS"}}},
 	},
 	{
 		Label:    "DRMUpgradeBIOS",
@@ -4622,7 +4897,8 @@ var generatedDB = []Entry{
 		Advice:   "The firmware tables give an interrupt without a valid trigger type. Describe each interrupt's trigger and polarity.",
 		Source:   "drivers/clocksource/arm_arch_timer.c",
 		Examples: []string{"arch_timer: WARNING: Invalid trigger for IRQ3, assuming level low"},
-		code:     &entryCode{keyed: true, keys: []string{"gger for IRQ"}},
+		code: &entryCode{keyed: true, keys: []string{"gger for IRQ"},
+			musts: [][]string{{"Invalid trigger for IRQ"}, {", assuming level low"}}},
 	},
 	{
 		Label:    "IPMIBMCRecvIRQ",
@@ -4642,7 +4918,8 @@ var generatedDB = []Entry{
 		Advice:   "A WMI data block is declared in _WDG but its WQxx query method is missing. Add the method or remove the block from _WDG.",
 		Source:   "drivers/platform/x86/wmi.c",
 		Examples: []string{"wmi_bus wmi_bus-PNP0C14:00: WQBC data block query control method not found"},
-		code:     &entryCode{keyed: true, keys: []string{" block query"}},
+		code: &entryCode{keyed: true, keys: []string{" block query"},
+			musts: [][]string{{" data block query control method not found"}}},
 	},
 	{
 		Label:    "LPCICHResourceConflict",
@@ -4674,7 +4951,8 @@ var generatedDB = []Entry{
 		Cause:    "kernel",
 		Source:   "drivers/pnp/quirks.c",
 		Examples: []string{"pnp 00:01: disabling [mem 0x00000000-0x00000fff window] because it overlaps 0000:02:00.0 BAR 6 [mem 0x00000000-0x0000ffff pref]"},
-		code:     &entryCode{keyed: true, keys: []string{"] because it"}},
+		code: &entryCode{keyed: true, keys: []string{"] because it"},
+			musts: [][]string{{"disabling [mem 0x"}, {"-0x"}, {"] because it overlaps "}, {" BAR "}}},
 	},
 	{
 		Label:    "PnPOverlapShadowROM",
@@ -4685,7 +4963,8 @@ var generatedDB = []Entry{
 		Cause:    "kernel",
 		Source:   "drivers/pnp/quirks.c",
 		Examples: []string{"pnp 00:06: disabling [mem 0x000d5c00-0x000d7fff] because it overlaps 0000:01:00.0 BAR 6 [mem 0x000c0000-0x000dffff]", "pnp 00:08: disabling [mem 0x000c0000-0x000cffff] because it overlaps 0000:02:00.0 BAR 6 [mem 0x000c0000-0x000dffff]"},
-		code:     &entryCode{keyed: true, keys: []string{"BAR 6 [mem 0"}},
+		code: &entryCode{keyed: true, keys: []string{"BAR 6 [mem 0"},
+			musts: [][]string{{"disabling [mem 0x"}, {"-0x"}, {"] because it overlaps "}, {" BAR 6 [mem 0x000c0000-0x000dffff"}}},
 	},
 	{
 		Label:    "PnPDisablingOverlap",
@@ -4695,7 +4974,8 @@ var generatedDB = []Entry{
 		Advice:   "A motherboard resource (PNP0C01/PNP0C02 _CRS) overlaps a range that a PCI device's BAR decodes, so the kernel drops the overlapping part of the motherboard resource. The kernel copes, but the firmware describes one address range as two things: do not reserve in a motherboard _CRS what a PCI device decodes through a BAR.",
 		Source:   "drivers/pnp/quirks.c",
 		Examples: []string{"pnp 00:05: disabling [mem 0xfed40000-0xfed44fff] because it overlaps 0000:00:1f.0 BAR 0 [mem 0xfed40000-0xfed40fff]"},
-		code:     &entryCode{keyed: true, keys: []string{"] because it"}},
+		code: &entryCode{keyed: true, keys: []string{"] because it"},
+			musts: [][]string{{"disabling [mem 0x"}, {"-0x"}, {"] because it overlaps "}, {" BAR "}}},
 	},
 	{
 		Label:    "ExpandedResourceReserved",
@@ -4725,7 +5005,8 @@ var generatedDB = []Entry{
 		Advice:   "The kernel stopped trusting the TSC for a hardware or firmware reason: the CPUs' TSCs failed the boot-time synchronisation test, the TSC stops in AMD C1E, or its frequency could not be worked out. Bring all TSCs out of reset together, never write them (or TSC_ADJUST) in firmware or SMM, and do not enable C1E where the TSC halts in it. Reasons the user chose (the tsc=unstable boot parameter) or a hypervisor's are deliberately not matched.",
 		Source:   "arch/x86/kernel/tsc.c",
 		Examples: []string{"tsc: Marking TSC unstable due to check_tsc_sync_source failed", "tsc: Marking TSC unstable due to TSC halt in AMD C1E"},
-		code:     &entryCode{keyed: true, keys: []string{"Marking TSC "}},
+		code: &entryCode{keyed: true, keys: []string{"Marking TSC "},
+			musts: [][]string{{"Marking TSC unstable due to "}, {"check_tsc_sync_source failed", "TSC halt in AMD C1E", "could not calculate TSC khz", "UV BIOS"}}},
 	},
 	{
 		Label:      "APICCalibrationPMTimer",
@@ -4736,7 +5017,8 @@ var generatedDB = []Entry{
 		VMExplains: true,
 		Source:     "arch/x86/kernel/apic/apic.c",
 		Examples:   []string{"APIC calibration not consistent with PM-Timer: 0ms instead of 100ms"},
-		code:       &entryCode{keyed: true, keys: []string{"with PM-Time"}},
+		code: &entryCode{keyed: true, keys: []string{"with PM-Time"},
+			musts: [][]string{{"APIC calibration not consistent with PM-Timer: "}, {"ms instead of 100ms"}}},
 	},
 	{
 		Label:      "APICDeltaAdjusted",
@@ -4747,7 +5029,8 @@ var generatedDB = []Entry{
 		VMExplains: true,
 		Source:     "arch/x86/kernel/apic/apic.c",
 		Examples:   []string{"APIC delta adjusted to PM-Timer: 1260359 (1257)"},
-		code:       &entryCode{keyed: true, keys: []string{"ed to PM-Tim"}},
+		code: &entryCode{keyed: true, keys: []string{"ed to PM-Tim"},
+			musts: [][]string{{"APIC delta adjusted to PM-Timer: "}}},
 	},
 	{
 		Label:      "ProcessorMaxCstateLimited",
@@ -4759,7 +5042,8 @@ var generatedDB = []Entry{
 		BootParams: []string{"processor.max_cstate"},
 		Source:     "drivers/acpi/processor_idle.c",
 		Examples:   []string{"ACPI: processor limited to max C-state 1"},
-		code:       &entryCode{keyed: true, keys: []string{"to max C-sta"}},
+		code: &entryCode{keyed: true, keys: []string{"to max C-sta"},
+			musts: [][]string{{"processor limited to max C-state "}}},
 	},
 	{
 		Label:    "RTCNoPNPDevice",
@@ -4801,7 +5085,8 @@ var generatedDB = []Entry{
 		Advice:   "A host bridge declared as conventional PCI (PNP0A03 without a PNP0A08 _HID or _CID) has no _OSC; older kernels then disable ASPM, newer ones accept it silently because _OSC is optional there. If PCI Express devices sit below this bridge, declare it PNP0A08 (with PNP0A03 as _CID) and implement _OSC so the OS gets native PCIe control.",
 		Source:   "drivers/acpi/pci_root.c",
 		Examples: []string{"acpi PNP0A03:00: _OSC failed (AE_NOT_FOUND); disabling ASPM"},
-		code:     &entryCode{keyed: true, keys: []string{"d (AE_NOT_FO"}},
+		code: &entryCode{keyed: true, keys: []string{"d (AE_NOT_FO"},
+			musts: [][]string{{"PNP0A03:"}, {": _OSC failed (AE_NOT_FOUND)"}}},
 	},
 	{
 		Label:    "OSCFailedDisablingASPM",
@@ -4811,7 +5096,8 @@ var generatedDB = []Entry{
 		Advice:   "The PCI host bridge _OSC method failed, so the OS gets no native control of PCIe features and turns ASPM off. Implement _OSC for every PNP0A08 host bridge per the PCI Firmware spec, returning the granted control bits.",
 		Source:   "drivers/acpi/pci_root.c",
 		Examples: []string{"acpi PNP0A08:00: _OSC failed (AE_NOT_FOUND); disabling ASPM"},
-		code:     &entryCode{keyed: true, keys: []string{" failed (AE_"}},
+		code: &entryCode{keyed: true, keys: []string{" failed (AE_"},
+			musts: [][]string{{"_OSC failed (AE_"}}},
 	},
 	{
 		Label:    "OSCNotRequestingControl",
@@ -4821,7 +5107,8 @@ var generatedDB = []Entry{
 		Advice:   "The host bridge _OSC query did not offer control of the PCI Express Capability structure, which the OS needs before it takes over any native PCIe feature, so it requests nothing: hotplug, PME, AER and LTR stay with the firmware. Return the PCIe Capability control bit (and the features the platform really supports) from _OSC unless firmware-first handling is intended.",
 		Source:   "drivers/acpi/pci_root.c",
 		Examples: []string{"acpi PNP0A08:00: _OSC: not requesting control; platform does not support [PCIeCapability]"},
-		code:     &entryCode{keyed: true, keys: []string{"ol; platform"}},
+		code: &entryCode{keyed: true, keys: []string{"ol; platform"},
+			musts: [][]string{{"_OSC: not requesting control; platform does not support ["}}},
 	},
 	{
 		Label:    "OSCPlatformRetainsControl",
@@ -4841,7 +5128,8 @@ var generatedDB = []Entry{
 		Advice:   "The platform granted fewer PCIe controls than the OS requested. Grant all controls the platform does not need to keep.",
 		Source:   "drivers/acpi/pci_root.c",
 		Examples: []string{"acpi PNP0A08:00: _OSC: OS requested [PCIeHotplug SHPCHotplug PME AER PCIeCapability LTR] but platform granted [PME AER PCIeCapability LTR]"},
-		code:     &entryCode{keyed: true, keys: []string{"] but platfo"}},
+		code: &entryCode{keyed: true, keys: []string{"] but platfo"},
+			musts: [][]string{{"_OSC: OS requested ["}, {"] but platform granted ["}}},
 	},
 	{
 		Label:    "PCIeASPMFADTUnsupported",
@@ -4882,7 +5170,8 @@ var generatedDB = []Entry{
 		Cause:    "driver",
 		Source:   "drivers/pci/pcie/aspm.c",
 		Examples: []string{"iwlwifi 0000:02:00.0: can't disable ASPM; OS doesn't have ASPM control", "r8169 0000:02:00.0: can't override BIOS ASPM; OS doesn't have ASPM control"},
-		code:     &entryCode{keyed: true, keys: []string{"ASPM; OS doe"}},
+		code: &entryCode{keyed: true, keys: []string{"ASPM; OS doe"},
+			musts: [][]string{{"can't "}, {"disable", "override BIOS"}, {" ASPM; OS doesn't have ASPM control"}}},
 	},
 	{
 		Label:    "PCIeMMCONFIGNotAdded",
@@ -4892,7 +5181,8 @@ var generatedDB = []Entry{
 		Advice:   "A PCI Express host bridge (PNP0A08) has no usable MCFG entry or _CBA, so extended configuration space (AER, ASPM, DPC, ...) is unavailable below it. Describe its ECAM area in the MCFG (or with _CBA) and reserve the range.",
 		Source:   "arch/x86/pci/acpi.c",
 		Examples: []string{"acpi PNP0A08:00: fail to add MMCONFIG information, can't access extended PCI configuration space under this bridge."},
-		code:     &entryCode{keyed: true, keys: []string{" fail to add"}},
+		code: &entryCode{keyed: true, keys: []string{" fail to add"},
+			musts: [][]string{{"PNP0A08:"}, {": fail to add MMCONFIG information"}}},
 	},
 	{
 		Label:    "PCIMMCONFIGNotAdded",
@@ -4913,7 +5203,8 @@ var generatedDB = []Entry{
 		Advice:   "A window in the host bridge _CRS overlaps a region already claimed, so it is ignored. Remove that range from the _CRS or from the conflicting firmware reservation.",
 		Source:   "drivers/acpi/pci_root.c",
 		Examples: []string{"acpi PNP0A08:00: ignoring host bridge window [mem 0x000d0000-0x000dffff window] (conflicts with Adapter ROM [mem 0x000cf800-0x000d07ff])"},
-		code:     &entryCode{keyed: true, keys: []string{"ignoring hos"}},
+		code: &entryCode{keyed: true, keys: []string{"ignoring hos"},
+			musts: [][]string{{"ignoring host bridge window ["}, {"] (conflicts with"}}},
 	},
 	{
 		Label:    "PCIHostBridgeWindowNotAddressable",
@@ -4923,7 +5214,8 @@ var generatedDB = []Entry{
 		Advice:   "The host bridge _CRS lists a window the CPU cannot reach. Remove unreachable windows from _CRS.",
 		Source:   "drivers/acpi/pci_root.c",
 		Examples: []string{"acpi PNP0A03:00: host bridge window [io  0x0ca2] (ignored, not CPU addressable)"},
-		code:     &entryCode{keyed: true, keys: []string{"addressable)"}},
+		code: &entryCode{keyed: true, keys: []string{"addressable)"},
+			musts: [][]string{{"host bridge window ["}, {"] ("}, {"ignored, not CPU addressable)"}}},
 	},
 	{
 		Label:    "PCIHostBridgeCRSFailed",
@@ -4933,7 +5225,8 @@ var generatedDB = []Entry{
 		Advice:   "The host bridge _CRS could not be parsed, so PCI resources fall back to defaults. Fix the _CRS resource template.",
 		Source:   "drivers/acpi/pci_root.c",
 		Examples: []string{"acpi PNP0A08:00: failed to parse _CRS method, error code -22"},
-		code:     &entryCode{keyed: true, keys: []string{"parse _CRS m"}},
+		code: &entryCode{keyed: true, keys: []string{"parse _CRS m"},
+			musts: [][]string{{"failed to parse _CRS method, error code "}}},
 	},
 	{
 		Label:    "PCIRootNoResources",
@@ -5025,7 +5318,8 @@ var generatedDB = []Entry{
 		Advice:   "Firmware left a PCI bridge with invalid bus numbers, so the OS renumbers buses. Enumerate all bridges and set secondary/subordinate bus numbers.",
 		Source:   "drivers/pci/probe.c",
 		Examples: []string{"pci 0000:00:1c.0: bridge configuration invalid ([bus 00-00]), reconfiguring"},
-		code:     &entryCode{keyed: true, keys: []string{"invalid ([bu"}},
+		code: &entryCode{keyed: true, keys: []string{"invalid ([bu"},
+			musts: [][]string{{"bridge configuration invalid ([bus "}, {"]), reconfiguring"}}},
 	},
 	{
 		Label:    "PCIBusnResConflict",
@@ -5045,7 +5339,8 @@ var generatedDB = []Entry{
 		Advice:   "The kernel cannot use a 64-bit BAR at this size or address in this configuration. Place large BARs within the host bridge's 64-bit window.",
 		Source:   "drivers/pci/probe.c",
 		Examples: []string{"pci 0000:01:00.0: reg 0x10: can't handle BAR larger than 4GB (size 0x400000000)"},
-		code:     &entryCode{keyed: true, keys: []string{"'t handle BA"}},
+		code: &entryCode{keyed: true, keys: []string{"'t handle BA"},
+			musts: [][]string{{"can't handle BAR "}, {"larger than", "above"}, {" 4GB"}}},
 	},
 	{
 		Label:    "PCINonCompliantBARs",
@@ -5065,7 +5360,8 @@ var generatedDB = []Entry{
 		Advice:   "The ECAM area overlaps another resource such as a host bridge window. Keep the ECAM range outside bridge windows and reserve it.",
 		Source:   "drivers/pci/ecam.c",
 		Examples: []string{"pci_bus 0000:00: can't claim ECAM area [mem 0xe0000000-0xefffffff]: address conflict with PCI Bus 0000:00 [mem 0xe0000000-0xfebfffff]"},
-		code:     &entryCode{keyed: true, keys: []string{"'t claim ECA"}},
+		code: &entryCode{keyed: true, keys: []string{"'t claim ECA"},
+			musts: [][]string{{"can't claim ECAM area ["}, {"]: address conflict"}}},
 	},
 	{
 		Label:    "PCIHostBridgeWindowAddFailed",
@@ -5085,7 +5381,8 @@ var generatedDB = []Entry{
 		Advice:   "An option ROM image is missing or corrupt. If firmware shadows the ROM, keep it intact; otherwise ignore.",
 		Source:   "drivers/pci/rom.c",
 		Examples: []string{"pci 0000:01:00.0: Invalid PCI ROM header signature: expecting 0xaa55, got 0xffff"},
-		code:     &entryCode{keyed: true, keys: []string{"gnature: exp"}},
+		code: &entryCode{keyed: true, keys: []string{"gnature: exp"},
+			musts: [][]string{{"Invalid PCI ROM "}, {"header", "data"}, {" signature: expecting"}}},
 	},
 	{
 		Label:    "PCIBogusAlignment",
@@ -5116,7 +5413,8 @@ var generatedDB = []Entry{
 		Cause:    "hardware",
 		Source:   "drivers/pci/vpd.c",
 		Examples: []string{"r8168 0000:02:00.0: invalid short VPD tag 00 at offset 1"},
-		code:     &entryCode{keyed: true, keys: []string{"invalid "}},
+		code: &entryCode{keyed: true, keys: []string{"invalid "},
+			musts: [][]string{{"invalid "}, {"VPD tag"}}},
 	},
 	{
 		Label:    "PCIASPMCommonClock",
@@ -5196,7 +5494,8 @@ var generatedDB = []Entry{
 		Advice:   "Firmware programmed Cache Line Size registers inconsistently. Program the CPU cache line size (64 bytes) into every device.",
 		Source:   "drivers/pci/quirks.c",
 		Examples: []string{"pci 0000:01:00.3: CLS mismatch (32 != 64), using 64 bytes"},
-		code:     &entryCode{keyed: true, keys: []string{"CLS mismatch"}},
+		code: &entryCode{keyed: true, keys: []string{"CLS mismatch"},
+			musts: [][]string{{"CLS mismatch ("}, {" != "}, {"), using "}, {" bytes"}}},
 	},
 	{
 		Label:    "PCILTRNoSuspendBuffer",
@@ -5216,7 +5515,8 @@ var generatedDB = []Entry{
 		Advice:   "The _PRT has no entry for this device's interrupt pin, so it gets no legacy INTx interrupt. Harmless when the driver uses MSI (as i915 and mei do), but fatal for drivers that need INTx. Add a _PRT entry for every device and interrupt pin under each host bridge and root port.",
 		Source:   "drivers/acpi/pci_irq.c",
 		Examples: []string{"mei_txe 0000:00:1a.0: can't derive routing for PCI INT A"},
-		code:     &entryCode{keyed: true, keys: []string{"or PCI INT A", "or PCI INT B", "or PCI INT C", "or PCI INT D"}},
+		code: &entryCode{keyed: true, keys: []string{"or PCI INT A", "or PCI INT B", "or PCI INT C", "or PCI INT D"},
+			musts: [][]string{{"can't derive routing for PCI INT "}}},
 	},
 	{
 		Label:    "PCIIRQNotConnected",
@@ -5226,7 +5526,8 @@ var generatedDB = []Entry{
 		Advice:   "The device uses an interrupt pin that _PRT does not route. Route it, or make the device report Interrupt Pin 0.",
 		Source:   "drivers/acpi/pci_irq.c",
 		Examples: []string{"mei_txe 0000:00:1a.0: PCI INT A: not connected"},
-		code:     &entryCode{keyed: true, keys: []string{"PCI INT A: n", "PCI INT B: n", "PCI INT C: n", "PCI INT D: n"}},
+		code: &entryCode{keyed: true, keys: []string{"PCI INT A: n", "PCI INT B: n", "PCI INT C: n", "PCI INT D: n"},
+			musts: [][]string{{"PCI INT "}, {": not connected"}}},
 	},
 	{
 		Label:    "PCIIRQFirmwareChanged",
@@ -5236,7 +5537,8 @@ var generatedDB = []Entry{
 		Advice:   "The interrupt line register disagrees with _PRT. Program the Interrupt Line register to match the routing.",
 		Source:   "drivers/acpi/pci_irq.c",
 		Examples: []string{"ACPI: PCI: Firmware reports 0000:00:1f PCI INT A connected to 0; changing to 11"},
-		code:     &entryCode{keyed: true, keys: []string{"Firmware rep"}},
+		code: &entryCode{keyed: true, keys: []string{"Firmware rep"},
+			musts: [][]string{{"Firmware reports "}, {" PCI INT "}, {" connected to "}, {"; changing to"}}},
 	},
 	{
 		Label:    "PCILinkDisabledReferenced",
@@ -5261,7 +5563,8 @@ var generatedDB = []Entry{
 		Advice:   "The link's _CRS reports a different IRQ than the one the OS set with _SRS. Make _CRS return the current setting.",
 		Source:   "drivers/acpi/pci_link.c",
 		Examples: []string{"ACPI: \\_SB_.LNKB: BIOS reported IRQ 0, using IRQ 11"},
-		code:     &entryCode{keyed: true, keys: []string{"reported IRQ"}},
+		code: &entryCode{keyed: true, keys: []string{"reported IRQ"},
+			musts: [][]string{{"BIOS reported IRQ "}, {", using IRQ "}}},
 	},
 	{
 		Label:    "PCILinkCRSNotInPRS",
@@ -5271,7 +5574,8 @@ var generatedDB = []Entry{
 		Advice:   "The link's current IRQ is not among its possible IRQs. Keep _CRS within _PRS.",
 		Source:   "drivers/acpi/pci_link.c",
 		Examples: []string{"ACPI: \\_SB_.LNKC: _CRS 9 not found in _PRS"},
-		code:     &entryCode{keyed: true, keys: []string{"ound in _PRS"}},
+		code: &entryCode{keyed: true, keys: []string{"ound in _PRS"},
+			musts: [][]string{{"_CRS "}, {" not found in _PRS"}}},
 	},
 	{
 		Label:    "PCILinkNoIRQ",
@@ -5281,7 +5585,8 @@ var generatedDB = []Entry{
 		Advice:   "No usable IRQ could be set on an interrupt link. Fix _PRS/_SRS of the link device.",
 		Source:   "drivers/acpi/pci_link.c",
 		Examples: []string{"ACPI: \\_SB_.LNKD: No IRQ available. Try pci=noacpi or acpi=off"},
-		code:     &entryCode{keyed: true, keys: []string{"Try pci=noac"}},
+		code: &entryCode{keyed: true, keys: []string{"Try pci=noac"},
+			musts: [][]string{{"No IRQ available", "Unable to set IRQ"}, {". Try pci=noacpi or acpi=off"}}},
 	},
 	{
 		Label:    "PCILinkActiveZero",
@@ -5311,7 +5616,8 @@ var generatedDB = []Entry{
 		Advice:   "Legacy PIRQ routing conflicts. Keep $PIR, ELCR and the interrupt line registers consistent.",
 		Source:   "arch/x86/pci/irq.c",
 		Examples: []string{"PCI: IRQ routing conflict: have IRQ 10, want IRQ 11"},
-		code:     &entryCode{keyed: true, keys: []string{"ct: have IRQ"}},
+		code: &entryCode{keyed: true, keys: []string{"ct: have IRQ"},
+			musts: [][]string{{"IRQ routing conflict: have IRQ "}, {", want IRQ "}}},
 	},
 	{
 		Label:    "PCIBIOS32Bug",
@@ -5331,7 +5637,8 @@ var generatedDB = []Entry{
 		Advice:   "The ECAM region is above 4 GiB and this kernel ignores it. Place ECAM below 4 GiB for older OSes.",
 		Source:   "arch/x86/pci/mmconfig-shared.c",
 		Examples: []string{"PCI: MCFG region for 0000 [bus 00-ff] at 0x4000000000 is above 4GB, ignored"},
-		code:     &entryCode{keyed: true, keys: []string{"bove 4GB, ig"}},
+		code: &entryCode{keyed: true, keys: []string{"bove 4GB, ig"},
+			musts: [][]string{{"MCFG region for "}, {" is above 4GB, ignored"}}},
 	},
 	{
 		Label:    "MMCONFIGNoEntries",
@@ -5351,7 +5658,8 @@ var generatedDB = []Entry{
 		Advice:   "The ECAM window overlaps another resource. Reserve exactly the ECAM range and keep it out of other ranges.",
 		Source:   "arch/x86/pci/mmconfig-shared.c",
 		Examples: []string{"PCI: MMCONFIG [mem 0xe0000000-0xefffffff] conflicts with Reserved [mem 0xe0000000-0xe3ffffff]"},
-		code:     &entryCode{keyed: true, keys: []string{"] conflicts "}},
+		code: &entryCode{keyed: true, keys: []string{"] conflicts "},
+			musts: [][]string{{"MMCONFIG ["}, {"] conflicts with"}}},
 	},
 	{
 		Label:    "MMCONFIGSizeReduced",
@@ -5382,7 +5690,8 @@ var generatedDB = []Entry{
 		Advice:   "The SCI interrupt could not be registered, so ACPI events are lost. Check SCI_INT in the FADT and its MADT override.",
 		Source:   "drivers/acpi/osl.c",
 		Examples: []string{"ACPI: OSL: SCI (ACPI GSI 9) not registered"},
-		code:     &entryCode{keyed: true, keys: []string{") not regist"}},
+		code: &entryCode{keyed: true, keys: []string{") not regist"},
+			musts: [][]string{{"SCI (ACPI GSI "}, {") not registered"}}},
 	},
 	{
 		Label:    "ACPINoRSDT",
@@ -5442,7 +5751,8 @@ var generatedDB = []Entry{
 		Advice:   "The deepest wake sleep state in _PRW conflicts with the power resources' system level. Make them consistent.",
 		Source:   "drivers/acpi/scan.c",
 		Examples: []string{"ACPI: Overriding _PRW sleep state (S4) by S3 from power resources"},
-		code:     &entryCode{keyed: true, keys: []string{"rriding _PRW"}},
+		code: &entryCode{keyed: true, keys: []string{"rriding _PRW"},
+			musts: [][]string{{"Overriding _PRW sleep state (S"}, {") by S"}, {" from power resources"}}},
 	},
 	{
 		Label:    "WakeupPowerResourcesFailed",
@@ -5452,7 +5762,8 @@ var generatedDB = []Entry{
 		Advice:   "The power resources listed in _PRW could not be switched, so wakeup from this device may not work. Fix the power resource _ON/_OFF methods.",
 		Source:   "drivers/acpi/power.c",
 		Examples: []string{"ACPI: \\_SB_.PCI0.XHC_: Cannot turn on wakeup power resources"},
-		code:     &entryCode{keyed: true, keys: []string{"wakeup power"}},
+		code: &entryCode{keyed: true, keys: []string{"wakeup power"},
+			musts: [][]string{{"Cannot turn "}, {" wakeup power resources"}}},
 	},
 	{
 		Label:    "HibernateHardwareChanged",
@@ -5472,7 +5783,8 @@ var generatedDB = []Entry{
 		Advice:   "The SPCR serial port GAS has an invalid access size. Set the access size of the console UART register block.",
 		Source:   "drivers/acpi/spcr.c",
 		Examples: []string{"ACPI: SPCR: Unexpected SPCR Access Width.  Defaulting to byte size"},
-		code:     &entryCode{keyed: true, keys: []string{" SPCR Access"}},
+		code: &entryCode{keyed: true, keys: []string{" SPCR Access"},
+			musts: [][]string{{"expected", "acceptable wide"}, {" SPCR Access Width"}}},
 	},
 	{
 		Label:    "SPCRSTAOMissing",
@@ -5542,7 +5854,8 @@ var generatedDB = []Entry{
 		Advice:   "A fan object returns malformed _FST/_FIF/_FPS data. Return the packages defined in ACPI 6.5 section 11.3.",
 		Source:   "drivers/acpi/fan_core.c",
 		Examples: []string{"acpi-fan PNP0C0B:00: Invalid _FST data"},
-		code:     &entryCode{keyed: true, keys: []string{"Invalid _F"}},
+		code: &entryCode{keyed: true, keys: []string{"Invalid _F"},
+			musts: [][]string{{"Invalid _"}, {"data", "element"}}},
 	},
 	{
 		Label:    "ThermalInvalidPassive",
@@ -5562,7 +5875,8 @@ var generatedDB = []Entry{
 		Advice:   "An active trip point of the thermal zone (the _ACx the message numbers: active0 is _AC0, the hottest) is invalid, so the OS drops that fan level and the ones after it. Return realistic _AC0.._AC9 temperatures in tenths of Kelvin, decreasing with the index, each with its _ALx device list.",
 		Source:   "drivers/acpi/thermal.c",
 		Examples: []string{"ACPI: thermal: [Firmware Bug]: Invalid active0 threshold", "ACPI: Invalid active0 threshold"},
-		code:     &entryCode{keyed: true, keys: []string{"nvalid activ"}},
+		code: &entryCode{keyed: true, keys: []string{"nvalid activ"},
+			musts: [][]string{{"Invalid active"}, {" threshold"}}},
 	},
 	{
 		Label:    "BatterySTAFailed",
@@ -5582,7 +5896,8 @@ var generatedDB = []Entry{
 		Advice:   "A Processor object's ID does not match the MADT. Use the same processor UIDs in MADT and DSDT.",
 		Source:   "drivers/acpi/acpi_processor.c",
 		Examples: []string{"ACPI: BIOS reported wrong ACPI id 1 for the processor"},
-		code:     &entryCode{keyed: true, keys: []string{"d wrong ACPI"}},
+		code: &entryCode{keyed: true, keys: []string{"d wrong ACPI"},
+			musts: [][]string{{"BIOS reported wrong ACPI id "}, {" for the processor"}}},
 	},
 	{
 		Label:    "ProcessorInvalidPBLK",
@@ -5592,7 +5907,8 @@ var generatedDB = []Entry{
 		Advice:   "The Processor object's P_BLK length is invalid (must be 0 or 6). Fix P_BLK length or use _CST.",
 		Source:   "drivers/acpi/acpi_processor.c",
 		Examples: []string{"ACPI: Invalid PBLK length [7]"},
-		code:     &entryCode{keyed: true, keys: []string{"Invalid PBLK"}},
+		code: &entryCode{keyed: true, keys: []string{"Invalid PBLK"},
+			musts: [][]string{{"Invalid PBLK length ["}}},
 	},
 	{
 		Label:    "ProcessorCSTInvalid",
@@ -5602,7 +5918,8 @@ var generatedDB = []Entry{
 		Advice:   "A processor's _CST returns a malformed package. Return Count followed by C-state packages.",
 		Source:   "drivers/acpi/acpi_processor.c",
 		Examples: []string{"ACPI: \\_PR_.CPU0: Invalid _CST output"},
-		code:     &entryCode{keyed: true, keys: []string{"valid _CST o", "sistent _CST"}},
+		code: &entryCode{keyed: true, keys: []string{"valid _CST o", "sistent _CST"},
+			musts: [][]string{{"valid _CST output", "consistent _CST data"}}},
 	},
 	{
 		Label:    "ProcessorCSTEntryBad",
@@ -5612,7 +5929,8 @@ var generatedDB = []Entry{
 		Advice:   "A _CST C-state entry is malformed and skipped. Use the {Register, Type, Latency, Power} layout for every entry.",
 		Source:   "drivers/acpi/acpi_processor.c",
 		Examples: []string{"ACPI: _CST C2 package count(3) is not 4, skip..."},
-		code:     &entryCode{keyed: true, keys: []string{"is not ", "integer", "pported in h", "FIXED_HARDWA"}},
+		code: &entryCode{keyed: true, keys: []string{"is not ", "integer", "pported in h", "FIXED_HARDWA"},
+			musts: [][]string{{"_CST C"}, {"is not ", "integer", "supported in hardware", "either FIXED_HARDWARE nor SYSTEM_IO"}, {", skip"}}},
 	},
 	{
 		Label:    "PCTInvalid",
@@ -5642,7 +5960,8 @@ var generatedDB = []Entry{
 		Advice:   "The processor's _PSD is malformed. Return {NumEntries, Revision, Domain, CoordType, NumProcessors}.",
 		Source:   "drivers/acpi/processor_perflib.c",
 		Examples: []string{"ACPI: Invalid _PSD data"},
-		code:     &entryCode{keyed: true, keys: []string{"Invalid _PSD"}},
+		code: &entryCode{keyed: true, keys: []string{"Invalid _PSD"},
+			musts: [][]string{{"Invalid _PSD"}, {" data", ":coord_type"}}},
 	},
 	{
 		Label:    "PTCTSSInvalid",
@@ -5652,7 +5971,8 @@ var generatedDB = []Entry{
 		Advice:   "A processor throttling object (_PTC/_TSS/_TSD) is malformed. Fix the packages per ACPI 6.5 section 8.4.5.",
 		Source:   "drivers/acpi/processor_throttling.c",
 		Examples: []string{"ACPI: Invalid _TSS data"},
-		code:     &entryCode{keyed: true, keys: []string{"Invalid _"}},
+		code: &entryCode{keyed: true, keys: []string{"Invalid _"},
+			musts: [][]string{{"Invalid "}, {"PTC", "TSD", "TSS"}}},
 	},
 	{
 		Label:    "CPPCPCCFailed",
@@ -5722,7 +6042,8 @@ var generatedDB = []Entry{
 		Advice:   "The ERST error log buffer overlaps memory already claimed, so ERST is disabled. Reserve the log buffer (E820 reserved or ACPI NVS) and keep it clear of other resources.",
 		Source:   "drivers/acpi/apei/erst.c",
 		Examples: []string{"ERST: Can not request [mem 0xbff69000-0xbff69fff] for ERST."},
-		code:     &entryCode{keyed: true, keys: []string{"request [mem"}},
+		code: &entryCode{keyed: true, keys: []string{"request [mem"},
+			musts: [][]string{{"Can not request [mem "}, {"] for ERST."}}},
 	},
 	{
 		Label:    "AMLFieldBeyondBufferOld",
@@ -5732,7 +6053,8 @@ var generatedDB = []Entry{
 		Advice:   "AML creates a buffer field past the end of its buffer (older kernels' wording); typically an _OSC or _DSM reading a capabilities dword the caller did not pass. Check SizeOf() of the buffer before CreateDWordField beyond the first dwords.",
 		Source:   "drivers/acpi/acpica/dsopcode.c",
 		Examples: []string{"ACPI Error: Field [CPB3] at 96 exceeds Buffer [NULL] size 64 (bits) (20160831/dsopcode-236)"},
-		code:     &entryCode{keyed: true, keys: []string{"eds Buffer ["}},
+		code: &entryCode{keyed: true, keys: []string{"eds Buffer ["},
+			musts: [][]string{{"Field ["}, {"] at "}, {" exceeds Buffer ["}, {"] size "}}},
 	},
 	{
 		Label:    "TSCUnstableBrokenBIOS",
@@ -5802,7 +6124,8 @@ var generatedDB = []Entry{
 		Advice:   "The IVRS has an IVHD block type this kernel does not handle. Also provide a type 10h/11h IVHD for older OSes.",
 		Source:   "drivers/iommu/amd/init.c",
 		Examples: []string{"AMD-Vi: Unsupported IVHD type 0x41"},
-		code:     &entryCode{keyed: true, keys: []string{"pported IVHD"}},
+		code: &entryCode{keyed: true, keys: []string{"pported IVHD"},
+			musts: [][]string{{"Unsupported IVHD type "}}},
 	},
 	{
 		Label:    "AMDViIOAPICNotInIVRS",
@@ -5812,7 +6135,8 @@ var generatedDB = []Entry{
 		Advice:   "An I/O APIC is missing from the IVRS special device entries, so interrupt remapping is disabled. Add an IVHD special entry (variety 1) for every I/O APIC with its correct PCI ID.",
 		Source:   "drivers/iommu/amd/init.c",
 		Examples: []string{"AMD-Vi: [Firmware Bug]: : IOAPIC[33] not in IVRS table"},
-		code:     &entryCode{keyed: true, keys: []string{"in IVRS tabl"}},
+		code: &entryCode{keyed: true, keys: []string{"in IVRS tabl"},
+			musts: [][]string{{"IOAPIC["}, {"] not in IVRS table"}}},
 	},
 	{
 		Label:    "AMDViIVRSError",
@@ -5872,7 +6196,8 @@ var generatedDB = []Entry{
 		Advice:   "The DMAR table contains a structure type this kernel does not handle. Check type values against the VT-d spec.",
 		Source:   "drivers/iommu/intel/dmar.c",
 		Examples: []string{"DMAR: No handler for DMAR structure type 1"},
-		code:     &entryCode{keyed: true, keys: []string{"ler for DMAR"}},
+		code: &entryCode{keyed: true, keys: []string{"ler for DMAR"},
+			musts: [][]string{{"No handler for DMAR structure type "}}},
 	},
 	{
 		Label:    "DMARInvalidHAW",
@@ -5892,7 +6217,8 @@ var generatedDB = []Entry{
 		Advice:   "An ANDD (ACPI namespace device) entry has no DRHD scope pointing to it. Add the namespace device to its DRHD scope.",
 		Source:   "drivers/iommu/intel/dmar.c",
 		Examples: []string{"DMAR: No IOMMU scope found for ANDD enumeration ID 1 (INT33C2:00)"},
-		code:     &entryCode{keyed: true, keys: []string{"No IOMMU sco"}},
+		code: &entryCode{keyed: true, keys: []string{"No IOMMU sco"},
+			musts: [][]string{{"No IOMMU scope found for ANDD enumeration ID "}}},
 	},
 	{
 		Label:    "DMARParseFailure",
@@ -5912,7 +6238,8 @@ var generatedDB = []Entry{
 		Advice:   "A DRHD register base cannot be read (all ones), so the unit is ignored. Report only enabled VT-d units with their real base address.",
 		Source:   "drivers/iommu/intel/dmar.c",
 		Examples: []string{"DMAR: Can't validate DRHD address: fed90000"},
-		code:     &entryCode{keyed: true, keys: []string{"alidate DRHD"}},
+		code: &entryCode{keyed: true, keys: []string{"alidate DRHD"},
+			musts: [][]string{{"Can't validate DRHD address: "}}},
 	},
 	{
 		Label:    "DMARNoAddressWidths",
@@ -5932,7 +6259,8 @@ var generatedDB = []Entry{
 		Advice:   "The VT-d invalidation queue reported an error. Often caused by firmware leaving the queue in use or a bad DMAR unit description.",
 		Source:   "drivers/iommu/intel/dmar.c",
 		Examples: []string{"DMAR: VT-d detected Invalidation Queue Error: Reason 1"},
-		code:     &entryCode{keyed: true, keys: []string{"validation Q"}},
+		code: &entryCode{keyed: true, keys: []string{"validation Q"},
+			musts: [][]string{{"VT-d detected Invalidation Queue Error: Reason "}}},
 	},
 	{
 		Label:    "DMARInvalidationTimeout",
@@ -5942,7 +6270,8 @@ var generatedDB = []Entry{
 		Advice:   "A VT-d device-TLB invalidation timed out. Check the device's ATS support and firmware PCIe settings.",
 		Source:   "drivers/iommu/intel/dmar.c",
 		Examples: []string{"DMAR: VT-d detected Invalidation Time-out Error: SID 0"},
-		code:     &entryCode{keyed: true, keys: []string{"Time-out Err"}},
+		code: &entryCode{keyed: true, keys: []string{"Time-out Err"},
+			musts: [][]string{{"VT-d detected Invalidation Time-out Error: SID "}}},
 	},
 	{
 		Label:    "DMARInterruptRemapFault",
@@ -5952,7 +6281,8 @@ var generatedDB = []Entry{
 		Advice:   "A device sent an interrupt that the remapping table blocked, often because firmware left a device generating MSIs or the DMAR scope is wrong. Stop device interrupts at handover and fix DRHD scopes.",
 		Source:   "drivers/iommu/intel/dmar.c",
 		Examples: []string{"DMAR: [INTR-REMAP] Request device [f0:1f.0] fault index 0x0 [fault reason 0x25] Blocked a compatibility format interrupt request"},
-		code:     &entryCode{keyed: true, keys: []string{"[INTR-REMAP]"}},
+		code: &entryCode{keyed: true, keys: []string{"[INTR-REMAP]"},
+			musts: [][]string{{"[INTR-REMAP] Request device ["}, {"] fault index 0x"}, {" [fault reason 0x"}}},
 	},
 	{
 		Label:    "DMARDMAFault",
@@ -5962,7 +6292,8 @@ var generatedDB = []Entry{
 		Advice:   "A device did DMA to an address it was not allowed to, often firmware-initiated DMA (USB legacy, graphics, NIC boot ROM) still running, or memory not described by an RMRR. Stop DMA at ExitBootServices or add an RMRR for the region.",
 		Source:   "drivers/iommu/intel/dmar.c",
 		Examples: []string{"DMAR: [DMA Read NO_PASID] Request device [00:02.0] fault addr 0x7b800000 [fault reason 0x06] PTE Read access is not set"},
-		code:     &entryCode{keyed: true, keys: []string{"NO_PASID] Re"}},
+		code: &entryCode{keyed: true, keys: []string{"NO_PASID] Re"},
+			musts: [][]string{{" NO_PASID] Request device ["}, {"] fault addr 0x"}, {" [fault reason 0x"}}},
 	},
 	{
 		Label:    "DMARNoDSM",
@@ -6012,7 +6343,8 @@ var generatedDB = []Entry{
 		Advice:   "The firmware left too few TLB entries for the isochronous (audio) unit. Follow the platform guide for the ISOCH DMAR unit's TLB setting.",
 		Source:   "drivers/iommu/intel/iommu.c",
 		Examples: []string{"DMAR: Recommended TLB entries for ISOCH unit is 16; your BIOS set 1"},
-		code:     &entryCode{keyed: true, keys: []string{"es for ISOCH"}},
+		code: &entryCode{keyed: true, keys: []string{"es for ISOCH"},
+			musts: [][]string{{"Recommended TLB entries for ISOCH unit is 16; your BIOS set "}}},
 	},
 	{
 		Label:    "DMARIRIOAPICSourceID",
@@ -6022,7 +6354,8 @@ var generatedDB = []Entry{
 		Advice:   "The I/O APIC's source ID for interrupt remapping could not be set, because the DMAR does not describe it. Add it to a DRHD scope.",
 		Source:   "drivers/iommu/intel/irq_remapping.c",
 		Examples: []string{"DMAR-IR: Failed to set source-id of IOAPIC (1)"},
-		code:     &entryCode{keyed: true, keys: []string{" of IOAPIC ("}},
+		code: &entryCode{keyed: true, keys: []string{" of IOAPIC ("},
+			musts: [][]string{{"Failed to set source-id of IOAPIC ("}}},
 	},
 	{
 		Label:    "DMARIRHPETSourceID",
@@ -6032,7 +6365,8 @@ var generatedDB = []Entry{
 		Advice:   "The HPET's source ID for interrupt remapping could not be set. Add the HPET to a DRHD device scope.",
 		Source:   "drivers/iommu/intel/irq_remapping.c",
 		Examples: []string{"DMAR-IR: Failed to set source-id of HPET block (1)"},
-		code:     &entryCode{keyed: true, keys: []string{"HPET block ("}},
+		code: &entryCode{keyed: true, keys: []string{"HPET block ("},
+			musts: [][]string{{"Failed to set source-id of HPET block ("}}},
 	},
 	{
 		Label:    "DMARIRFailed",
@@ -6092,7 +6426,8 @@ var generatedDB = []Entry{
 		Advice:   "A DRHD does not support extended interrupt mode, so x2APIC is not possible. Make all units support EIM or do not enable x2APIC.",
 		Source:   "drivers/iommu/intel/irq_remapping.c",
 		Examples: []string{"DMAR-IR: DRHD fed91000: EIM not supported by DRHD, ecap f020de"},
-		code:     &entryCode{keyed: true, keys: []string{"rted by DRHD"}},
+		code: &entryCode{keyed: true, keys: []string{"rted by DRHD"},
+			musts: [][]string{{"DRHD "}, {": EIM not supported by DRHD, ecap "}}},
 	},
 	{
 		Label:    "DMARIRScopeParseFailed",
@@ -6102,7 +6437,8 @@ var generatedDB = []Entry{
 		Advice:   "The I/O APIC/HPET scope of a DRHD could not be parsed. Fix the device scope entries.",
 		Source:   "drivers/iommu/intel/irq_remapping.c",
 		Examples: []string{"DMAR-IR: DRHD fed91000: failed to parse managed IOAPIC/HPET"},
-		code:     &entryCode{keyed: true, keys: []string{" IOAPIC/HPET"}},
+		code: &entryCode{keyed: true, keys: []string{" IOAPIC/HPET"},
+			musts: [][]string{{"DRHD "}, {": failed to parse managed IOAPIC/HPET"}}},
 	},
 	{
 		Label:    "EFICapsuleInvalidSize",
@@ -6142,7 +6478,8 @@ var generatedDB = []Entry{
 		Advice:   "Capsules requiring different reset types were submitted. Use one reset type per batch.",
 		Source:   "drivers/firmware/efi/capsule.c",
 		Examples: []string{"efi: Conflicting capsule reset type 1 (1)."},
-		code:     &entryCode{keyed: true, keys: []string{"flicting cap"}},
+		code: &entryCode{keyed: true, keys: []string{"flicting cap"},
+			musts: [][]string{{"Conflicting capsule reset type "}}},
 	},
 	{
 		Label:    "EFIRuntimeDisabledWQ",
@@ -6182,7 +6519,8 @@ var generatedDB = []Entry{
 		Advice:   "The EFI system table revision is older than expected. Report the UEFI revision the firmware implements.",
 		Source:   "drivers/firmware/efi/efi.c",
 		Examples: []string{"efi: Warning: System table version 1.10, expected 2.00 or greater!"},
-		code:     &entryCode{keyed: true, keys: []string{" System tabl"}},
+		code: &entryCode{keyed: true, keys: []string{" System tabl"},
+			musts: [][]string{{"Warning: System table version "}, {", expected "}, {".00 or greater!"}}},
 	},
 	{
 		Label:    "ESRTNotInMemmap",
@@ -6202,7 +6540,8 @@ var generatedDB = []Entry{
 		Advice:   "The memory descriptor holding the ESRT is invalid. Place the ESRT in a normal memory map entry.",
 		Source:   "drivers/firmware/efi/esrt.c",
 		Examples: []string{"esrt: EFI memory descriptor is invalid. (esrt: 000000006ec5a1b2 max: 00000000d2a4f193)"},
-		code:     &entryCode{keyed: true, keys: []string{"invalid. (es"}},
+		code: &entryCode{keyed: true, keys: []string{"invalid. (es"},
+			musts: [][]string{{"EFI memory descriptor is invalid. (esrt: "}, {" max: "}}},
 	},
 	{
 		Label:    "ESRTSpansEntries",
@@ -6212,7 +6551,8 @@ var generatedDB = []Entry{
 		Advice:   "The ESRT header crosses a memory map entry boundary. Place the whole ESRT inside one region.",
 		Source:   "drivers/firmware/efi/esrt.c",
 		Examples: []string{"esrt: ESRT header doesn't fit on single memory map entry. (size: 1 max: 1)"},
-		code:     &entryCode{keyed: true, keys: []string{"SRT header d"}},
+		code: &entryCode{keyed: true, keys: []string{"SRT header d"},
+			musts: [][]string{{"ESRT header doesn't fit on single memory map entry. (size: "}, {" max: "}}},
 	},
 	{
 		Label:    "ESRTUnsupportedVersion",
@@ -6222,7 +6562,8 @@ var generatedDB = []Entry{
 		Advice:   "The ESRT version is not 1, so firmware update tools ignore it. Publish an ESRT with FwResourceVersion 1.",
 		Source:   "drivers/firmware/efi/esrt.c",
 		Examples: []string{"esrt: Unsupported ESRT version 1."},
-		code:     &entryCode{keyed: true, keys: []string{"pported ESRT"}},
+		code: &entryCode{keyed: true, keys: []string{"pported ESRT"},
+			musts: [][]string{{"Unsupported ESRT version "}}},
 	},
 	{
 		Label:    "ESRTLargeCount",
@@ -6232,7 +6573,8 @@ var generatedDB = []Entry{
 		Advice:   "The ESRT claims an implausible number of resources. Set FwResourceCount to the number of entries present.",
 		Source:   "drivers/firmware/efi/esrt.c",
 		Examples: []string{"esrt: ESRT says fw_resource_count has very large value 1."},
-		code:     &entryCode{keyed: true, keys: []string{"SRT says fw_"}},
+		code: &entryCode{keyed: true, keys: []string{"SRT says fw_"},
+			musts: [][]string{{"ESRT says fw_resource_count has very large value "}}},
 	},
 	{
 		Label:    "ESRTDoesNotFit",
@@ -6242,7 +6584,8 @@ var generatedDB = []Entry{
 		Advice:   "The ESRT entries run past the memory region. Reserve enough memory for all entries.",
 		Source:   "drivers/firmware/efi/esrt.c",
 		Examples: []string{"esrt: ESRT does not fit on single memory map entry (size: 1 max: 1)"},
-		code:     &entryCode{keyed: true, keys: []string{"ESRT does no"}},
+		code: &entryCode{keyed: true, keys: []string{"ESRT does no"},
+			musts: [][]string{{"ESRT does not fit on single memory map entry (size: "}, {" max: "}}},
 	},
 	{
 		Label:    "EFIMemattrType",
@@ -6352,7 +6695,8 @@ var generatedDB = []Entry{
 		Advice:   "An EFI memory map entry has an invalid range (end before start, or beyond the physical address width). Fix the descriptor's PhysicalStart and NumberOfPages.",
 		Source:   "arch/x86/platform/efi/efi.c",
 		Examples: []string{"efi: mem37: [Conventional|   |  |  |  |  |  |  |  |  |  |   |WB|WT|WC|UC] range=[0x0000000100000000-0x00000000ffffffff] (invalid)"},
-		code:     &entryCode{keyed: true, keys: []string{"] (invalid)"}},
+		code: &entryCode{keyed: true, keys: []string{"] (invalid)"},
+			musts: [][]string{{"mem"}, {" range=[0x"}, {"-0x"}, {"] (invalid)"}}},
 	},
 	{
 		Label:    "EFIMemmapEntriesRemoved",
@@ -6362,7 +6706,8 @@ var generatedDB = []Entry{
 		Advice:   "Invalid entries were removed from the EFI memory map. Fix the firmware so every descriptor is valid.",
 		Source:   "arch/x86/platform/efi/efi.c",
 		Examples: []string{"Removing 1 invalid memory map entries."},
-		code:     &entryCode{keyed: true, keys: []string{"valid memory"}},
+		code: &entryCode{keyed: true, keys: []string{"valid memory"},
+			musts: [][]string{{"Removing "}, {" invalid memory map entries."}}},
 	},
 	{
 		Label:    "EFIBitnessMismatch",
@@ -6382,7 +6727,8 @@ var generatedDB = []Entry{
 		Advice:   "SetVirtualAddressMap failed, so EFI runtime services are unusable. Fix the firmware's virtual address conversion of runtime code and data.",
 		Source:   "arch/x86/platform/efi/efi.c",
 		Examples: []string{"efi: Unable to switch EFI into virtual mode (status=8000000000000002)!"},
-		code:     &entryCode{keyed: true, keys: []string{"o switch EFI"}},
+		code: &entryCode{keyed: true, keys: []string{"o switch EFI"},
+			musts: [][]string{{"Unable to switch EFI into virtual mode (status="}}},
 	},
 	{
 		Label:    "EFIMapPAVAFailed",
@@ -6392,7 +6738,8 @@ var generatedDB = []Entry{
 		Advice:   "A runtime region could not be mapped. Check region sizes and alignment in the EFI memory map.",
 		Source:   "arch/x86/platform/efi/efi_64.c",
 		Examples: []string{"efi: Error mapping PA 0x7ad3e000 -> VA 0xfffffffeffb5e000!"},
-		code:     &entryCode{keyed: true, keys: []string{"r mapping PA"}},
+		code: &entryCode{keyed: true, keys: []string{"r mapping PA"},
+			musts: [][]string{{"Error mapping PA 0x"}, {" -> VA 0x"}}},
 	},
 	{
 		Label:    "EFILookupDescriptorFailed",
@@ -6472,7 +6819,8 @@ var generatedDB = []Entry{
 		Advice:   "The TPM 1.2 did not answer the timeout query. Update the TPM firmware.",
 		Source:   "drivers/char/tpm/tpm1-cmd.c",
 		Examples: []string{"A TPM error (1) occurred attempting to determine the timeouts"},
-		code:     &entryCode{keyed: true, keys: []string{"d attempting"}},
+		code: &entryCode{keyed: true, keys: []string{"d attempting"},
+			musts: [][]string{{"A TPM error ("}, {") occurred attempting to determine the timeouts"}}},
 	},
 	{
 		Label:    "TPMNotReady",
@@ -6482,7 +6830,8 @@ var generatedDB = []Entry{
 		Advice:   "The TPM is not ready. Make firmware send TPM_Startup before the OS boots.",
 		Source:   "drivers/char/tpm/tpm1-cmd.c",
 		Examples: []string{"TPM not ready (1)"},
-		code:     &entryCode{keyed: true, keys: []string{"TPM not read"}},
+		code: &entryCode{keyed: true, keys: []string{"TPM not read"},
+			musts: [][]string{{"TPM not ready ("}}},
 	},
 	{
 		Label:    "TPMSelfTestTimeout",
@@ -6502,7 +6851,8 @@ var generatedDB = []Entry{
 		Advice:   "The TPM is disabled or deactivated in firmware. Enable it in setup if measured boot is wanted.",
 		Source:   "drivers/char/tpm/tpm1-cmd.c",
 		Examples: []string{"tpm tpm0: TPM is disabled/deactivated (0x6)"},
-		code:     &entryCode{keyed: true, keys: []string{"bled/deactiv"}},
+		code: &entryCode{keyed: true, keys: []string{"bled/deactiv"},
+			musts: [][]string{{"TPM is disabled/deactivated (0x"}}},
 	},
 	{
 		Label:    "TPMSelfTestUpgradeMode",
@@ -6582,7 +6932,8 @@ var generatedDB = []Entry{
 		Advice:   "The TPM status register returned an invalid value. Check TPM firmware and bus (LPC/SPI) configuration.",
 		Source:   "drivers/char/tpm/tpm_tis_core.c",
 		Examples: []string{"tpm tpm0: invalid TPM_STS.x 0xff, dumping stack for forensics"},
-		code:     &entryCode{keyed: true, keys: []string{"umping stack"}},
+		code: &entryCode{keyed: true, keys: []string{"umping stack"},
+			musts: [][]string{{"invalid TPM_STS.x 0x"}, {", dumping stack for forensics"}}},
 	},
 	{
 		Label:    "TPMNoTimeouts",
@@ -6632,7 +6983,8 @@ var generatedDB = []Entry{
 		Advice:   "Resuming from hibernation failed. Check the preceding errors.",
 		Source:   "kernel/power/hibernate.c",
 		Examples: []string{"PM: hibernation: resume failed (1)"},
-		code:     &entryCode{keyed: true, keys: []string{"ume failed ("}},
+		code: &entryCode{keyed: true, keys: []string{"ume failed ("},
+			musts: [][]string{{"hibernation: resume failed ("}}},
 	},
 	{
 		Label:    "HibernateImageMismatch",
@@ -6682,7 +7034,8 @@ var generatedDB = []Entry{
 		Advice:   "The FACS hardware signature changed, so resume from hibernation is aborted. Only change the signature when hardware changes.",
 		Source:   "kernel/power/swap.c",
 		Examples: []string{"PM: Suspend image hardware signature mismatch (5a3c0f12 now 5a3c0f13); aborting resume."},
-		code:     &entryCode{keyed: true, keys: []string{"Suspend imag"}},
+		code: &entryCode{keyed: true, keys: []string{"Suspend imag"},
+			musts: [][]string{{"Suspend image hardware signature mismatch ("}, {" now "}, {"); aborting resume."}}},
 	},
 	{
 		Label:    "PMDeviceResumeFailed",
@@ -6692,7 +7045,8 @@ var generatedDB = []Entry{
 		Advice:   "A PCI, ACPI, PNP or platform device failed to resume after suspend (USB devices, which fail for their own reasons, are not reported here). Check that firmware restores the device's power, clocks and configuration on the S3 resume path and that its _PS0/_ON methods succeed.",
 		Source:   "drivers/base/power/main.c",
 		Examples: []string{"PM: Device 0000:00:14.0 failed to resume async: error -110", "PM: Device PNP0C0A:00 failed to resume async: error -62", "PM: Device 00:05 failed to resume: error -19"},
-		code:     &entryCode{keyed: true, keys: []string{"led to resum"}},
+		code: &entryCode{keyed: true, keys: []string{"led to resum"},
+			musts: [][]string{{"PM: Device "}, {" failed to resume"}}},
 	},
 	{
 		Label:    "PMDeviceSuspendFailed",
@@ -6702,7 +7056,8 @@ var generatedDB = []Entry{
 		Advice:   "A PCI, ACPI, PNP or platform device refused to suspend, which aborts the whole suspend (USB devices, which fail for their own reasons, are not reported here). Check the device's _PS3/_OFF and _DSW methods and that firmware does not keep the device busy (for example an EC or SMI handler still using it).",
 		Source:   "drivers/base/power/main.c",
 		Examples: []string{"PM: Device 0000:00:14.0 failed to suspend async: error -16", "PM: Device PNP0C09:00 failed to suspend: error -110"},
-		code:     &entryCode{keyed: true, keys: []string{"failed to su", " to suspend "}},
+		code: &entryCode{keyed: true, keys: []string{"failed to su", " to suspend "},
+			musts: [][]string{{"PM: "}, {" failed to suspend", "failed to suspend "}}},
 	},
 	{
 		Label:    "PMS0ixNotReached",
@@ -6722,7 +7077,8 @@ var generatedDB = []Entry{
 		Advice:   "A wake event arrived while suspending. If nothing should wake the system, check GPEs firmware leaves enabled and EC events.",
 		Source:   "kernel/power/suspend.c",
 		Examples: []string{"PM: Wakeup pending, aborting suspend"},
-		code:     &entryCode{keyed: true, keys: []string{"PM: Wakeup "}},
+		code: &entryCode{keyed: true, keys: []string{"PM: Wakeup "},
+			musts: [][]string{{"PM: Wakeup "}, {"pending", "source", "IRQ"}}},
 	},
 	{
 		Label:    "S3NotSupported",
@@ -6732,7 +7088,8 @@ var generatedDB = []Entry{
 		Advice:   "The firmware offers no S3 (suspend to RAM): the namespace has no \\_S3 package. That is right for a virtual machine or a platform built for S0ix (modern standby); otherwise define \\_S3 with the SLP_TYP values the chipset expects. Where S0ix is the intent, make sure the low-power idle constraints (the PEP device's _DSM) and the FADT's LOW_POWER_S0_IDLE_CAPABLE flag say so.",
 		Source:   "drivers/acpi/sleep.c",
 		Examples: []string{"ACPI: PM: (supports S0)"},
-		code:     &entryCode{keyed: true, keys: []string{"ACPI: PM: (s"}},
+		code: &entryCode{keyed: true, keys: []string{"ACPI: PM: (s"},
+			musts: [][]string{{"ACPI: PM: (supports S0"}}},
 	},
 	{
 		Label:    "TPMTransmitTimeout",
@@ -6752,7 +7109,8 @@ var generatedDB = []Entry{
 		Advice:   "Sending a command to the TPM failed. Check that the TPM interface described in ACPI (TPM2 table, _CRS) is the one the hardware implements and that the TPM is not left locked by firmware (locality, command-ready state).",
 		Source:   "drivers/char/tpm/tpm-interface.c",
 		Examples: []string{"tpm tpm0: tpm_try_transmit: send(): error -7"},
-		code:     &entryCode{keyed: true, keys: []string{"tpm_try_tran"}},
+		code: &entryCode{keyed: true, keys: []string{"tpm_try_tran"},
+			musts: [][]string{{"tpm_try_transmit: send(): error "}}},
 	},
 	{
 		Label:    "TPMOperationTimedOut",
@@ -6782,7 +7140,8 @@ var generatedDB = []Entry{
 		Advice:   "The TPM returned an invalid number of commands. Update the TPM firmware.",
 		Source:   "drivers/char/tpm/tpm_crb.c",
 		Examples: []string{"tpm tpm0: invalid command count value 11 0"},
-		code:     &entryCode{keyed: true, keys: []string{"invalid comm"}},
+		code: &entryCode{keyed: true, keys: []string{"invalid comm"},
+			musts: [][]string{{"invalid command count value "}}},
 	},
 	{
 		Label:    "TPMProbeFailed",
@@ -6792,7 +7151,8 @@ var generatedDB = []Entry{
 		Advice:   "The TPM described in ACPI could not be initialised. Check the TPM's _CRS (address, interrupt), and that the TPM is enabled and visible on the bus.",
 		Source:   "drivers/char/tpm/tpm_tis.c",
 		Examples: []string{"tpm_tis: probe of 00:03 failed with error -62"},
-		code:     &entryCode{keyed: true, keys: []string{" failed with"}},
+		code: &entryCode{keyed: true, keys: []string{" failed with"},
+			musts: [][]string{{"tpm_"}, {"tis", "crb"}, {": probe of "}, {" failed with error "}}},
 	},
 	{
 		Label:    "TPMFinalEventsNotPresent",
@@ -6812,7 +7172,8 @@ var generatedDB = []Entry{
 		Advice:   "The EFI stub could not read the SecureBoot variable (mode 1, 'unknown'): GetVariable returned an error other than EFI_NOT_FOUND. Make the SecureBoot and SetupMode global variables readable with BOOTSERVICE_ACCESS|RUNTIME_ACCESS for the whole boot. (Mode 0 means the boot loader bypassed the EFI stub and never asked, which is not a firmware problem and is not reported.)",
 		Source:   "drivers/firmware/efi/secureboot.c",
 		Examples: []string{"secureboot: Secure boot could not be determined (mode 1)"},
-		code:     &entryCode{keyed: true, keys: []string{"etermined (m"}},
+		code: &entryCode{keyed: true, keys: []string{"etermined (m"},
+			musts: [][]string{{"Secure boot could not be determined (mode "}}},
 	},
 	{
 		Label:    "VideoBQCInvalidLevel",
@@ -6832,7 +7193,8 @@ var generatedDB = []Entry{
 		Advice:   "Evaluating a PCI interrupt link device's _PRS (possible resources) failed, so the kernel cannot choose an IRQ for the link and devices routed through it may get none. Give every PNP0C0F link device a _PRS that evaluates without error and lists the IRQs the link can use.",
 		Source:   "drivers/acpi/pci_link.c",
 		Examples: []string{"ACPI Exception: AE_NOT_FOUND, Evaluating _PRS (20090903/pci_link-192)"},
-		code:     &entryCode{keyed: true, keys: []string{"luating _PRS"}},
+		code: &entryCode{keyed: true, keys: []string{"luating _PRS"},
+			musts: [][]string{{"ACPI "}, {"xception", "rror"}, {": AE_"}, {", Evaluating _PRS"}}},
 	},
 	{
 		Label:    "AHCIBIOSUpdateRequired",
@@ -6842,7 +7204,8 @@ var generatedDB = []Entry{
 		Advice:   "The AHCI driver knows this board's firmware release mishandles the SATA controller across suspend or with link power management, and turns the feature off. Ship the firmware release that fixes the SATA setup on resume and LPM, so the kernel can leave the feature on.",
 		Source:   "drivers/ata/ahci.c",
 		Examples: []string{"ahci 0000:00:1f.2: BIOS update required for suspend/resume", "ahci 0000:00:11.0: BIOS update required for Link Power Management support"},
-		code:     &entryCode{keyed: true, keys: []string{"BIOS update "}},
+		code: &entryCode{keyed: true, keys: []string{"BIOS update "},
+			musts: [][]string{{"BIOS update required for "}, {"suspend/resume", "Link Power Management support"}}},
 	},
 	{
 		Label:    "AHCIBIOSTooOld32bitDMA",
@@ -6892,7 +7255,8 @@ var generatedDB = []Entry{
 		Advice:   "The AGP bridge's status register advertises only the fastest transfer rate, leaving out the slower ones it must also support; the kernel adds them back. Program the AGP status so that every supported rate is listed.",
 		Source:   "drivers/char/agp/generic.c",
 		Examples: []string{"agpgart: BIOS bug. AGP bridge claims to only support x4 rate. Fixing up support for x2 & x1"},
-		code:     &entryCode{keyed: true, keys: []string{"BIOS bug. AG", "BIOS bug. AG"}},
+		code: &entryCode{keyed: true, keys: []string{"BIOS bug. AG", "BIOS bug. AG"},
+			musts: [][]string{{"BIOS bug. AGP bridge claims to only support x"}, {" rate"}}},
 	},
 	{
 		Label:    "IntelPStateTurboDisabled",
@@ -6912,7 +7276,8 @@ var generatedDB = []Entry{
 		Advice:   "The firmware's PowerNow! tables (PST or _PSS) for this Athlon give voltages or settling times the driver cannot trust. Give correct PST/_PSS entries for the fitted processor, with a settling time of at least 100 microseconds.",
 		Source:   "drivers/cpufreq/powernow-k7.c",
 		Examples: []string{"powernow-k7: This is indicative of a broken BIOS", "powernow-k7: Compaq Presario laptop with broken PST tables in BIOS detected"},
-		code:     &entryCode{keyed: true, keys: []string{"powernow-k7:"}},
+		code: &entryCode{keyed: true, keys: []string{"powernow-k7:"},
+			musts: [][]string{{"powernow-k7: "}, {"This is indicative of a broken BIOS", " laptop with broken PST tables in BIOS detected"}}},
 	},
 	{
 		Label:    "GHESEDACNoDIMMs",
@@ -6952,7 +7317,8 @@ var generatedDB = []Entry{
 		Advice:   "The Dell SMM handler of this model is known to misbehave (long stalls or wrong values) for fan commands, so the driver leaves them off unless forced. Make the SMM fan calls fast and correct.",
 		Source:   "drivers/hwmon/dell-smm-hwmon.c",
 		Examples: []string{"dell_smm_hwmon: Disabling fan support due to BIOS bugs", "dell_smm_hwmon: Enabling fan type call despite BIOS bugs"},
-		code:     &entryCode{keyed: true, keys: []string{" BIOS bugs"}},
+		code: &entryCode{keyed: true, keys: []string{" BIOS bugs"},
+			musts: [][]string{{"Disabling", "Enabling"}, {" fan "}, {"support", "type call"}, {"ue to", "espite"}}},
 	},
 	{
 		Label:    "IT87BrokenBIOSDefaults",
@@ -7010,7 +7376,8 @@ var generatedDB = []Entry{
 		Advice:   "The PMC device's ACPI resources lack the P-unit BIOS data or interface region the Broxton PMC driver expects, so that interface is unavailable. Describe every PMC region in the device's _CRS.",
 		Source:   "drivers/mfd/intel_pmc_bxt.c",
 		Examples: []string{"intel_pmc_bxt INT34D2:00: Failed to get resource of P-unit BIOS data"},
-		code:     &entryCode{keyed: true, keys: []string{" P-unit BIOS"}},
+		code: &entryCode{keyed: true, keys: []string{" P-unit BIOS"},
+			musts: [][]string{{"Failed to get resource of P-unit BIOS "}, {"data", "interface"}}},
 	},
 	{
 		Label:    "LPCICHRCBADisabled",
@@ -7060,7 +7427,8 @@ var generatedDB = []Entry{
 		Advice:   "This ThinkPad's firmware mishandles s2idle entry (the EC leaves a wake source armed), and thinkpad_acpi applies a quirk. Fix the EC and ACPI suspend code so no quirk is needed.",
 		Source:   "drivers/platform/x86/thinkpad_acpi.c",
 		Examples: []string{"thinkpad_acpi: Using s2idle quirk to avoid AMD platform firmware bug"},
-		code:     &entryCode{keyed: true, keys: []string{"Using s2idle"}},
+		code: &entryCode{keyed: true, keys: []string{"Using s2idle"},
+			musts: [][]string{{"Using s2idle quirk to avoid "}, {" platform firmware bug"}}},
 	},
 	{
 		Label:    "TelemetryIPC1Disabled",
@@ -7105,7 +7473,8 @@ var generatedDB = []Entry{
 		Advice:   "A virtualisation feature the CPU has (named in the message) is locked off by the firmware, so KVM cannot use it. Leave the feature enabled in the default setup.",
 		Source:   "arch/x86/kvm/x86.c",
 		Examples: []string{"kvm: support for 'kvm_amd' disabled by bios"},
-		code:     &entryCode{keyed: true, keys: []string{"kvm: support"}},
+		code: &entryCode{keyed: true, keys: []string{"kvm: support"},
+			musts: [][]string{{"kvm: support for '"}, {"' disabled by bios"}}},
 	},
 	{
 		Label:    "AGPNoOptionContactVendor",
@@ -7135,7 +7504,8 @@ var generatedDB = []Entry{
 		Advice:   "The legacy Plug and Play BIOS interface of this firmware is a version the kernel does not support, so it is not used. Describe the devices through ACPI instead.",
 		Source:   "drivers/pnp/pnpbios/core.c",
 		Examples: []string{"PnPBIOS: PnP BIOS version 0.9 is not supported"},
-		code:     &entryCode{keyed: true, keys: []string{"PnPBIOS: PnP"}},
+		code: &entryCode{keyed: true, keys: []string{"PnPBIOS: PnP"},
+			musts: [][]string{{"PnPBIOS: PnP BIOS version "}, {" is not supported"}}},
 	},
 	{
 		Label:    "ACPISleepStateMissing",
@@ -7146,7 +7516,8 @@ var generatedDB = []Entry{
 		Cause:    "by-design",
 		Source:   "drivers/acpi/acpica/hwxface.c",
 		Examples: []string{"ACPI Exception: AE_NOT_FOUND, While evaluating Sleep State [\\_S1_] (20131218/hwxface-580)", "ACPI Error: AE_NOT_FOUND, While evaluating Sleep State [\\_S2_] (20220331/hwxface-445)"},
-		code:     &entryCode{keyed: true, keys: []string{"E_NOT_FOUND,", "E_NOT_FOUND,", "E_NOT_FOUND,", "E_NOT_FOUND,"}},
+		code: &entryCode{keyed: true, keys: []string{"E_NOT_FOUND,", "E_NOT_FOUND,", "E_NOT_FOUND,", "E_NOT_FOUND,"},
+			musts: [][]string{{"AE_NOT_FOUND, While evaluating Sleep State [\\_S"}}},
 	},
 	{
 		Label:    "IOAPICTimerNotConnected",
@@ -7176,7 +7547,8 @@ var generatedDB = []Entry{
 		Advice:   "The firmware locked IA32_FEATURE_CONTROL without the VMX enable bit on this CPU (or on some CPUs only), so KVM cannot use VT-x there. Set and lock the same VMX bits on every CPU, enabled by default where virtualisation is expected.",
 		Source:   "arch/x86/kvm/vmx/vmx.c",
 		Examples: []string{"vmx: VMX not enabled (by BIOS) in MSR_IA32_FEAT_CTL on CPU 3"},
-		code:     &entryCode{keyed: true, keys: []string{"R_IA32_FEAT_"}},
+		code: &entryCode{keyed: true, keys: []string{"R_IA32_FEAT_"},
+			musts: [][]string{{"VMX not enabled (by BIOS) in MSR_IA32_FEAT_CTL on CPU "}}},
 	},
 	{
 		Label:    "MADTWakeupHandoverFailed",
@@ -7186,7 +7558,8 @@ var generatedDB = []Entry{
 		Advice:   "Offlining a CPU through the MADT multiprocessor wakeup mailbox failed: the firmware's wakeup structure did not accept the CPU back. Implement the ACPI 6.4+ mailbox reset/handover protocol the MADT advertises.",
 		Source:   "arch/x86/kernel/acpi/madt_wakeup.c",
 		Examples: []string{"Failed to hand over CPU 2 to BIOS"},
-		code:     &entryCode{keyed: true, keys: []string{"and over CPU"}},
+		code: &entryCode{keyed: true, keys: []string{"and over CPU"},
+			musts: [][]string{{"Failed to hand over CPU "}, {" to BIOS"}}},
 	},
 	{
 		Label:    "AMDPMFFuncsQuirk",
@@ -7196,7 +7569,8 @@ var generatedDB = []Entry{
 		Advice:   "The platform firmware reports PMF functions it does not implement correctly, and amd_pmf applies a quirk list entry. Report only the PMF functions the firmware supports.",
 		Source:   "drivers/platform/x86/amd/pmf/pmf-quirks.c",
 		Examples: []string{"amd-pmf: Using supported funcs quirk to avoid ASUS platform firmware bug"},
-		code:     &entryCode{keyed: true, keys: []string{"Using suppor"}},
+		code: &entryCode{keyed: true, keys: []string{"Using suppor"},
+			musts: [][]string{{"Using supported funcs quirk to avoid "}, {" platform firmware bug"}}},
 	},
 	{
 		Label:    "AMDIBSInvalidOffset",
@@ -7206,7 +7580,8 @@ var generatedDB = []Entry{
 		Advice:   "Firmware programmed an IBS interrupt LVT offset that is invalid, so instruction-based sampling cannot raise interrupts. Program the IBS control MSR with a valid, unused extended LVT offset on every core.",
 		Source:   "arch/x86/events/amd/ibs.c",
 		Examples: []string{"[Firmware Bug]: cpu 0, invalid IBS interrupt offset 0 (MSRC001103A=0x0000000000000000)"},
-		code:     &entryCode{keyed: true, keys: []string{" invalid IBS"}},
+		code: &entryCode{keyed: true, keys: []string{" invalid IBS"},
+			musts: [][]string{{"[Firmware Bug]: cpu "}, {", invalid IBS interrupt offset "}, {" (MSR"}, {"=0x"}}},
 	},
 	{
 		Label:    "AMDIBSOffsetUnavailable",
@@ -7216,7 +7591,8 @@ var generatedDB = []Entry{
 		Advice:   "The IBS interrupt offset firmware set is not usable because the LVT entry is taken. Reserve a distinct extended LVT offset for IBS and program it identically on all cores.",
 		Source:   "arch/x86/events/amd/ibs.c",
 		Examples: []string{"[Firmware Bug]: cpu 0, IBS interrupt offset 0 not available (MSRC001103A=0x0000000000000100)"},
-		code:     &entryCode{keyed: true, keys: []string{", IBS interr"}},
+		code: &entryCode{keyed: true, keys: []string{", IBS interr"},
+			musts: [][]string{{"[Firmware Bug]: cpu "}, {", IBS interrupt offset "}, {" not available (MSR"}, {"=0x"}}},
 	},
 	{
 		Label:    "PMUCorruptedByBIOS",
@@ -7226,7 +7602,8 @@ var generatedDB = []Entry{
 		Advice:   "Firmware left performance counters running or programmed when the OS started, so perf results are wrong. Stop and clear all PMU counters and their event selects before handing over, and do not use them from SMM.",
 		Source:   "arch/x86/events/core.c",
 		Examples: []string{"[Firmware Bug]: the BIOS has corrupted hw-PMU resources (MSR 38d is 330)"},
-		code:     &entryCode{keyed: true, keys: []string{"upted hw-PMU"}},
+		code: &entryCode{keyed: true, keys: []string{"upted hw-PMU"},
+			musts: [][]string{{"[Firmware Bug]: the BIOS has corrupted hw-PMU resources (MSR "}, {" is "}}},
 	},
 	{
 		Label:    "AMDMCEThresholdSetup",
@@ -7236,7 +7613,8 @@ var generatedDB = []Entry{
 		Advice:   "The MCA threshold interrupt for a bank could not be set up from the LVT offset firmware programmed. Program the threshold LVT offset consistently in every MCA_MISC register.",
 		Source:   "arch/x86/kernel/cpu/mce/amd.c",
 		Examples: []string{"[Firmware Bug]: cpu 0, failed to setup threshold interrupt for bank 4, block 0 (MSR00000413=0xc008000001000000)"},
-		code:     &entryCode{keyed: true, keys: []string{"upt for bank"}},
+		code: &entryCode{keyed: true, keys: []string{"upt for bank"},
+			musts: [][]string{{"[Firmware Bug]: cpu "}, {", failed to setup threshold interrupt for bank "}, {", block "}, {" (MSR"}}},
 	},
 	{
 		Label:    "AMDMCEThresholdOffset",
@@ -7246,7 +7624,8 @@ var generatedDB = []Entry{
 		Advice:   "A bank's MCA threshold interrupt offset set by firmware is invalid. Use the extended LVT offset reserved for thresholding in all banks.",
 		Source:   "arch/x86/kernel/cpu/mce/amd.c",
 		Examples: []string{"[Firmware Bug]: cpu 0, invalid threshold interrupt offset 1 for bank 4, block 0 (MSR00000413=0xc008000001000000)"},
-		code:     &entryCode{keyed: true, keys: []string{"invalid thre"}},
+		code: &entryCode{keyed: true, keys: []string{"invalid thre"},
+			musts: [][]string{{"[Firmware Bug]: cpu "}, {", invalid threshold interrupt offset "}, {" for bank "}, {", block "}}},
 	},
 	{
 		Label:    "AMDDeferredErrorLVT",
@@ -7266,7 +7645,8 @@ var generatedDB = []Entry{
 		Advice:   "A request (from firmware-provided configuration or the command line) named an MCA bank that does not exist. Only name banks the CPU reports in MCG_CAP.",
 		Source:   "arch/x86/kernel/cpu/mce/core.c",
 		Examples: []string{"[Firmware Bug]: Ignoring request to disable invalid MCA bank 1."},
-		code:     &entryCode{keyed: true, keys: []string{"nvalid MCA b"}},
+		code: &entryCode{keyed: true, keys: []string{"nvalid MCA b"},
+			musts: [][]string{{"[Firmware Bug]: Ignoring request to disable invalid MCA bank "}}},
 	},
 	{
 		Label:    "SGXEPCNoNode",
@@ -7296,7 +7676,8 @@ var generatedDB = []Entry{
 		Advice:   "The extended error log (EMCA) L1 directory address from firmware is invalid, so extended machine-check logging is off. Report a valid L1 directory in the extended log DSM.",
 		Source:   "drivers/acpi/acpi_extlog.c",
 		Examples: []string{"[Firmware Bug]: L1 Directory is invalid at physical 7b6a1008"},
-		code:     &entryCode{keyed: true, keys: []string{"Bug]: L1 Dir"}},
+		code: &entryCode{keyed: true, keys: []string{"Bug]: L1 Dir"},
+			musts: [][]string{{"[Firmware Bug]: L1 Directory is invalid at physical "}}},
 	},
 	{
 		Label:    "ExtlogTablesBroken",
@@ -7316,7 +7697,8 @@ var generatedDB = []Entry{
 		Advice:   "The ACPI video device has _DOD (list of outputs) but no _DOS (output switching policy). Add _DOS to every video device that has _DOD.",
 		Source:   "drivers/acpi/acpi_video.c",
 		Examples: []string{"ACPI: video: [Firmware Bug]: ACPI(GFX0) defines _DOD but not _DOS"},
-		code:     &entryCode{keyed: true, keys: []string{"defines _DOD"}},
+		code: &entryCode{keyed: true, keys: []string{"defines _DOD"},
+			musts: [][]string{{"[Firmware Bug]: ACPI("}, {") defines _DOD but not _DOS"}}},
 	},
 	{
 		Label:    "VideoDuplicateBus",
@@ -7386,7 +7768,8 @@ var generatedDB = []Entry{
 		Advice:   "A GTDT GT block lists more than the eight frames ACPI allows. Describe at most eight frames per block.",
 		Source:   "drivers/acpi/arm64/gtdt.c",
 		Examples: []string{"ACPI GTDT: [Firmware Bug]: GT block lists 1 frames, ACPI spec only allows 8"},
-		code:     &entryCode{keyed: true, keys: []string{"frames, ACPI"}},
+		code: &entryCode{keyed: true, keys: []string{"frames, ACPI"},
+			musts: [][]string{{"[Firmware Bug]: GT block lists "}, {" frames, ACPI spec only allows 8"}}},
 	},
 	{
 		Label:    "GTDTWatchdogBase",
@@ -7426,7 +7809,8 @@ var generatedDB = []Entry{
 		Advice:   "An IORT ID mapping uses the single-mapping flag on a node type that does not allow it, so the mapping is skipped. Only use single mappings where the IORT spec permits.",
 		Source:   "drivers/acpi/arm64/iort.c",
 		Examples: []string{"ACPI: IORT: [Firmware Bug]: [map 00000000e4a0c1b7] SINGLE MAPPING flag not allowed for node type 2, skipping ID map"},
-		code:     &entryCode{keyed: true, keys: []string{"SINGLE MAPPI"}},
+		code: &entryCode{keyed: true, keys: []string{"SINGLE MAPPI"},
+			musts: [][]string{{"[Firmware Bug]: [map "}, {"] SINGLE MAPPING flag not allowed for node type "}, {", skipping ID map"}}},
 	},
 	{
 		Label:    "IORTConflictingMapping",
@@ -7436,7 +7820,8 @@ var generatedDB = []Entry{
 		Advice:   "Two IORT ID mappings claim the same input ID. Make ID mapping ranges of a node disjoint.",
 		Source:   "drivers/acpi/arm64/iort.c",
 		Examples: []string{"ACPI: IORT: [Firmware Bug]: [map 000000009c5e8f1a] conflicting mapping for input ID 0x200"},
-		code:     &entryCode{keyed: true, keys: []string{"ting mapping"}},
+		code: &entryCode{keyed: true, keys: []string{"ting mapping"},
+			musts: [][]string{{"[Firmware Bug]: [map "}, {"] conflicting mapping for input ID 0x"}}},
 	},
 	{
 		Label:    "IORTNullParent",
@@ -7446,7 +7831,8 @@ var generatedDB = []Entry{
 		Advice:   "An IORT ID mapping has no output node reference, so devices behind it get no SMMU/ITS mapping. Point every ID mapping at its SMMU or ITS group node.",
 		Source:   "drivers/acpi/arm64/iort.c",
 		Examples: []string{"ACPI: IORT: [Firmware Bug]: [node 000000005c1e7d2a type 1] ID map has NULL parent reference"},
-		code:     &entryCode{keyed: true, keys: []string{"map has NULL"}},
+		code: &entryCode{keyed: true, keys: []string{"map has NULL"},
+			musts: [][]string{{"[Firmware Bug]: [node "}, {" type "}, {"] ID map has NULL parent reference"}}},
 	},
 	{
 		Label:    "IORTMappingIndexOverflow",
@@ -7456,7 +7842,8 @@ var generatedDB = []Entry{
 		Advice:   "An IORT node's ID mapping index exceeds its number of mappings. Fix the node's mapping count or index fields.",
 		Source:   "drivers/acpi/arm64/iort.c",
 		Examples: []string{"ACPI: IORT: [Firmware Bug]: [node 000000007a3f91c6 type 4] ID mapping index overflows valid mappings"},
-		code:     &entryCode{keyed: true, keys: []string{"] ID mapping"}},
+		code: &entryCode{keyed: true, keys: []string{"] ID mapping"},
+			musts: [][]string{{"[Firmware Bug]: [node "}, {" type "}, {"] ID mapping index overflows valid mappings"}}},
 	},
 	{
 		Label:    "IORTInvalidMSIMapping",
@@ -7466,7 +7853,8 @@ var generatedDB = []Entry{
 		Advice:   "An IORT node's MSI mapping is invalid, so device MSIs cannot be routed. Map device IDs to an ITS group node.",
 		Source:   "drivers/acpi/arm64/iort.c",
 		Examples: []string{"ACPI: IORT: [Firmware Bug]: [node 000000002d8e4b10 type 2] Invalid MSI mapping"},
-		code:     &entryCode{keyed: true, keys: []string{"ware Bug]: ["}},
+		code: &entryCode{keyed: true, keys: []string{"ware Bug]: ["},
+			musts: [][]string{{"[Firmware Bug]: [node "}, {" type "}, {"] Invalid MSI mapping"}}},
 	},
 	{
 		Label:    "IORTRMRNotAligned",
@@ -7476,7 +7864,8 @@ var generatedDB = []Entry{
 		Advice:   "An IORT reserved memory range is not 64 KiB aligned. Align RMR base and length to 64 KiB.",
 		Source:   "drivers/acpi/arm64/iort.c",
 		Examples: []string{"ACPI: IORT: [Firmware Bug]: RMR descriptor[0x8f000000 - 0x8f000fff] not aligned to 64K, continue with [0x8f000000 - 0x8f00ffff]"},
-		code:     &entryCode{keyed: true, keys: []string{"] not aligne"}},
+		code: &entryCode{keyed: true, keys: []string{"] not aligne"},
+			musts: [][]string{{"[Firmware Bug]: RMR descriptor[0x"}, {" - 0x"}, {"] not aligned to 64K, continue with [0x"}, {" - 0x"}}},
 	},
 	{
 		Label:    "IORTRMRZeroLength",
@@ -7486,7 +7875,8 @@ var generatedDB = []Entry{
 		Advice:   "An IORT reserved memory range has zero length. Remove it or give its real size.",
 		Source:   "drivers/acpi/arm64/iort.c",
 		Examples: []string{"ACPI: IORT: [Firmware Bug]: RMR descriptor[0x8f000000] with zero length, continue anyway"},
-		code:     &entryCode{keyed: true, keys: []string{"tinue anyway"}},
+		code: &entryCode{keyed: true, keys: []string{"tinue anyway"},
+			musts: [][]string{{"[Firmware Bug]: RMR descriptor[0x"}, {"] with zero length, continue anyway"}}},
 	},
 	{
 		Label:    "IORTRMROverlap",
@@ -7496,7 +7886,8 @@ var generatedDB = []Entry{
 		Advice:   "Two IORT reserved memory ranges overlap. Merge or separate them.",
 		Source:   "drivers/acpi/arm64/iort.c",
 		Examples: []string{"ACPI: IORT: [Firmware Bug]: RMR descriptor[0x8f000000 - 0x8f0fffff] overlaps, continue anyway"},
-		code:     &entryCode{keyed: true, keys: []string{"Bug]: RMR de"}},
+		code: &entryCode{keyed: true, keys: []string{"Bug]: RMR de"},
+			musts: [][]string{{"[Firmware Bug]: RMR descriptor[0x"}, {" - 0x"}, {"] overlaps, continue anyway"}}},
 	},
 	{
 		Label:    "IORTRMRBadIDMapping",
@@ -7526,7 +7917,8 @@ var generatedDB = []Entry{
 		Advice:   "Some entries of the Apple device-properties buffer have a type other than the string or data types the kernel parses, so they are skipped and the device misses those settings. Firmware for Macs must encode every property value with one of the types the version 3 layout defines.",
 		Source:   "drivers/acpi/x86/apple.c",
 		Examples: []string{"[Firmware Info]: skipped 1 properties: wrong type"},
-		code:     &entryCode{keyed: true, keys: []string{"Info]: skipp"}},
+		code: &entryCode{keyed: true, keys: []string{"Info]: skipp"},
+			musts: [][]string{{"[Firmware Info]: skipped "}, {" properties: wrong type"}}},
 	},
 	{
 		Label:    "ArchTimerMissingFrame",
@@ -7546,7 +7938,8 @@ var generatedDB = []Entry{
 		Advice:   "A memory-mapped Arm timer frame number is out of range. Use frame numbers 0-7.",
 		Source:   "drivers/clocksource/arm_arch_timer.c",
 		Examples: []string{"arch_timer: [Firmware Bug]: Wrong frame-number, only 0-1 are permitted."},
-		code:     &entryCode{keyed: true, keys: []string{"Wrong frame-"}},
+		code: &entryCode{keyed: true, keys: []string{"Wrong frame-"},
+			musts: [][]string{{"[Firmware Bug]: Wrong frame-number, only 0-"}, {" are permitted."}}},
 	},
 	{
 		Label:    "ArchTimerDuplicateFrame",
@@ -7566,7 +7959,8 @@ var generatedDB = []Entry{
 		Advice:   "The timer frequency programmed in a memory-mapped timer frame differs from the CPU's CNTFRQ, so time runs at the wrong rate. Program CNTFRQ identically in the CPU system registers and every timer frame.",
 		Source:   "drivers/clocksource/arm_arch_timer.c",
 		Examples: []string{"arch_timer: [Firmware Bug]: CNTFRQ mismatch: frame @ 0x000000002a830000: (0x017d7840), CPU: (0x02faf080)"},
-		code:     &entryCode{keyed: true, keys: []string{"Bug]: CNTFRQ"}},
+		code: &entryCode{keyed: true, keys: []string{"Bug]: CNTFRQ"},
+			musts: [][]string{{"[Firmware Bug]: CNTFRQ mismatch: frame @ "}, {": (0x"}, {"), CPU: (0x"}}},
 	},
 	{
 		Label:    "ArchTimerNoFrequency",
@@ -7606,7 +8000,8 @@ var generatedDB = []Entry{
 		Advice:   "The legacy PSB table contains an invalid voltage ID. Use ACPI _PSS with valid FID/VID values instead of the PSB.",
 		Source:   "drivers/cpufreq/powernow-k8.c",
 		Examples: []string{"powernow_k8: [Firmware Bug]: vid 4 invalid : 0x3f"},
-		code:     &entryCode{keyed: true, keys: []string{"ware Bug]: v"}},
+		code: &entryCode{keyed: true, keys: []string{"ware Bug]: v"},
+			musts: [][]string{{"[Firmware Bug]: vid "}, {" invalid : 0x"}}},
 	},
 	{
 		Label:    "PowerNowVIDZero",
@@ -7616,7 +8011,8 @@ var generatedDB = []Entry{
 		Advice:   "A PSB P-state needs a voltage beyond the limit. Fix the P-state voltages in _PSS/PSB.",
 		Source:   "drivers/cpufreq/powernow-k8.c",
 		Examples: []string{"[Firmware Bug]: 0 vid exceeded with pstate 1"},
-		code:     &entryCode{keyed: true, keys: []string{"ware Bug]: 0"}},
+		code: &entryCode{keyed: true, keys: []string{"ware Bug]: 0"},
+			musts: [][]string{{"[Firmware Bug]: 0 vid exceeded with pstate "}}},
 	},
 	{
 		Label:    "PowerNowMaxVID",
@@ -7626,7 +8022,8 @@ var generatedDB = []Entry{
 		Advice:   "A PSB P-state exceeds the CPU's maximum VID. Use voltages the CPU allows.",
 		Source:   "drivers/cpufreq/powernow-k8.c",
 		Examples: []string{"[Firmware Bug]: maxvid exceeded with pstate 1"},
-		code:     &entryCode{keyed: true, keys: []string{"Bug]: maxvid"}},
+		code: &entryCode{keyed: true, keys: []string{"Bug]: maxvid"},
+			musts: [][]string{{"[Firmware Bug]: maxvid exceeded with pstate "}}},
 	},
 	{
 		Label:    "PowerNowMaxFID",
@@ -7636,7 +8033,8 @@ var generatedDB = []Entry{
 		Advice:   "A PSB P-state exceeds the CPU's maximum FID. Use frequencies the CPU allows.",
 		Source:   "drivers/cpufreq/powernow-k8.c",
 		Examples: []string{"[Firmware Bug]: maxfid exceeded with pstate 1"},
-		code:     &entryCode{keyed: true, keys: []string{"Bug]: maxfid"}},
+		code: &entryCode{keyed: true, keys: []string{"Bug]: maxfid"},
+			musts: [][]string{{"[Firmware Bug]: maxfid exceeded with pstate "}}},
 	},
 	{
 		Label:    "PowerNowTwoLowFIDs",
@@ -7646,7 +8044,8 @@ var generatedDB = []Entry{
 		Advice:   "The PSB table lists two low-frequency IDs. Keep one entry per frequency.",
 		Source:   "drivers/cpufreq/powernow-k8.c",
 		Examples: []string{"powernow_k8: [Firmware Bug]: two low fids - 2 : 0x6"},
-		code:     &entryCode{keyed: true, keys: []string{"are Bug]: tw"}},
+		code: &entryCode{keyed: true, keys: []string{"are Bug]: tw"},
+			musts: [][]string{{"[Firmware Bug]: two low fids - "}, {" : 0x"}}},
 	},
 	{
 		Label:    "PowerNowLastFID",
@@ -7766,7 +8165,8 @@ var generatedDB = []Entry{
 		Advice:   "The DSDT describes an I2C device with a bus speed known not to work on this controller, so the kernel forces another speed. Use the speed the device and controller support in I2cSerialBusV2.",
 		Source:   "drivers/i2c/i2c-core-acpi.c",
 		Examples: []string{"[Firmware Bug]: DSDT uses known not-working I2C bus speed 1, forcing it to 1"},
-		code:     &entryCode{keyed: true, keys: []string{"e Bug]: DSDT"}},
+		code: &entryCode{keyed: true, keys: []string{"e Bug]: DSDT"},
+			musts: [][]string{{"[Firmware Bug]: DSDT uses known not-working I2C bus speed "}, {", forcing it to "}}},
 	},
 	{
 		Label:    "I2CStuckBus",
@@ -7786,7 +8186,8 @@ var generatedDB = []Entry{
 		Advice:   "A Bay Trail pin has direct IRQ enabled without an IRQ, so the kernel clears it. Only enable direct IRQ on pins routed to an IRQ.",
 		Source:   "drivers/pinctrl/intel/pinctrl-baytrail.c",
 		Examples: []string{"[Firmware Bug]: pin 1: direct_irq_en set but no IRQ assigned, clearing"},
-		code:     &entryCode{keyed: true, keys: []string{"IRQ assigned"}},
+		code: &entryCode{keyed: true, keys: []string{"IRQ assigned"},
+			musts: [][]string{{"[Firmware Bug]: pin "}, {": direct_irq_en set but no IRQ assigned, clearing"}}},
 	},
 	{
 		Label:    "BaytrailDirectIRQNoTrigger",
@@ -7796,7 +8197,8 @@ var generatedDB = []Entry{
 		Advice:   "A Bay Trail pin has direct IRQ enabled without a trigger type. Configure the trigger or disable direct IRQ.",
 		Source:   "drivers/pinctrl/intel/pinctrl-baytrail.c",
 		Examples: []string{"[Firmware Bug]: pin 1: direct_irq_en set without trigger (conf0: 1fh), clearing"},
-		code:     &entryCode{keyed: true, keys: []string{"rigger (conf"}},
+		code: &entryCode{keyed: true, keys: []string{"rigger (conf"},
+			musts: [][]string{{"[Firmware Bug]: pin "}, {": direct_irq_en set without trigger (conf0: "}, {"h), clearing"}}},
 	},
 	{
 		Label:    "BaytrailPinForcedGPIO",
@@ -7806,7 +8208,8 @@ var generatedDB = []Entry{
 		Advice:   "A Bay Trail pin used by ACPI as GPIO was in native mode and had to be switched. Configure such pins as GPIOs in firmware.",
 		Source:   "drivers/pinctrl/intel/pinctrl-baytrail.c",
 		Examples: []string{"[Firmware Bug]: pin 1 forcibly re-configured as GPIO"},
-		code:     &entryCode{keyed: true, keys: []string{"forcibly re-"}},
+		code: &entryCode{keyed: true, keys: []string{"forcibly re-"},
+			musts: [][]string{{"[Firmware Bug]: pin "}, {" forcibly re-configured as GPIO"}}},
 	},
 	{
 		Label:    "LynxpointPinForcedGPIO",
@@ -7816,7 +8219,8 @@ var generatedDB = []Entry{
 		Advice:   "A Lynx Point pin used by ACPI as GPIO was in native mode and had to be switched. Configure such pins as GPIOs in firmware.",
 		Source:   "drivers/pinctrl/intel/pinctrl-lynxpoint.c",
 		Examples: []string{"[Firmware Bug]: pin 1 forcibly reconfigured as GPIO"},
-		code:     &entryCode{keyed: true, keys: []string{"bly reconfig"}},
+		code: &entryCode{keyed: true, keys: []string{"bly reconfig"},
+			musts: [][]string{{"[Firmware Bug]: pin "}, {" forcibly reconfigured as GPIO"}}},
 	},
 	{
 		Label:    "WMIZeroInstances",
@@ -7826,7 +8230,8 @@ var generatedDB = []Entry{
 		Advice:   "A WMI block in _WDG declares zero instances. Declare at least one instance or drop the block.",
 		Source:   "drivers/platform/x86/wmi.c",
 		Examples: []string{"wmi_bus wmi_bus-PNP0C14:01: [Firmware Info]: 8F1F6436-9F42-42C8-BADC-0E9424F20C9A has zero instances"},
-		code:     &entryCode{keyed: true, keys: []string{"zero instanc"}},
+		code: &entryCode{keyed: true, keys: []string{"zero instanc"},
+			musts: [][]string{{"[Firmware Info]: "}, {" has zero instances"}}},
 	},
 	{
 		Label:    "PNPPartialAMDMMCONFIG",
@@ -7836,7 +8241,8 @@ var generatedDB = []Entry{
 		Advice:   "A motherboard resource covers only part of the AMD MMCONFIG area, so the kernel adds reservations. Reserve the whole ECAM window in one PNP0C02 resource.",
 		Source:   "drivers/pnp/quirks.c",
 		Examples: []string{"pnp 00:00: [Firmware Bug]: [mem 0xf8000000-0xfbffffff] covers only part of AMD MMCONFIG area [mem 0xf8000000-0xffffffff]; adding more reservations"},
-		code:     &entryCode{keyed: true, keys: []string{"AMD MMCONFIG"}},
+		code: &entryCode{keyed: true, keys: []string{"AMD MMCONFIG"},
+			musts: [][]string{{"[Firmware Bug]: "}, {" covers only part of AMD MMCONFIG area "}, {"; adding more reservations"}}},
 	},
 	{
 		Label:    "PNPPartialIntelMCH",
@@ -7846,7 +8252,8 @@ var generatedDB = []Entry{
 		Advice:   "A motherboard resource covers only part of an Intel MCH register area, so the kernel extends it. Reserve the full MCH BAR range in a PNP0C02 device.",
 		Source:   "drivers/pnp/quirks.c",
 		Examples: []string{"pnp 00:0a: [Firmware Bug]: PNP resource [mem 0xfed10000-0xfed13fff] covers only part of 0000:00:00.0 Intel MCH; extending to [mem 0xfed10000-0xfed17fff]"},
-		code:     &entryCode{keyed: true, keys: []string{"re Bug]: PNP"}},
+		code: &entryCode{keyed: true, keys: []string{"re Bug]: PNP"},
+			musts: [][]string{{"[Firmware Bug]: PNP resource "}, {" covers only part of "}, {" Intel MCH; extending to "}}},
 	},
 	{
 		Label:    "PTSMethodMissing",
@@ -7857,7 +8264,8 @@ var generatedDB = []Entry{
 		Cause:    "by-design",
 		Source:   "drivers/acpi/acpica/hwsleep.c",
 		Examples: []string{"ACPI Error: Method execution failed [\\_SB.PCI0.LPCB.EC0._PTS 0x1C AE_NOT_EXIST"},
-		code:     &entryCode{keyed: true, keys: []string{"AE_NOT_EXIST"}},
+		code: &entryCode{keyed: true, keys: []string{"AE_NOT_EXIST"},
+			musts: [][]string{{"ACPI Error"}, {"Method "}, {"execution", "parse/execution"}, {" failed"}}},
 	},
 	{
 		Label:    "ACPICAInternalError",
@@ -8873,7 +9281,8 @@ var generatedDB = []Entry{
 		Cause:    "driver",
 		Source:   "kernel/irq/spurious.c",
 		Examples: []string{"irq 16: nobody cared (try booting with the \"irqpoll\" option) Disabling IRQ#"},
-		code:     &entryCode{keyed: true, keys: []string{"sabling IRQ#"}},
+		code: &entryCode{keyed: true, keys: []string{"sabling IRQ#"},
+			musts: [][]string{{"irq", "IRQ"}, {"Disabling IRQ#"}}},
 	},
 	{
 		Label:    "LegacyIRQRerouteUnknown",
@@ -8884,7 +9293,8 @@ var generatedDB = []Entry{
 		Cause:    "kernel",
 		Source:   "drivers/pci/quirks.c",
 		Examples: []string{"Cannot reroute IRQ 0x1C to legacy IRQ: unknown mapping"},
-		code:     &entryCode{keyed: true, keys: []string{"o legacy IRQ"}},
+		code: &entryCode{keyed: true, keys: []string{"o legacy IRQ"},
+			musts: [][]string{{"Cannot reroute IRQ "}, {" to legacy IRQ: unknown mapping"}}},
 	},
 	{
 		Label:    "GPIOInterruptUnavailable",
@@ -8894,7 +9304,8 @@ var generatedDB = []Entry{
 		Advice:   "A GpioInt resource names a pin the GPIO controller could not set up as an interrupt, so the device using it (a touchpad, a touchscreen) gets no interrupts. Check that the pin, controller path and trigger in the device's GpioInt match the hardware.",
 		Source:   "drivers/gpio/gpiolib-acpi.c",
 		Examples: []string{"Failed to request resources for 0x1C on irqchip"},
-		code:     &entryCode{keyed: true, keys: []string{"request reso"}},
+		code: &entryCode{keyed: true, keys: []string{"request reso"},
+			musts: [][]string{{"Failed to request resources for "}, {" on irqchip"}}},
 	},
 	{
 		Label:    "HotplugEjectOrDockFailed",
@@ -9040,7 +9451,8 @@ var generatedDB = []Entry{
 		Advice:   "A thermal zone's trip points or device lists changed when the kernel re-evaluated them; a zone whose values change must send Notify(0x81), and must not hand back invalid trip points. Check that _PSV/_ACx/_CRT and _PSL/_ALx/_TZD keep valid values.",
 		Source:   "drivers/acpi/thermal.c",
 		Examples: []string{"ACPI thermal trip point 0x1C changed"},
-		code:     &entryCode{keyed: true, keys: []string{"ACPI thermal"}},
+		code: &entryCode{keyed: true, keys: []string{"ACPI thermal"},
+			musts: [][]string{{"ACPI thermal trip point "}, {" changed"}}},
 	},
 	{
 		Label:    "ThermalOverheat",
@@ -9209,7 +9621,8 @@ var generatedDB = []Entry{
 		Cause:    "by-design",
 		Source:   "drivers/pnp/pnpbios/core.c",
 		Examples: []string{"PnPBIOS 0x1C Disabled by ACPI PNP"},
-		code:     &entryCode{keyed: true, keys: []string{" by ACPI PNP"}},
+		code: &entryCode{keyed: true, keys: []string{" by ACPI PNP"},
+			musts: [][]string{{"PnPBIOS"}, {"Disabled by ACPI PNP"}}},
 	},
 	{
 		Label:    "PCIHotplugLegacyMethodFailed",
@@ -9235,7 +9648,8 @@ var generatedDB = []Entry{
 		Cause:    "kernel",
 		Source:   "arch/ia64/kernel/iosapic.c",
 		Examples: []string{"acpi_request_vector 0x1C invalid interrupt type"},
-		code:     &entryCode{keyed: true, keys: []string{"nterrupt typ"}},
+		code: &entryCode{keyed: true, keys: []string{"nterrupt typ"},
+			musts: [][]string{{"acpi_request_vector"}, {"invalid interrupt type"}}},
 	},
 	{
 		Label:    "AMDIOMMUTableInvalid",
@@ -9439,7 +9853,8 @@ var generatedDB = []Entry{
 		Cause:    "by-design",
 		Source:   "arch/x86/kernel/cpu/intel_epb.c",
 		Examples: []string{"ENERGY_PERF_BIAS 0x1C Set to 'normal' 0x1C was 'performance'"},
-		code:     &entryCode{keyed: true, keys: []string{"was 'perform"}},
+		code: &entryCode{keyed: true, keys: []string{"was 'perform"},
+			musts: [][]string{{"ENERGY_PERF_BIAS"}, {"Set to 'normal'"}, {" was 'performance'"}}},
 	},
 	{
 		Label:    "CPUBringupFailed",
@@ -9484,7 +9899,8 @@ var generatedDB = []Entry{
 		Advice:   "A writable MTRR covers 0x70000000-0x7003FFFF, which hangs Pentium Pro processors of stepping below 8 (an erratum). Firmware for such processors must keep MTRRs clear of that range.",
 		Source:   "arch/x86/kernel/cpu/mtrr/generic.c",
 		Examples: []string{"mtrr: 0x1C writable mtrr between 0x70000000 and 0x7003FFFF may hang the CPU"},
-		code:     &entryCode{keyed: true, keys: []string{"FFFF may han"}},
+		code: &entryCode{keyed: true, keys: []string{"FFFF may han"},
+			musts: [][]string{{"mtrr:"}, {"writable mtrr between 0x70000000 and 0x7003FFFF may hang the CPU"}}},
 	},
 	{
 		Label:    "ACPIObjectRequestFailed",
@@ -9539,7 +9955,8 @@ var generatedDB = []Entry{
 		Advice:   "An ACPI table has more subtables of a kind than the kernel takes, and the rest were ignored. If the table really describes that many objects this is a kernel limit; otherwise the table's subtable count or length is wrong.",
 		Source:   "drivers/acpi/tables.c",
 		Examples: []string{"ignored 0x1C entries of 0x1C found"},
-		code:     &entryCode{keyed: true, keys: []string{" entries of "}},
+		code: &entryCode{keyed: true, keys: []string{" entries of "},
+			musts: [][]string{{"ignored "}, {" entries of "}, {" found"}}},
 	},
 	{
 		Label:    "BootTableUnmapped",
@@ -9590,7 +10007,8 @@ var generatedDB = []Entry{
 		Advice:   "An I2C device the ACPI namespace describes could not be created (its I2cSerialBus resource names a bad address or controller). Check the device's _CRS I2cSerialBusV2 against the hardware.",
 		Source:   "drivers/i2c/i2c-core-acpi.c",
 		Examples: []string{"failed to add I2C device [\\_SB.PCI0.LPCB.EC0] from ACPI"},
-		code:     &entryCode{keyed: true, keys: []string{"add I2C devi"}},
+		code: &entryCode{keyed: true, keys: []string{"add I2C devi"},
+			musts: [][]string{{"failed to add I2C device "}, {" from ACPI"}}},
 	},
 	{
 		Label:    "AMLCreateFieldFailed",
@@ -9610,7 +10028,8 @@ var generatedDB = []Entry{
 		Advice:   "The Embedded Controller's input buffer stayed full, so the kernel aborted the transaction. The EC firmware is not taking commands in time; update the EC firmware, and check the ECDT/_CRS ports.",
 		Source:   "drivers/acpi/ec.c",
 		Examples: []string{"EC 0x1C input buffer is not empty, aborting transaction"},
-		code:     &entryCode{keyed: true, keys: []string{"input buffer"}},
+		code: &entryCode{keyed: true, keys: []string{"input buffer"},
+			musts: [][]string{{"input buffer is not empty, aborting transaction"}}},
 	},
 	{
 		Label:    "FixedEventEnableFailed",
@@ -9620,7 +10039,8 @@ var generatedDB = []Entry{
 		Advice:   "A fixed ACPI event (power button, sleep button, RTC alarm, PM timer) could not be enabled: its enable bit in PM1x_EN does not stick or the FADT's PM1 event block is wrong. Check PM1a/PM1b_EVT_BLK and the FADT fixed-feature flags.",
 		Source:   "drivers/acpi/acpica/evevent.c",
 		Examples: []string{"ACPI Warning: Could not enable fixed event"},
-		code:     &entryCode{keyed: true, keys: []string{"enable fixed"}},
+		code: &entryCode{keyed: true, keys: []string{"enable fixed"},
+			musts: [][]string{{"ACPI Warning"}, {"Could not enable fixed event"}}},
 	},
 	{
 		Label:    "FADTLengthOrRevision",
@@ -9660,7 +10080,8 @@ var generatedDB = []Entry{
 		Advice:   "The MCFG window is not reserved in the ACPI motherboard resources (PNP0C01/PNP0C02 _CRS), so the kernel may not trust it. Reserve the whole ECAM range in a motherboard resource device.",
 		Source:   "arch/x86/pci/mmconfig-shared.c",
 		Examples: []string{"[Firmware Bug]: PCI 0x1C not reserved in ACPI motherboard resources"},
-		code:     &entryCode{keyed: true, keys: []string{"ACPI motherb"}},
+		code: &entryCode{keyed: true, keys: []string{"ACPI motherb"},
+			musts: [][]string{{"[Firmware Bug]: PCI"}, {"not reserved in ACPI motherboard resources"}}},
 	},
 	{
 		Label:    "ECDTEmptyID",
@@ -9681,7 +10102,8 @@ var generatedDB = []Entry{
 		Cause:    "kernel",
 		Source:   "drivers/acpi/osl.c",
 		Examples: []string{"Could not map memory at 0x1C for length"},
-		code:     &entryCode{keyed: true, keys: []string{"map memory a"}},
+		code: &entryCode{keyed: true, keys: []string{"map memory a"},
+			musts: [][]string{{"Could not map memory at 0x"}, {" for length"}}},
 	},
 	{
 		Label:    "PMSuspendOrHibernateFailure",
@@ -9736,7 +10158,8 @@ var generatedDB = []Entry{
 		Cause:    "silicon",
 		Source:   "arch/x86/kernel/hpet.c",
 		Examples: []string{"WARNING: at 0x1C hpet_next_event"},
-		code:     &entryCode{keyed: true, keys: []string{"hpet_next_ev"}},
+		code: &entryCode{keyed: true, keys: []string{"hpet_next_ev"},
+			musts: [][]string{{"WARNING: at"}, {"hpet_next_event"}}},
 	},
 	{
 		Label:    "DSDTQuirkForcedRev",
@@ -9747,7 +10170,8 @@ var generatedDB = []Entry{
 		Cause:    "by-design",
 		Source:   "drivers/acpi/blacklist.c",
 		Examples: []string{"DMI detected: 0x1C force ACPI _REV to 5"},
-		code:     &entryCode{keyed: true, keys: []string{"ce ACPI _REV"}},
+		code: &entryCode{keyed: true, keys: []string{"ce ACPI _REV"},
+			musts: [][]string{{"DMI detected: "}, {"force ACPI _REV to 5"}}},
 	},
 	{
 		Label:    "ACPIInterfaceKernelSide",
@@ -9803,7 +10227,8 @@ var generatedDB = []Entry{
 		Advice:   "AML executed the Fatal operator: the firmware itself declared an unrecoverable condition and passed the type, code and argument shown. Find the Fatal call in the tables and the condition it guards.",
 		Source:   "drivers/acpi/acpica/exoparg3.c",
 		Examples: []string{"ACPI Error: Fatal opcode executed"},
-		code:     &entryCode{keyed: true, keys: []string{"Fatal opcode"}},
+		code: &entryCode{keyed: true, keys: []string{"Fatal opcode"},
+			musts: [][]string{{"ACPI"}, {"Fatal opcode executed"}}},
 	},
 	{
 		Label:    "ACPICAInternalState",
@@ -9884,7 +10309,8 @@ var generatedDB = []Entry{
 		Advice:   "The kernel tried to set the trigger type of a private peripheral interrupt and the GIC kept the old value: the firmware left that interrupt in the secure group or locked its configuration. The interrupt's trigger in the tables (GTDT, MADT GICC, the devicetree) then disagrees with the hardware. Give the OS the interrupt in the non-secure group, or describe the trigger the hardware has.",
 		Source:   "drivers/irqchip/irq-gic.c, drivers/irqchip/irq-gic-v3.c",
 		Examples: []string{"GIC: PPI13 is secure or misconfigured", "GICv3: GIC: PPI INTID27 is secure or misconfigured"},
-		code:     &entryCode{keyed: true, keys: []string{"misconfigure"}},
+		code: &entryCode{keyed: true, keys: []string{"misconfigure"},
+			musts: [][]string{{"GIC: PPI"}, {" is secure or misconfigured"}}},
 	},
 	{
 		Label:    "GICv3NoRedistributor",
@@ -9894,7 +10320,8 @@ var generatedDB = []Entry{
 		Advice:   "No redistributor region the firmware described holds a redistributor for this CPU's MPIDR, so the CPU gets no interrupts and the kernel soon panics or keeps it offline. Describe every redistributor region in the MADT (GICR structures, or a GICR base in each GICC) and give each GICC the MPIDR its core really has.",
 		Source:   "drivers/irqchip/irq-gic-v3.c",
 		Examples: []string{"GICv3: CPU4: mpidr 100 has no re-distributor!"},
-		code:     &entryCode{keyed: true, keys: []string{"re-distribut"}},
+		code: &entryCode{keyed: true, keys: []string{"re-distribut"},
+			musts: [][]string{{"CPU"}, {": mpidr "}, {" has no re-distributor!"}}},
 	},
 	{
 		Label:    "GICv3RedistributorAbsent",
@@ -9914,7 +10341,8 @@ var generatedDB = []Entry{
 		Advice:   "The kernel could not map a redistributor region of the MADT, typically because its base or length is not a valid MMIO range. Fix the GIC redistributor structure's discovery range base and length.",
 		Source:   "drivers/irqchip/irq-gic-v3.c",
 		Examples: []string{"GICv3: Couldn't map GICR region @80a0000"},
-		code:     &entryCode{keyed: true, keys: []string{"n't map GICR"}},
+		code: &entryCode{keyed: true, keys: []string{"n't map GICR"},
+			musts: [][]string{{"Couldn't map GICR region @"}}},
 	},
 	{
 		Label:    "GICv3IllegalGSI",
@@ -9924,7 +10352,8 @@ var generatedDB = []Entry{
 		Advice:   "An ACPI table or device asked for an interrupt below 16, a software-generated interrupt no device can use, so that device gets no interrupt. Give the device's real PPI or SPI number (16 and above) in the table or the _CRS.",
 		Source:   "drivers/irqchip/irq-gic-v3.c",
 		Examples: []string{"GICv3: [Firmware Bug]: Illegal GSI8 translation request"},
-		code:     &entryCode{keyed: true, keys: []string{"Bug]: Illega"}},
+		code: &entryCode{keyed: true, keys: []string{"Bug]: Illega"},
+			musts: [][]string{{"[Firmware Bug]: Illegal GSI"}, {" translation request"}}},
 	},
 	{
 		Label:    "GICv3SREDisabled",
@@ -9994,7 +10423,8 @@ var generatedDB = []Entry{
 		Advice:   "The firmware's PSCI MIGRATE_INFO_TYPE or MIGRATE_INFO_UP_CPU answer is not one the specification defines, so the kernel cannot tell which CPU a uniprocessor trusted OS runs on and may try to take it offline. Return a defined type and the MPIDR of a real CPU.",
 		Source:   "drivers/firmware/psci/psci.c",
 		Examples: []string{"psci: MIGRATE_INFO_TYPE returned unknown type (7)", "psci: MIGRATE_INFO_UP_CPU reported invalid physical ID (0xffffffff)"},
-		code:     &entryCode{keyed: true, keys: []string{"IGRATE_INFO_"}},
+		code: &entryCode{keyed: true, keys: []string{"IGRATE_INFO_"},
+			musts: [][]string{{"MIGRATE_INFO_"}, {"TYPE returned unknown type (", "UP_CPU reported invalid physical ID (0x"}}},
 	},
 	{
 		Label:    "PSCICPUBootFailed",
@@ -10004,7 +10434,8 @@ var generatedDB = []Entry{
 		Advice:   "The PSCI CPU_ON call for a secondary CPU failed (the number is the PSCI error: -2 invalid parameters, usually an MPIDR the firmware does not know; -4 already on) or the firmware offers no CPU_ON at all. The CPU stays offline. Give each GICC (or cpu node) the MPIDR the firmware's PSCI knows, and implement CPU_ON.",
 		Source:   "arch/arm64/kernel/psci.c",
 		Examples: []string{"psci: failed to boot CPU1 (-2)", "psci: no cpu_on method, not booting CPU3"},
-		code:     &entryCode{keyed: true, keys: []string{" to boot CPU", " booting CPU"}},
+		code: &entryCode{keyed: true, keys: []string{" to boot CPU", " booting CPU"},
+			musts: [][]string{{"psci: "}, {"failed to boot CPU", "no cpu_on method, not booting CPU"}}},
 	},
 	{
 		Label:    "PSCICPUShutdownUnclean",
@@ -10014,7 +10445,8 @@ var generatedDB = []Entry{
 		Advice:   "After a CPU was taken offline the firmware's PSCI AFFINITY_INFO still did not report it off, so the CPU may still run and a later CPU_ON can fail. Make CPU_OFF power the core down and AFFINITY_INFO report it.",
 		Source:   "arch/arm64/kernel/psci.c",
 		Examples: []string{"psci: CPU3 may not have shut down cleanly (AFFINITY_INFO reports 1)"},
-		code:     &entryCode{keyed: true, keys: []string{"(AFFINITY_IN"}},
+		code: &entryCode{keyed: true, keys: []string{"(AFFINITY_IN"},
+			musts: [][]string{{"CPU"}, {" may not have shut down cleanly (AFFINITY_INFO reports "}}},
 	},
 	{
 		Label:    "ARM64CPUFailedOnline",
@@ -10024,7 +10456,8 @@ var generatedDB = []Entry{
 		Advice:   "A secondary CPU that firmware was asked to start never reached the kernel: the PSCI CPU_ON entry, the spin-table release address or the CPU's MPIDR in the tables is wrong. Check the GICC MPIDRs (or cpu nodes' reg) against the firmware's CPU list.",
 		Source:   "arch/arm64/kernel/smp.c",
 		Examples: []string{"CPU2: failed to come online"},
-		code:     &entryCode{keyed: true, keys: []string{"failed to co"}},
+		code: &entryCode{keyed: true, keys: []string{"failed to co"},
+			musts: [][]string{{"CPU"}, {": failed to come online"}}},
 	},
 	{
 		Label:    "ARM64FADTNotHWReduced",
@@ -10044,7 +10477,8 @@ var generatedDB = []Entry{
 		Advice:   "The FADT's major and minor revision are older than the kernel accepts on arm64 (ACPI 5.1 added the Arm boot flags), so it disables ACPI unless ARM_BOOT_ARCH is set. Publish a FADT of revision 6 with its minor revision.",
 		Source:   "arch/arm64/kernel/acpi.c",
 		Examples: []string{"ACPI: [Firmware Bug]: Unsupported FADT revision 5.0, should be 5.1+"},
-		code:     &entryCode{keyed: true, keys: []string{"pported FADT"}},
+		code: &entryCode{keyed: true, keys: []string{"pported FADT"},
+			musts: [][]string{{"Unsupported FADT revision "}, {", should be "}}},
 	},
 	{
 		Label:    "SMMUv3NoInterrupt",
@@ -10054,7 +10488,8 @@ var generatedDB = []Entry{
 		Advice:   "The SMMUv3's event-queue or global-error interrupt is missing from its IORT node (GSIV 0 and no MSI), so translation faults and SMMU errors go unreported. Give the SMMUv3 node its event and GERR interrupts, or the ID mapping for its MSIs.",
 		Source:   "drivers/iommu/arm/arm-smmu-v3/arm-smmu-v3.c",
 		Examples: []string{"arm-smmu-v3 arm-smmu-v3.0.auto: no evtq irq - events will not be reported!", "arm-smmu-v3 arm-smmu-v3.0.auto: no gerr irq - errors will not be reported!"},
-		code:     &entryCode{keyed: true, keys: []string{"be reported!"}},
+		code: &entryCode{keyed: true, keys: []string{"be reported!"},
+			musts: [][]string{{"no "}, {"evtq irq - events", "gerr irq - errors"}, {" will not be reported!"}}},
 	},
 	{
 		Label:    "SMMUv3NoPRIInterrupt",
@@ -10074,7 +10509,8 @@ var generatedDB = []Entry{
 		Advice:   "The IORT's COHACC override flag for the SMMUv3 says the opposite of the SMMU's own IDR0.COHACC, and the kernel follows the table: if the table is wrong, DMA through the SMMU sees stale or corrupted data. Set the flag to how the SMMU is really integrated.",
 		Source:   "drivers/iommu/arm/arm-smmu-v3/arm-smmu-v3.c",
 		Examples: []string{"arm-smmu-v3 arm-smmu-v3.0.auto: IDR0.COHACC overridden by FW configuration (false)"},
-		code:     &entryCode{keyed: true, keys: []string{"IDR0.COHACC "}},
+		code: &entryCode{keyed: true, keys: []string{"IDR0.COHACC "},
+			musts: [][]string{{"IDR0.COHACC overridden by FW configuration ("}, {"true", "false"}}},
 	},
 	{
 		Label:    "FirmwareBugOther",
@@ -10144,6 +10580,7 @@ var generatedDB = []Entry{
 		Advice:   "ACPICA reported a failure status (the AE_ code) while loading the firmware's tables or running its AML; the rest of the line says what it was doing and names the table, method or region. Find that object in the ACPI tables and correct it. (No more specific advice entry matched this message.)",
 		Source:   "drivers/acpi/acpica/utxferror.c",
 		Examples: []string{"ACPI Error: AE_NOT_FOUND, While evaluating GPE method [_L6F] (20220331/evgpe-511)", "ACPI Exception: AE_AML_INTERNAL, Could not execute method [\\_SB.PCI0.LPCB.EC0._Q66] (20090903/evmisc-234)"},
-		code:     &entryCode{keyed: true, keys: []string{"ACPI E"}},
+		code: &entryCode{keyed: true, keys: []string{"ACPI E"},
+			musts: [][]string{{"ACPI "}, {"rror", "xception"}, {": AE_"}}},
 	},
 }
