@@ -86,14 +86,38 @@ func startKind(text string) OopsKind {
 var oopsPrefixes = []string{"Kernel panic", "Oops: ", "general protection", "WARNING: ", "INFO: ", "rcu: INFO: ", "UBSAN"}
 
 // mayStartOops reports whether text can be a report headline: a cheap test
-// before the headline regexes.
+// before the headline regexes. Every record of a log passes through it:
+// the headline words are found by their 'U' or 'u' (two IndexByte
+// scans) rather than three substring searches (issue 24: 11 M of the
+// 1.8 MB boot logs' instructions before, as much as parsing the stamps).
 func mayStartOops(text string) bool {
-	for _, p := range oopsPrefixes {
-		if strings.HasPrefix(text, p) {
-			return true
+	if text == "" {
+		return false
+	}
+	switch text[0] {
+	case 'K', 'O', 'g', 'W', 'I', 'r', 'U':
+		for _, p := range oopsPrefixes {
+			if strings.HasPrefix(text, p) {
+				return true
+			}
 		}
 	}
-	return strings.Contains(text, "BUG") || strings.Contains(text, "lockup") || strings.Contains(text, "LOCKUP")
+	return wordAround(text, 'U', "BUG", 1) || wordAround(text, 'U', "LOCKUP", 4) || wordAround(text, 'u', "lockup", 4)
+}
+
+// wordAround reports whether text holds word, whose byte at offset at is c.
+func wordAround(text string, c byte, word string, at int) bool {
+	for off := 0; ; {
+		i := strings.IndexByte(text[off:], c)
+		if i < 0 {
+			return false
+		}
+		j := off + i - at
+		if j >= 0 && strings.HasPrefix(text[j:], word) {
+			return true
+		}
+		off += i + 1
+	}
 }
 
 // FindOopses returns the crash and warning reports in recs, in log order.

@@ -1,5 +1,9 @@
 package klog
 
+// The tests here hold issue 24's faster rewrites (the chunked line
+// reader, the journal tag search, the crash-report pre-test) to what they
+// replaced.
+
 import (
 	"bufio"
 	"bytes"
@@ -140,6 +144,29 @@ func TestKernelTag(t *testing.T) {
 	walk = func(s string, depth int) {
 		require.Equal(t, ref(s), kernelTag(s), "%q", s)
 		if depth < 5 {
+			for _, p := range parts {
+				walk(s+p, depth+1)
+			}
+		}
+	}
+	walk("", 0)
+}
+
+// mayStartOops says what the prefix and substring tests said.
+func TestMayStartOops(t *testing.T) {
+	ref := func(text string) bool {
+		for _, p := range oopsPrefixes {
+			if strings.HasPrefix(text, p) {
+				return true
+			}
+		}
+		return strings.Contains(text, "BUG") || strings.Contains(text, "lockup") || strings.Contains(text, "LOCKUP")
+	}
+	parts := append([]string{"B", "U", "G", "lock", "up", "LOCK", "UP", "u", "x", "BU"}, oopsPrefixes...)
+	var walk func(s string, depth int)
+	walk = func(s string, depth int) {
+		require.Equal(t, ref(s), mayStartOops(s), "%q", s)
+		if depth < 4 {
 			for _, p := range parts {
 				walk(s+p, depth+1)
 			}
