@@ -406,8 +406,14 @@ func hasControl(s string) bool {
 	i := 0
 	for ; i+8 <= len(b); i += 8 {
 		x := binary.LittleEndian.Uint64(b[i:]) // one load
-		// A byte below 0x20, or one equal to 0x7f (x+1 then reaches 0x80).
-		if (x-ones*0x20)&^x&highs != 0 || ((x^(ones*0x7f))-ones)&^(x^(ones*0x7f))&highs != 0 {
+		// Each byte's low seven bits plus one, modulo 0x80: a byte below
+		// 0x20 gives 1…0x20, DEL 0 (so do 0x80…0x9f and 0xff: the
+		// false yeses allowed). No byte carries into the next. Then
+		// whether one of them is below 0x21: exact, as all are below
+		// 0x80. Seven operations a word, not twelve (issue 24: 7.7 M →
+		// 6.9 M instructions on the 1.8 MB of boot logs).
+		y := ((x &^ highs) + ones) &^ highs
+		if (y-ones*0x21)&^y&highs != 0 {
 			return true
 		}
 	}

@@ -174,3 +174,4 @@ func TestMayStartOops(t *testing.T) {
 	}
 	walk("", 0)
 }
+
