@@ -174,4 +174,3 @@ func TestMayStartOops(t *testing.T) {
 	}
 	walk("", 0)
 }
-
