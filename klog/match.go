@@ -40,10 +40,25 @@ import (
 // alternation of many messages is confirmed branch by branch, only the
 // branches whose literals the line holds (see branch): on the corpus's
 // 1.8 MB of boot logs that took `fwcheck klog` from 242–248 M to 195 M
-// instructions. What is left (callgrind, 195 M): parsing the lines about
-// 40 M, the automaton scan 30 M, writing the text and JSON reports 29 M;
-// the confirming regexes, the oops scan and the garbage collector most of
-// the rest.
+// instructions.
+//
+// Third pass (issue 24, callgrind of `fwcheck klog FILE --json /dev/null`
+// on the 1.8 MB, 198.7–199.8 M → 147.3–148.7 M instructions): the
+// branches and their literals are found at go generate time and each
+// branch is compiled when a line first holds its literals (compiling was
+// 8 of the 10.6 ms the confirmations took; a log now compiles a few
+// branches, not all 60 of an entry that became a candidate); an entry or
+// branch whose regex is one literal is a strings.Contains; an entry
+// confirmed by its whole regex first tests the required literals of each
+// part of it (Entry.mustLiterals: the "Aborting method … (AE_xxx)"
+// entries share a key, and a backtracking regex costs about 20,000
+// instructions a line), which took the regexes from 30 M to 15 M; the
+// automaton's inner loop holds its state in registers (advance); lines
+// are cut from chunks without an allocation each (lineReader). What is
+// left (self costs, grouped): the automaton about 35 M (its build 6 M,
+// its scan 25 M), parsing 27 M plus most of 20 M of substring searches,
+// the regexes 15 M, the GC 13 M, the reports 9 M, the crash-report scan
+// 8 M.
 type Matcher struct {
 	entries []*Entry
 	// always lists entries with no usable literal: tried on every text.
