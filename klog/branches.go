@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"sync"
+	"unicode/utf8"
 )
 
 // A branch is one alternative of an entry's top-level alternation,
@@ -21,8 +23,17 @@ import (
 // at once. An entry matches a text exactly when one of its alternatives
 // does, so the result is the same.
 type branch struct {
-	re   *regexp.Regexp
+	// src is the alternative's own regex.
+	src string
+	// lits: one of them occurs in every text src matches (nil: none
+	// known, the branch is tried on every text).
 	lits []string
+	// lit says src is the single literal lits[0]: finding it is the
+	// match, and no regex is compiled.
+	lit   bool
+	posix bool
+	once  sync.Once
+	re    *regexp.Regexp
 }
 
 // mayMatch reports whether text holds one of the branch's literals.
@@ -38,10 +49,29 @@ func (b *branch) mayMatch(text string) bool {
 	return false
 }
 
-// splitBranches compiles the top-level alternatives of full separately;
-// ok is false when full is no alternation or cannot be split safely (a
-// flag group such as "(?i)" outside any group applies across '|').
-func (e *Entry) splitBranches(full string) ([]branch, bool) {
+// matches reports whether the branch matches a text for which mayMatch
+// is true, compiling its regex on first use: a log pays for the branches
+// its lines nearly match, not for every alternative of an entry that
+// became a candidate (issue 24: compiling all 60 alternatives of
+// ACPICAInternalError because one key occurred was 0.6 ms of a run).
+func (b *branch) matches(text string) bool {
+	if b.lit {
+		return true
+	}
+	b.once.Do(func() {
+		// Every branch compiled when its entry was checked (Compile, or
+		// TestGeneratedDB for the embedded database): no error here.
+		b.re, _ = compileRE(b.src, b.posix)
+	})
+	return b.re != nil && b.re.MatchString(text)
+}
+
+// splitBranches splits full into its top-level alternatives, each with
+// its required literals; ok is false when full is no alternation or cannot
+// be split safely (a flag group such as "(?i)" outside any group applies
+// across '|'). With compile, each branch's regex is compiled now (an error
+// makes ok false); without, on first use.
+func (e *Entry) splitBranches(full string, compile bool) ([]*branch, bool) {
 	parts, ok := topLevelAlternatives(full)
 	if !ok || len(parts) < 2 {
 		return nil, false
@@ -51,21 +81,46 @@ func (e *Entry) splitBranches(full string) ([]branch, bool) {
 	if e.posix {
 		flags = syntax.POSIX
 	}
-	bs := make([]branch, 0, len(parts))
+	bs := make([]*branch, 0, len(parts))
 	for _, p := range parts {
-		re, err := e.compileRegex(p)
+		b := &branch{src: p, posix: e.posix}
+		if compile {
+			re, err := compileRE(p, e.posix)
+			if err != nil {
+				return nil, false
+			}
+			b.once.Do(func() { b.re = re })
+		}
+		s, err := syntax.Parse(p, flags)
 		if err != nil {
 			return nil, false
 		}
-		b := branch{re: re}
-		if s, err := syntax.Parse(p, flags); err == nil {
-			if set := required(s.Simplify()); set != nil && minLen(set) >= minLiteral && len(set) <= 64 {
-				b.lits = set
-			}
+		s = s.Simplify()
+		if set := required(s); set != nil && minLen(set) >= minLiteral && len(set) <= 64 {
+			b.lits = set
+		}
+		if l, ok := plainLiteral(s); ok && len(l) >= minLiteral {
+			b.lits, b.lit = []string{l}, true
 		}
 		bs = append(bs, b)
 	}
 	return bs, true
+}
+
+// plainLiteral returns the text a parsed regex matches when it is one
+// literal string (case-sensitive, no anchors): such a regex matches a text
+// exactly when the text contains it.
+func plainLiteral(re *syntax.Regexp) (string, bool) {
+	if re.Op != syntax.OpLiteral || re.Flags&syntax.FoldCase != 0 {
+		return "", false
+	}
+	for _, r := range re.Rune {
+		if r >= utf8.RuneSelf {
+			// regexp reads invalid UTF-8 as U+FFFD, Contains does not
+			return "", false
+		}
+	}
+	return string(re.Rune), true
 }
 
 // topLevelAlternatives splits a regex at the '|' outside any group,

@@ -4,6 +4,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -65,7 +66,7 @@ func TestBranchesMatchAsTheWholeRegex(t *testing.T) {
 		wholes := make([]*regexp.Regexp, len(m.entries))
 		for i, e := range m.entries {
 			if full := e.fullRegex(); full != "" {
-				if _, ok := e.splitBranches(full); ok {
+				if _, ok := e.splitBranches(full, false); ok {
 					split++
 					require.Nil(t, e.regexp(), e.Label) // split: no whole regex
 					require.NotNil(t, e.code.branches, e.Label)
@@ -96,9 +97,41 @@ func TestBranchesMatchAsTheWholeRegex(t *testing.T) {
 	t.Logf("%d split entries, %d confirmations compared", split, confirmed)
 }
 
+// Entries confirmed with their whole regex after their must-literals
+// match every corpus line and example exactly as the regex alone does.
+func TestMustLiteralsAsTheWholeRegex(t *testing.T) {
+	es, err := DefaultDB()
+	require.NoError(t, err)
+	var texts []string
+	for _, p := range append(corpus.Glob(t, "klog/*.txt"), corpus.Glob(t, "klog/linuxhw/*.dmesg.txt")...) {
+		data, err := os.ReadFile(p)
+		require.NoError(t, err)
+		for _, r := range ParseString(string(data)) {
+			texts = append(texts, r.Text)
+		}
+	}
+	checked := 0
+	for i := range es {
+		e := &es[i]
+		if e.code.musts == nil {
+			continue
+		}
+		checked++
+		whole, err := e.compileRegex(e.fullRegex())
+		require.NoError(t, err)
+		for _, s := range append(slices.Clone(texts), e.Examples...) {
+			if whole.MatchString(s) != e.Matches(s) {
+				t.Fatalf("%s on %q: whole %v", e.Label, s, whole.MatchString(s))
+			}
+		}
+	}
+	assert.Greater(t, checked, 100)
+}
+
 // FuzzBranches holds the split to the whole regex: whenever a pattern
 // splits, a text matches one of its branches exactly when it matches the
-// pattern.
+// pattern; a text the pattern matches holds its must-literals and, when
+// the pattern is one literal, contains it.
 func FuzzBranches(f *testing.F) {
 	f.Add(`(?:ACPI Error.*AE_TIME)|(?:Evaluating _STA)|x[|]y`, "ACPI Error: Method failed AE_TIME")
 	f.Add(`a(b|c)|[^]|]z|\|q`, "]z")
@@ -112,13 +145,23 @@ func FuzzBranches(f *testing.F) {
 			return
 		}
 		e := &Entry{Label: "Fuzz", Regex: pat}
-		bs, ok := e.splitBranches(pat)
+		if _, lit, err := e.analyse(pat, false); err == nil && lit != "" && whole.MatchString(text) != strings.Contains(text, lit) {
+			t.Fatalf("%q on %q: whole %v, literal %q", pat, text, whole.MatchString(text), lit)
+		}
+		if whole.MatchString(text) {
+			for _, set := range e.mustLiterals(pat) {
+				if !containsAny(text, set) {
+					t.Fatalf("%q matches %q without any of %q", pat, text, set)
+				}
+			}
+		}
+		bs, ok := e.splitBranches(pat, false)
 		if !ok {
 			return
 		}
 		got := false
-		for i := range bs {
-			if bs[i].mayMatch(text) && bs[i].re.MatchString(text) {
+		for _, b := range bs {
+			if b.mayMatch(text) && b.matches(text) {
 				got = true
 			}
 		}

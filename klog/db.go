@@ -9,11 +9,13 @@ import (
 	"os"
 	"path"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Severity is how bad a matched message is for the firmware: "critical",
@@ -103,8 +105,15 @@ type Entry struct {
 type entryCode struct {
 	once sync.Once
 	re   *regexp.Regexp
-	// branches replace re for a top-level alternation (see branch).
-	branches []branch
+	// branches replace re for a top-level alternation (see branch); for
+	// the embedded database they come from db_generated.go, each
+	// compiled on first use.
+	branches []*branch
+	// lit, when set, replaces re: the entry's regex is this one literal.
+	lit string
+	// musts are sets of literals one of each of which is in every text
+	// re matches (see mustLiterals): tested before re runs.
+	musts [][]string
 	// keyed says keys and exact were computed ahead (db_generated.go);
 	// keys nil then means the entry is tried on every text.
 	keyed bool
@@ -121,12 +130,11 @@ func (e *Entry) regexp() *regexp.Regexp {
 		return nil
 	}
 	c.once.Do(func() {
+		if c.branches != nil || c.lit != "" {
+			return // generated ahead: nothing to compile as a whole
+		}
 		full := e.fullRegex()
 		if full == "" {
-			return
-		}
-		if bs, ok := e.splitBranches(full); ok {
-			c.branches, c.re = bs, nil
 			return
 		}
 		if c.re == nil {
@@ -138,11 +146,87 @@ func (e *Entry) regexp() *regexp.Regexp {
 	return c.re
 }
 
-func (e *Entry) compileRegex(full string) (*regexp.Regexp, error) {
+// mustLiterals returns, for a regex that is a concatenation, the required
+// literals of its parts (see required): each set has a member in every
+// text the regex matches, so a text that lacks one is no match and the
+// regex need not run.
+//
+// Why (issue 24): the prefilter's key is one literal of an entry; the six
+// "Aborting method … (AE_xxx)" entries share theirs, so each such line
+// ran all six regexes, and regexp's backtracker costs about 20,000
+// instructions on a boot-log line. Their AE_ codes decide at once.
+func (e *Entry) mustLiterals(full string) [][]string {
+	flags := syntax.Perl
 	if e.posix {
-		return regexp.CompilePOSIX(full)
+		flags = syntax.POSIX
 	}
-	return regexp.Compile(full)
+	re, err := syntax.Parse(full, flags)
+	if err != nil {
+		return nil
+	}
+	re = re.Simplify()
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	if re.Op != syntax.OpConcat {
+		return nil
+	}
+	var musts [][]string
+	for _, sub := range re.Sub {
+		set := required(sub)
+		if set == nil || minLen(set) < minLiteral || len(set) > 8 || !ascii(set) {
+			continue
+		}
+		musts = append(musts, set)
+		if len(musts) == 4 {
+			break
+		}
+	}
+	return musts
+}
+
+// ascii reports whether every string of set is ASCII: regexp reads an
+// invalid UTF-8 byte as U+FFFD, which Contains would not find.
+func ascii(set []string) bool {
+	for _, s := range set {
+		for i := 0; i < len(s); i++ {
+			if s[i] >= utf8.RuneSelf {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// analyse returns what replaces an entry's whole regex full: its
+// branches, when it is a top-level alternation, or the one literal it is
+// (see branch, plainLiteral). compile compiles the branches now.
+func (e *Entry) analyse(full string, compile bool) (bs []*branch, lit string, err error) {
+	if bs, ok := e.splitBranches(full, compile); ok {
+		return bs, "", nil
+	}
+	flags := syntax.Perl
+	if e.posix {
+		flags = syntax.POSIX
+	}
+	re, err := syntax.Parse(full, flags)
+	if err != nil {
+		return nil, "", err
+	}
+	if l, ok := plainLiteral(re.Simplify()); ok && l != "" {
+		return nil, l, nil
+	}
+	return nil, "", nil
+}
+
+func (e *Entry) compileRegex(full string) (*regexp.Regexp, error) { return compileRE(full, e.posix) }
+
+// compileRE compiles an RE2 or (posix) POSIX ERE pattern.
+func compileRE(pat string, posix bool) (*regexp.Regexp, error) {
+	if posix {
+		return regexp.CompilePOSIX(pat)
+	}
+	return regexp.Compile(pat)
 }
 
 // fullRegex returns the one regex the entry's patterns amount to, or ""
@@ -193,18 +277,38 @@ func (e *Entry) Pattern() string {
 // Matches reports whether the entry matches message text, without any
 // prefilter. Compile must have succeeded first for regex entries.
 func (e *Entry) Matches(text string) bool {
-	if re := e.regexp(); re != nil {
-		return re.MatchString(text)
+	if c := e.code; c != nil {
+		if c.lit != "" {
+			return strings.Contains(text, c.lit)
+		}
+		if c.branches != nil {
+			for _, b := range c.branches {
+				if b.mayMatch(text) && b.matches(text) {
+					return true
+				}
+			}
+			return false
+		}
 	}
-	if c := e.code; c != nil && c.branches != nil {
-		for i := range c.branches {
-			if b := &c.branches[i]; b.mayMatch(text) && b.re.MatchString(text) {
-				return true
+	if re := e.regexp(); re != nil {
+		for _, set := range e.code.musts {
+			if !containsAny(text, set) {
+				return false
 			}
 		}
-		return false
+		return re.MatchString(text)
 	}
 	return e.Literal != "" && strings.Contains(text, e.Literal)
+}
+
+// containsAny reports whether text contains one of set.
+func containsAny(text string, set []string) bool {
+	for _, l := range set {
+		if strings.Contains(text, l) {
+			return true
+		}
+	}
+	return false
 }
 
 // Compile checks the entry and compiles its regex.
@@ -223,10 +327,13 @@ func (e *Entry) Compile() error {
 		if err != nil {
 			return fmt.Errorf("klog: entry %q: %w", e.Label, err)
 		}
-		if bs, ok := e.splitBranches(full); ok {
-			c.branches = bs
-		} else {
-			c.re = re
+		bs, lit, err := e.analyse(full, true)
+		if err != nil {
+			return fmt.Errorf("klog: entry %q: %w", e.Label, err)
+		}
+		c.branches, c.lit = bs, lit
+		if bs == nil && lit == "" {
+			c.re, c.musts = re, e.mustLiterals(full)
 		}
 	}
 	c.once.Do(func() {}) // compiled already

@@ -62,6 +62,15 @@ func TestGeneratedDBMatchesJSON(t *testing.T) {
 		} else {
 			assert.Nil(t, g.code.keys, g.Label)
 		}
+		bs, lit, err := analysis(&w)
+		require.NoError(t, err, g.Label)
+		assert.Equal(t, lit, g.code.lit, g.Label)
+		assert.Equal(t, generatedMusts(&w, bs, lit), g.code.musts, g.Label)
+		require.Len(t, g.code.branches, len(bs), g.Label)
+		for j, b := range bs {
+			gb := g.code.branches[j]
+			assert.Equal(t, [3]any{b.src, b.lits, b.lit}, [3]any{gb.src, gb.lits, gb.lit}, g.Label)
+		}
 		w.code, g.code = nil, nil
 		assert.Equal(t, w, g)
 	}
@@ -76,6 +85,26 @@ func entriesLits(es []Entry) []entryLits {
 		}
 	}
 	return all
+}
+
+// analysis is what the generated entry carries in place of its whole
+// regex: its branches or its one literal (none for a literal entry).
+func analysis(e *Entry) ([]*branch, string, error) {
+	full := e.fullRegex()
+	if full == "" {
+		return nil, "", nil
+	}
+	return e.analyse(full, false)
+}
+
+// generatedMusts are the must-literals of an entry that keeps its whole
+// regex.
+func generatedMusts(e *Entry, bs []*branch, lit string) [][]string {
+	full := e.fullRegex()
+	if full == "" || bs != nil || lit != "" {
+		return nil
+	}
+	return e.mustLiterals(full)
 }
 
 // generateDB returns db_generated.go for es: the entries as composite
@@ -160,6 +189,51 @@ func generateDB(es []Entry) ([]byte, error) {
 			if exact[k] {
 				b.WriteString(", exact: true")
 			}
+		}
+		bs, lit, err := analysis(e)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", e.Label, err)
+		}
+		if lit != "" {
+			b.WriteString(", lit: " + q(lit))
+		}
+		if musts := generatedMusts(e, bs, lit); musts != nil {
+			b.WriteString(",\nmusts: [][]string{")
+			for j, set := range musts {
+				if j > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteString("{")
+				for k, l := range set {
+					if k > 0 {
+						b.WriteString(", ")
+					}
+					b.WriteString(q(l))
+				}
+				b.WriteString("}")
+			}
+			b.WriteString("}")
+		}
+		if bs != nil {
+			b.WriteString(",\nbranches: []*branch{\n")
+			for _, br := range bs {
+				b.WriteString("{src: " + q(br.src))
+				if br.lits != nil {
+					b.WriteString(", lits: []string{")
+					for j, l := range br.lits {
+						if j > 0 {
+							b.WriteString(", ")
+						}
+						b.WriteString(q(l))
+					}
+					b.WriteString("}")
+				}
+				if br.lit {
+					b.WriteString(", lit: true")
+				}
+				b.WriteString("},\n")
+			}
+			b.WriteString("}")
 		}
 		b.WriteString("},\n},\n")
 	}

@@ -32,7 +32,7 @@ func ParseKmsg(r io.Reader) ([]Record, error) {
 			dropped++
 			continue
 		}
-		s := string(bytes.TrimRight(line, "\r"))
+		s := strings.TrimRight(line, "\r")
 		rec, ok := parseKmsgLine(s)
 		if !ok {
 			continue

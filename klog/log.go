@@ -175,6 +175,7 @@ func (l *Log) Env() (Env, error) {
 	err := l.EachLine(func(r Record) bool {
 		n++
 		if identityLine(r.Text) {
+			r.Text = strings.Clone(r.Text) // not the chunk it is in (see lineReader)
 			head = append(head, r)
 		}
 		if afterDMI < 0 && (strings.HasPrefix(r.Text, "DMI: ") || r.Text == noDMI) {
@@ -245,7 +246,7 @@ func scanBoth(r io.Reader, line, folded func(Record) bool) error {
 		if prevKmsg && len(b) > 0 && b[0] == ' ' {
 			continue // kmsg dictionary line (" SUBSYSTEM=pci")
 		}
-		rec, ok, kmsg := parseLine(string(b))
+		rec, ok, kmsg := parseLine(b)
 		prevKmsg = kmsg
 		if ok {
 			rec.Truncated = cut

@@ -40,10 +40,25 @@ import (
 // alternation of many messages is confirmed branch by branch, only the
 // branches whose literals the line holds (see branch): on the corpus's
 // 1.8 MB of boot logs that took `fwcheck klog` from 242–248 M to 195 M
-// instructions. What is left (callgrind, 195 M): parsing the lines about
-// 40 M, the automaton scan 30 M, writing the text and JSON reports 29 M;
-// the confirming regexes, the oops scan and the garbage collector most of
-// the rest.
+// instructions.
+//
+// Third pass (issue 24, callgrind of `fwcheck klog FILE --json /dev/null`
+// on the 1.8 MB, 198.7–199.8 M → 147.3–148.7 M instructions): the
+// branches and their literals are found at go generate time and each
+// branch is compiled when a line first holds its literals (compiling was
+// 8 of the 10.6 ms the confirmations took; a log now compiles a few
+// branches, not all 60 of an entry that became a candidate); an entry or
+// branch whose regex is one literal is a strings.Contains; an entry
+// confirmed by its whole regex first tests the required literals of each
+// part of it (Entry.mustLiterals: the "Aborting method … (AE_xxx)"
+// entries share a key, and a backtracking regex costs about 20,000
+// instructions a line), which took the regexes from 30 M to 15 M; the
+// automaton's inner loop holds its state in registers (advance); lines
+// are cut from chunks without an allocation each (lineReader). What is
+// left (self costs, grouped): the automaton about 35 M (its build 6 M,
+// its scan 25 M), parsing 27 M plus most of 20 M of substring searches,
+// the regexes 15 M, the GC 13 M, the reports 9 M, the crash-report scan
+// 8 M.
 type Matcher struct {
 	entries []*Entry
 	// always lists entries with no usable literal: tried on every text.
@@ -602,8 +617,11 @@ func (a *acAutomaton) scan(text string, cands []int32, nEntries int32, words []s
 	s := int32(0) // the state's row offset
 	word := false
 	for i := 0; i < len(text); i++ {
+		var v int32
+		if i, s, v = advance(delta, cls, text, i, s); i == len(text) {
+			break
+		}
 		c := cls[text[i]]
-		v := atomic.LoadInt32(&delta[s+c])
 		if v == 0 {
 			v = a.transition(s/nc, c)
 		}
@@ -627,6 +645,34 @@ func (a *acAutomaton) scan(text string, cands []int32, nEntries int32, words []s
 		}
 	}
 	return cands, word
+}
+
+// advance runs the automaton over text from i in the state at row offset
+// s while its transitions are computed and lead to states that report
+// nothing, and returns where it stopped, the state there and the
+// transition it stopped at (0: not computed; negative: a reporting
+// state); i is len(text) at the end of the text.
+//
+// Why a loop of its own (issue 24): with the rare cases (computing a
+// transition, recording candidates) in the same loop, the compiler kept
+// the loop's variables on the stack: 29.8 M instructions for the corpus's
+// 1.8 MB of boot logs (callgrind), about 17 a byte of message text. This
+// loop holds them in registers: 22.4 M, plus 2.9 M for the rare cases in
+// scan. Not inlined: inlined into scan it spilled again (31 M).
+//
+//go:noinline
+func advance(delta []int32, cls *[256]int32, text string, i int, s int32) (int, int32, int32) {
+	_ = cls[0] // one nil check, not one a byte
+	t := text[i:]
+	row := int(s)
+	for j := 0; j < len(t); j++ {
+		v := atomic.LoadInt32(&delta[row+int(cls[t[j]])])
+		if v <= 0 {
+			return i + j, int32(row), v
+		}
+		row = int(v - 1)
+	}
+	return len(text), int32(row), 0
 }
 
 // lower returns the ASCII lower case of c.

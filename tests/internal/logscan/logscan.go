@@ -270,11 +270,17 @@ func IsError(r klog.Record, word bool) bool {
 }
 
 // NamesErrors reports whether text contains one of notErrorPhrases,
-// ignoring ASCII case.
+// ignoring ASCII case. One pass over the text tries the phrases that start
+// with the byte at hand (issue 24: a pass per phrase was 3.5 M
+// instructions on the corpus's 1.8 MB of boot logs).
 func NamesErrors(text string) bool {
-	for _, p := range notErrorPhrases {
-		for i := 0; i+len(p) <= len(text); i++ {
-			if text[i]|0x20 == p[0] && strings.EqualFold(text[i:i+len(p)], p) {
+	for i := 0; i < len(text); i++ {
+		c := text[i] | 0x20
+		if c != 'e' && c != 's' && c != 'm' {
+			continue // no phrase starts otherwise (TestNotErrorPhrasesStart)
+		}
+		for _, p := range notErrorPhrases {
+			if p[0] == c && i+len(p) <= len(text) && strings.EqualFold(text[i:i+len(p)], p) {
 				return true
 			}
 		}

@@ -126,3 +126,13 @@ func BenchmarkScanLog(b *testing.B) {
 		}
 	}
 }
+
+// NamesErrors looks only at the bytes notErrorPhrases start with.
+func TestNotErrorPhrasesStart(t *testing.T) {
+	for _, p := range logscan.NotErrorPhrases() {
+		assert.Contains(t, "esm", p[:1], p)
+		assert.Equal(t, strings.ToLower(p), p, "lower case, as NamesErrors compares")
+		assert.True(t, logscan.NamesErrors("x "+strings.ToUpper(p)+" y"), p)
+		assert.False(t, logscan.NamesErrors(p[:len(p)-1]), p)
+	}
+}

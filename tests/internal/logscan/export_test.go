@@ -1,0 +1,4 @@
+package logscan
+
+// NotErrorPhrases exposes notErrorPhrases to the tests.
+func NotErrorPhrases() []string { return notErrorPhrases }
