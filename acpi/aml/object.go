@@ -58,18 +58,21 @@ func Integer(v uint64) *Object {
 var (
 	ones32     = Object{Type: TypeInteger, Int: 0xFFFFFFFF}
 	ones64     = Object{Type: TypeInteger, Int: ^uint64(0)}
-	sharedInts intTable
+	sharedInts = table256[Object]{make: func(i int) Object { return Object{Type: TypeInteger, Int: uint64(i)} }}
 )
 
-type intTable struct {
+// table256 holds 256 shared values (the integer objects and immediate byte
+// terms 0…255), built on first use rather than at package initialisation.
+type table256[T any] struct {
 	once sync.Once
-	tab  [256]Object
+	make func(i int) T
+	tab  [256]T
 }
 
-func (t *intTable) get() *[256]Object {
+func (t *table256[T]) get() *[256]T {
 	t.once.Do(func() {
 		for i := range t.tab {
-			t.tab[i] = Object{Type: TypeInteger, Int: uint64(i)}
+			t.tab[i] = t.make(i)
 		}
 	})
 	return &t.tab

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
-	"sync"
 	"unsafe"
 )
 
@@ -511,22 +510,7 @@ func (p *parser) term1() *Term {
 // dumps.
 func (p *parser) byteTerm(b byte) *Term { return &byteTerms.get()[b] }
 
-var byteTerms constTable
-
-// constTable holds the shared immediate byte terms, filled on first use.
-type constTable struct {
-	once sync.Once
-	tab  [256]Term
-}
-
-func (c *constTable) get() *[256]Term {
-	c.once.Do(func() {
-		for i := range c.tab {
-			c.tab[i] = Term{Op: OpByteConst, Int: uint64(i)}
-		}
-	})
-	return &c.tab
-}
+var byteTerms = table256[Term]{make: func(i int) Term { return Term{Op: OpByteConst, Int: uint64(i)} }}
 
 // operand parses one operand of the given kind.
 func (p *parser) operand(k argKind, quiet bool) *Term {
