@@ -186,12 +186,16 @@
 // → 19 / 28 / 34 bytes (min / median / max over the corpus); the dense
 // 31 MiB table 60.1 → 37.8 MB, 115 → 72 bytes a term. BenchmarkLoadCorpus:
 // 327 → 222 MB and 719,000 → 453,000 allocations a load of the 36 full
-// dumps; ten loads with the set-up 7.8–9.4 → 6.1–7.1 CPU-s (load 8–11). Not reached: the
-// 0.8 s a pass the issues ask for. What is left is the parser's 2.2 M
-// terms a pass, evaluating every predefined object (its 104-byte
-// Objects, a frame per call), inflating the gzip dumps (klauspost's
-// inflate, 7% of a pass), the collector and the page faults of memory
-// the runtime returns between dumps.
+// dumps; ten loads with the set-up 7.8–9.4 → 6.1–7.1 CPU-s (load 8–11).
+// A call's frame is reused once the call returns (nothing points into
+// one): 320 → 312 MB and 1.20 → 1.135 M allocations a pass. On the quiet
+// machine (2026-12-02 22:55, load 0.2–1.1) a pass takes 0.88–0.94 s, under
+// the 1 s the issues ask for (1.25–1.30 s before this round), about one
+// CPU-second of it with the collector on the second core. What is left is
+// the parser's 2.2 M terms a pass, evaluating every predefined object
+// (its 104-byte Objects), inflating the gzip dumps (klauspost's inflate,
+// 7% of a pass), the collector and the page faults of memory the runtime
+// returns between dumps.
 //
 // # Why a new package
 //
