@@ -39,6 +39,9 @@ const (
 	// governor to raise the frequency; speedRun the load measured.
 	speedWarm = 150 * time.Millisecond
 	speedRun  = 300 * time.Millisecond
+	// speedProbe is the load over which counters that do not count at
+	// all are told apart before the warm-up.
+	speedProbe = 10 * time.Millisecond
 )
 
 // FormatSpeed writes samples as ParseSpeed reads them: one a line,

@@ -18,7 +18,9 @@
 // lower scaling_max_freq; the highest non-turbo P-state when boost is
 // off). A governor that holds the frequency (powersave or userspace with
 // a table driver) explains a lower figure. The check writes nothing and
-// takes about half a second per policy measured (at most eight).
+// takes about half a second per policy measured (at most eight); where
+// APERF/MPERF do not count at all (QEMU under TCG), a 10 ms probe says so
+// and the measurement stops there.
 //
 // Whether each listed P-state changes the measured speed needs the
 // frequency set, which writes machine state: that is the cpufreq-steps
