@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fwcheck/fwcheck/tests"
+	"github.com/fwcheck/fwcheck/tests/acpistruct"
 )
 
 // Every mapped ID is a check (a renamed check must take its mapping along).
@@ -39,4 +40,16 @@ func TestFWTSMappingNamesChecks(t *testing.T) {
 	for _, id := range tableCheckIDs {
 		assert.Equal(t, !noFWTS[id], len(FWTS(id)) > 0, "table check %s has an fwts counterpart", id)
 	}
+}
+
+// Every table the structure check reads has an fwts test of the same name
+// (ASF! is fwts' asf), and the mapping names it: a table added to
+// acpistruct takes its fwts test along.
+func TestFWTSMappingCoversStructureTables(t *testing.T) {
+	fw := FWTS("acpi-structure")
+	for _, sig := range acpistruct.Signatures() {
+		n := strings.ToLower(strings.TrimSuffix(sig, "!"))
+		assert.Contains(t, fw, n, "acpi-structure reads %s; fwts' %s test is not in the mapping", sig, n)
+	}
+	assert.Len(t, fw, len(acpistruct.Signatures()), "the mapping names a table acpi-structure does not read")
 }
