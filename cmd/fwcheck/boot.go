@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fwcheck/fwcheck/image"
+	"github.com/fwcheck/fwcheck/klog"
 	"github.com/fwcheck/fwcheck/report"
 	"github.com/fwcheck/fwcheck/report/lines"
 	"github.com/fwcheck/fwcheck/tests"
@@ -167,7 +168,7 @@ func bootMain(cmdlineFile string) int {
 		if err := report.WriteJSON(&js, doc); err != nil {
 			live.Logf("fwcheck: report: %v", err)
 		}
-		fmt.Fprintf(&text, "fwcheck: verdicts %.2f s after kernel start (the checks took %.2f s)\n", verdicts.Seconds(), (verdicts - now).Seconds())
+		fmt.Fprintf(&text, "fwcheck: verdicts %.2f s after kernel start (the checks took %.2f s; slowest: %s)\n", verdicts.Seconds(), (verdicts - now).Seconds(), slowest(doc, 3))
 		if err := live.Publish(text.Bytes(), js.Bytes()); err != nil {
 			live.Logf("fwcheck: publishing results: %v", err)
 		}
@@ -180,6 +181,11 @@ func bootMain(cmdlineFile string) int {
 			live.Logf("fwcheck: %s", finishPost(sender, cfg.Post, js.Bytes(), resultsDir))
 			sender = nil
 		}
+		init := time.Duration(-1)
+		if recs, err := klog.ReadKmsg("/dev/kmsg"); err == nil {
+			init = initStarted(recs)
+		}
+		live.Logf("%s", bootTimes(init, started, setUp, now, verdicts))
 		// The report scrolled past above the JSON: end on the verdict.
 		v, _ := report.Verdict(doc, failOn)
 		live.Logf("fwcheck: verdict: %s", v)

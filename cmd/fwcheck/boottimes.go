@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fwcheck/fwcheck/klog"
+	"github.com/fwcheck/fwcheck/report"
+)
+
+// initMessage is the kernel's record of starting the initramfs's init.
+const initMessage = "Run /init as init process"
+
+// initStarted is when the kernel started /init, from its log records, or
+// -1 when no record says.
+func initStarted(recs []klog.Record) time.Duration {
+	for _, r := range recs {
+		if r.Time >= 0 && strings.Contains(r.Text, initMessage) {
+			return r.Time
+		}
+	}
+	return -1
+}
+
+// slowest names the n checks of doc that took longest, with their times:
+// "cpufreq 0.12 s, klog 0.08 s".
+func slowest(doc *report.Document, n int) string {
+	rs := slices.Clone(doc.Results)
+	slices.SortStableFunc(rs, func(a, b report.Result) int {
+		switch {
+		case a.DurationMS > b.DurationMS:
+			return -1
+		case a.DurationMS < b.DurationMS:
+			return 1
+		}
+		return 0
+	})
+	var parts []string
+	for _, r := range rs[:min(n, len(rs))] {
+		parts = append(parts, fmt.Sprintf("%s %.2f s", r.ID, r.DurationMS/1000))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// bootTimes is the line that divides the time to the verdicts between the
+// kernel and fwcheck's steps; every argument is a time since kernel start,
+// init -1 when unknown.
+func bootTimes(init, started, setUp, running, verdicts time.Duration) string {
+	var b strings.Builder
+	b.WriteString("fwcheck: boot times:")
+	if init >= 0 {
+		fmt.Fprintf(&b, " kernel to /init %.2f s, /init to fwcheck %.2f s,", init.Seconds(), (started - init).Seconds())
+	} else {
+		fmt.Fprintf(&b, " kernel to fwcheck %.2f s,", started.Seconds())
+	}
+	fmt.Fprintf(&b, " fwcheck's set-up %.2f s, the run's requests %.2f s, the checks %.2f s",
+		(setUp - started).Seconds(), (running - setUp).Seconds(), (verdicts - running).Seconds())
+	return b.String()
+}
