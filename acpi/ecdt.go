@@ -4,7 +4,7 @@ package acpi
 const SigECDT = "ECDT"
 
 // ECDTMinSize is the ECDT's fixed part and the shortest EC_ID (a lone
-// NUL) (ACPI 6.5 §5.2.16 Table 5.129).
+// NUL) (ACPI 6.5 §5.2.15).
 const ECDTMinSize = 66
 
 // ECDT is the Embedded Controller Boot Resources Table.

@@ -98,7 +98,7 @@ var tables = []desc{
 	{sig: "PCCT", spec: "ACPI 6.5 §14.1", min: 48, revs: []uint8{1, 2}, walk: layout(48, 0, 1, 1, 1),
 		types: names("generic communications subspace", "HW-reduced communications subspace", "HW-reduced communications subspace type 2",
 			"extended PCC master subspace", "extended PCC slave subspace", "HW registers based communications subspace")},
-	{sig: "PMTT", spec: "ACPI 6.5 §5.2.21.12", min: 40, revs: []uint8{1, 2}, walk: layout(40, 0, 1, 2, 2),
+	{sig: "PMTT", spec: "ACPI 6.5 §5.2.22", min: 40, revs: []uint8{1, 2}, walk: layout(40, 0, 1, 2, 2),
 		types: names("socket", "memory controller", "DIMM")},
 	{sig: "NFIT", spec: "ACPI 6.5 §5.2.26", min: 40, revs: []uint8{1}, walk: layout(40, 0, 2, 2, 2),
 		types: names("system physical address range", "memory device to SPA range map", "interleave", "SMBIOS management information",
@@ -178,6 +178,17 @@ func Signatures() []string {
 		out[i] = d.sig
 	}
 	return out
+}
+
+// Spec returns the specification (and section) the check cites for the
+// table with signature sig, "" for a table it does not read.
+func Spec(sig string) string {
+	for _, d := range tables {
+		if d.sig == sig {
+			return d.spec
+		}
+	}
+	return ""
 }
 
 func run(p *tests.Pass) error {

@@ -1,5 +1,5 @@
 // Package ecdt checks the Embedded Controller Boot Resources Table (ACPI
-// 6.5 §5.2.16): revision, the command/status and data registers, the EC_ID
+// 6.5 §5.2.15): revision, the command/status and data registers, the EC_ID
 // string, the GPE bit against the FADT's GPE blocks, and, when the tables
 // hold AML, that EC_ID names an embedded controller device (_HID PNP0C09)
 // in the namespace, since the OS uses the ECDT's registers before the
@@ -34,32 +34,32 @@ import (
 	"github.com/fwcheck/fwcheck/tests/internal/tablecheck"
 )
 
-const spec = "ACPI 6.5 §5.2.16"
+const spec = "ACPI 6.5 §5.2.15"
 
 var (
-	labelMalformed = tests.NewLabel("ECDTMalformed", tests.Medium, "ACPI 6.5 §5.2.16 Table 5.129",
+	labelMalformed = tests.NewLabel("ECDTMalformed", tests.Medium, "ACPI 6.5 §5.2.15",
 		"The ECDT is shorter than its fixed fields and an EC_ID, or its Length disagrees with its bytes. "+
 			"Publish the whole table.")
-	labelRevision = tests.NewLabel("ECDTRevision", tests.Low, "ACPI 6.5 §5.2.16 Table 5.129",
+	labelRevision = tests.NewLabel("ECDTRevision", tests.Low, "ACPI 6.5 §5.2.15",
 		"The ECDT revision is not 1, the only one defined. Set Revision to 1.")
-	labelRegister = tests.NewLabel("ECDTRegister", tests.High, "ACPI 6.5 §5.2.16 Table 5.129",
+	labelRegister = tests.NewLabel("ECDTRegister", tests.High, "ACPI 6.5 §5.2.15",
 		"The EC command/status or data register is at address 0 or in an address space other than "+
 			"System I/O or System Memory, so the OS cannot talk to the embedded controller during early "+
 			"boot (battery, thermal and hotkey methods that read EC fields fail). Give the EC's real "+
 			"ports (usually 0x66 and 0x62), or publish no ECDT.")
-	labelSameRegister = tests.NewLabel("ECDTRegistersEqual", tests.High, "ACPI 6.5 §5.2.16 Table 5.129",
+	labelSameRegister = tests.NewLabel("ECDTRegistersEqual", tests.High, "ACPI 6.5 §5.2.15",
 		"The EC command/status and data registers are the same address; an EC has two distinct ports. "+
 			"Give each its own address.")
-	labelID = tests.NewLabel("ECDTECID", tests.Medium, "ACPI 6.5 §5.2.16 Table 5.129",
+	labelID = tests.NewLabel("ECDTECID", tests.Medium, "ACPI 6.5 §5.2.15",
 		"EC_ID is empty, not NUL-terminated, or not a fully qualified path (it must start at the root, "+
 			"\\), so the OS cannot tie the ECDT to the EC device in the namespace (ACPICA refuses a "+
 			"relative path with no scope). Give the device's full path, for example \\_SB.PCI0.LPCB.EC0, "+
 			"ending in a NUL.")
-	labelNamespace = tests.NewLabel("ECDTIDNotInNamespace", tests.Medium, "ACPI 6.5 §5.2.16 Table 5.129",
+	labelNamespace = tests.NewLabel("ECDTIDNotInNamespace", tests.Medium, "ACPI 6.5 §5.2.15",
 		"EC_ID names no object in the namespace, or an object that is not an embedded controller "+
 			"device (_HID PNP0C09); the OS then runs the EC without its _GPE and _Qxx methods until it "+
 			"finds the real device. Give the path of the EC device as the DSDT declares it.")
-	labelGPE = tests.NewLabel("ECDTGPEBit", tests.Medium, "ACPI 6.5 §5.2.16 Table 5.129; §5.2.9",
+	labelGPE = tests.NewLabel("ECDTGPEBit", tests.Medium, "ACPI 6.5 §5.2.15; §5.2.9",
 		"The ECDT's GPE bit is beyond the GPE blocks the FADT describes, so the OS cannot enable the "+
 			"EC's SCI. Give the GPE the EC's SCI is wired to.")
 )
