@@ -107,15 +107,70 @@ func TestLineReaderAsBufio(t *testing.T) {
 	}
 }
 
+// recorder passes reads through and keeps what they returned.
+type recorder struct {
+	r   io.Reader
+	got []byte
+}
+
+func (rc *recorder) Read(b []byte) (int, error) {
+	n, err := rc.r.Read(b)
+	rc.got = append(rc.got, b[:n]...)
+	return n, err
+}
+
+// stalls reports whether sizes, read in a cycle from the start, hold a run
+// of at least 100 empty reads: a reader that makes no progress for that
+// long is given up on (io.ErrNoProgress), as bufio gives up on one.
+func stalls(sizes []byte) bool {
+	if len(sizes) == 0 {
+		return false
+	}
+	run := 0
+	for k := range 2*len(sizes) + 100 {
+		if sizes[k%len(sizes)] != 0 {
+			run = 0
+		} else if run++; run >= 100 {
+			return true
+		}
+	}
+	return false
+}
+
+// The chunked reader agrees with the bufio one on every input, read in
+// pieces of any sizes, empty reads included. A reader that returns
+// (0, nil) 100 times in a row is given up on with io.ErrNoProgress (the
+// reader must not hang on it, and bufio does the same): the lines are then
+// those of the bytes read before it stalled, and the reader's error says
+// so.
 func FuzzLineReader(f *testing.F) {
 	f.Add([]byte("[ 1.0] a\r\nb\n\nc"), []byte{3, 0, 9})
 	f.Add(bytes.Repeat([]byte("x\n"), 40000), []byte{255})
+	f.Add([]byte("0000"), append([]byte{3}, make([]byte, 120)...))
+	f.Add([]byte("ab\ncd"), make([]byte, 100))
 	f.Fuzz(func(t *testing.T, in, sizes []byte) {
-		if bytes.Count(sizes, []byte{0}) == len(sizes) {
-			sizes = nil // a reader that never gives data ends with io.ErrNoProgress
+		rc := &recorder{r: &pieces{data: in, sizes: sizes}}
+		lr := newLineReader(rc)
+		var gotL []string
+		var gotC []int64
+		for {
+			l, c, ok := lr.next()
+			if !ok {
+				break
+			}
+			gotL, gotC = append(gotL, l), append(gotC, c)
 		}
-		wantL, wantC := bufioLines(bytes.NewReader(in))
-		gotL, gotC := chunkedLines(&pieces{data: in, sizes: sizes})
+		switch {
+		case lr.err == io.ErrNoProgress:
+			if !stalls(sizes) {
+				t.Fatalf("gave up on a reader that makes progress (sizes %v)", sizes)
+			}
+		case lr.err != nil:
+			t.Fatalf("error %v", lr.err)
+		case !bytes.Equal(rc.got, in):
+			t.Fatalf("read %d of %d bytes", len(rc.got), len(in))
+		}
+		wantL, wantC := bufioLines(bytes.NewReader(rc.got))
 		if len(gotL) != len(wantL) {
 			t.Fatalf("%d lines, want %d", len(gotL), len(wantL))
 		}
