@@ -499,6 +499,7 @@ func KernelRelease(recs []Record) string {
 }
 
 //go:generate go test -count=1 -run ^TestGeneratedDB$ . -args -regenerate
+//go:generate go test -count=1 -run ^TestGeneratedAC$ . -args -regenerate
 
 // DefaultDB returns our own advice database, db/*.json in file name order,
 // as db_generated.go holds it. The caller may not modify the entries.

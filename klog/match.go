@@ -72,6 +72,10 @@ type Matcher struct {
 	pats   []string
 	owner  []int32
 	fold   bool
+	// dense, when set, is the generated automaton (see denseAC), used in
+	// place of ac; remap turns its database indexes into entries'.
+	dense *denseAC
+	remap []int32
 	// words are whole words looked for, ignoring ASCII case, in the same
 	// automaton pass (see NewMatcherWords); their owner indexes follow the
 	// entries'.
@@ -122,12 +126,20 @@ func prefilterKeys(all []entryLits) (keys [][]string, exact []bool) {
 // entries' literals too, and every candidate entry is confirmed.
 func NewMatcherWords(entries []Entry, env Env, words []string) (*Matcher, error) {
 	m := &Matcher{words: words, fold: words != nil}
+	if usesGenerated(entries, words) {
+		if m.dense = loadDense(); m.dense != nil {
+			m.remap = make([]int32, len(entries))
+		}
+	}
 	// Entries not keyed ahead (an fwts database, tests' own) get their
 	// keys here, chosen among themselves.
 	var unkeyed []entryLits
 	for i := range entries {
 		e := &entries[i]
 		if !e.Scope.Applies(env) {
+			if m.dense != nil {
+				m.remap[i] = -1
+			}
 			continue
 		}
 		if e.code == nil {
@@ -138,6 +150,14 @@ func NewMatcherWords(entries []Entry, env Env, words []string) (*Matcher, error)
 		idx := int32(len(m.entries))
 		m.entries = append(m.entries, e)
 		m.exact = append(m.exact, false)
+		if m.dense != nil {
+			// keyed ahead (db_generated.go); exact is false with words
+			m.remap[i] = idx
+			if e.code.keys == nil {
+				m.always = append(m.always, idx)
+			}
+			continue
+		}
 		if c := e.code; c.keyed {
 			if c.keys == nil {
 				m.always = append(m.always, idx)
@@ -164,6 +184,9 @@ func NewMatcherWords(entries []Entry, env Env, words []string) (*Matcher, error)
 			m.owner = append(m.owner, x.idx)
 		}
 		m.exact[x.idx] = exact[i] && words == nil
+	}
+	if m.dense != nil {
+		return m, nil
 	}
 	for k, w := range words {
 		if w == "" {
@@ -197,7 +220,13 @@ func (m *Matcher) Match(text string) *Entry {
 // text contains one of the matcher's words (see NewMatcherWords).
 func (m *Matcher) MatchWords(text string) (*Entry, bool) {
 	var buf [16]int32
-	cands, word := m.automaton().scan(text, buf[:0], int32(len(m.entries)), m.words)
+	var cands []int32
+	var word bool
+	if m.dense != nil {
+		cands, word = m.dense.scan(text, buf[:0], m.remap, m.words)
+	} else {
+		cands, word = m.automaton().scan(text, buf[:0], int32(len(m.entries)), m.words)
+	}
 	if len(cands) == 0 && len(m.always) == 0 {
 		return nil, word
 	}

@@ -1,0 +1,193 @@
+package klog
+
+import (
+	_ "embed"
+	"encoding/binary"
+	"slices"
+	"sync"
+	"unsafe"
+)
+
+// acGenerated is the embedded database's prefilter automaton, complete,
+// as `go generate ./klog` wrote it (TestGeneratedAC): see denseAC.
+//
+//go:embed ac_generated.bin
+var acGenerated string
+
+// generatedWords are the words the generated automaton also finds (the
+// klog check's logscan.ErrorWords, in that order; TestGeneratedWords holds
+// the two together). A matcher for the embedded database with other words,
+// or none, builds its own automaton.
+var generatedWords = []string{"error", "failed", "failure", "timed out", "timeout", "invalid", "corrupt", "corrupted", "bogus", "broken"}
+
+// denseAC is the Aho–Corasick automaton of the embedded database's keys
+// and generatedWords (ignoring ASCII case), every transition computed
+// ahead: a DFA over byte classes whose rows are padded to 64 columns, so
+// the next state is delta[state<<6|class[b]]. States below quiet report
+// nothing; the others report outs[outStart[s-quiet]:outStart[s-quiet+1]],
+// database indexes (below nEntries) and words (nEntries+k).
+//
+// Why (issue 24): building the automaton at run time (the trie, the
+// failure links and a zeroed 1.4 MB table of int32s whose transitions were
+// computed as lines took them) was about 8.5 M of the 148 M instructions
+// of `fwcheck klog` on the corpus's 1.8 MB, and the table's pages were
+// faulted in as the log went. The generated table (6,000-odd states × 64
+// uint16s) is used in place in the binary's read-only data: loading it
+// reads a header and the small output lists, and the scan loop tests one
+// state number a byte with no transition left to compute. uint16 state
+// numbers halve the table and its cache footprint against int32 offsets.
+type denseAC struct {
+	class    [256]uint8
+	delta    []uint16
+	quiet    uint32
+	nEntries int32
+	outStart []uint32
+	outs     []uint16
+}
+
+// denseMagic starts ac_generated.bin; the version is its last byte.
+const denseMagic = "FWAC\x00\x00\x00\x01"
+
+// loadDense returns the generated automaton, decoded once, or nil when
+// the embedded file is unusable (TestGeneratedAC keeps it usable).
+var loadDense = sync.OnceValue(func() *denseAC {
+	d, err := decodeDense(acGenerated)
+	if err != nil {
+		return nil
+	}
+	return d
+})
+
+// denseHeader is the size of ac_generated.bin's header: the magic, four
+// uint32s (states, quiet states, database entries, outputs) and the byte
+// classes.
+const denseHeader = 8 + 4*4 + 256
+
+// decodeDense reads an automaton in ac_generated.bin's format (all
+// little-endian): the header, delta (states×64 uint16), outStart
+// (states-quiet+1 uint32) and outs (uint16). delta is used in place when
+// the machine is little-endian and the data 2-byte aligned.
+func decodeDense(s string) (*denseAC, error) {
+	if len(s) < denseHeader || s[:8] != denseMagic {
+		return nil, errDense
+	}
+	le := binary.LittleEndian
+	u32 := func(off int) uint32 { return le.Uint32([]byte(s[off : off+4])) }
+	n, quiet, nEntries, nOuts := u32(8), u32(12), u32(16), u32(20)
+	d := &denseAC{quiet: quiet, nEntries: int32(nEntries)}
+	copy(d.class[:], s[24:24+256])
+	off := denseHeader
+	nDelta := int(n) * 64
+	nStart := int(n-quiet) + 1
+	if n == 0 || quiet == 0 || quiet > n || n > 1<<16 || len(s) != off+2*nDelta+4*nStart+2*int(nOuts) {
+		return nil, errDense
+	}
+	for _, c := range d.class {
+		if c >= 64 {
+			return nil, errDense
+		}
+	}
+	raw := s[off : off+2*nDelta]
+	if p := unsafe.StringData(raw); nativeLittleEndian() && uintptr(unsafe.Pointer(p))%2 == 0 {
+		d.delta = unsafe.Slice((*uint16)(unsafe.Pointer(p)), nDelta)
+	} else {
+		d.delta = make([]uint16, nDelta)
+		for i := range d.delta {
+			d.delta[i] = le.Uint16([]byte(raw[2*i:]))
+		}
+	}
+	off += 2 * nDelta
+	d.outStart = make([]uint32, nStart)
+	for i := range d.outStart {
+		d.outStart[i] = u32(off + 4*i)
+	}
+	off += 4 * nStart
+	d.outs = make([]uint16, nOuts)
+	for i := range d.outs {
+		d.outs[i] = le.Uint16([]byte(s[off+2*i:]))
+	}
+	if d.outStart[nStart-1] != nOuts || int(nEntries) != len(generatedDB) {
+		return nil, errDense
+	}
+	for _, o := range d.outs {
+		if int(o) >= len(generatedDB)+len(generatedWords) {
+			return nil, errDense
+		}
+	}
+	for i := 1; i < nStart; i++ {
+		if d.outStart[i] < d.outStart[i-1] {
+			return nil, errDense
+		}
+	}
+	return d, nil
+}
+
+// nativeLittleEndian reports whether this machine stores a uint16's low
+// byte first.
+func nativeLittleEndian() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}
+
+type denseError struct{}
+
+func (denseError) Error() string { return "klog: ac_generated.bin is malformed" }
+
+var errDense error = denseError{}
+
+// usesGenerated reports whether a matcher of entries with words can use
+// the generated automaton: entries are the embedded database itself (not
+// a copy, nor one with an fwts database before it) and words are
+// generatedWords.
+func usesGenerated(entries []Entry, words []string) bool {
+	return len(entries) == len(generatedDB) && len(entries) > 0 && &entries[0] == &generatedDB[0] &&
+		slices.Equal(words, generatedWords)
+}
+
+// scan appends to cands the matcher's entries whose keys occur in text,
+// each once (remap turns a database index into the matcher's, -1 for an
+// entry out of scope), and reports whether one of words occurs as a whole
+// word.
+func (d *denseAC) scan(text string, cands []int32, remap []int32, words []string) ([]int32, bool) {
+	word := false
+	s := uint32(0)
+	for i := 0; i < len(text); i++ {
+		if i, s = denseAdvance(d.delta, &d.class, text, i, s, d.quiet); i == len(text) {
+			break
+		}
+		for k := d.outStart[s-d.quiet]; k < d.outStart[s-d.quiet+1]; k++ {
+			e := int32(d.outs[k])
+			if e >= d.nEntries {
+				if !word {
+					start, end := i+1-len(words[e-d.nEntries]), i+1
+					word = (start == 0 || !isWordByte(text[start-1])) && (end == len(text) || !isWordByte(text[end]))
+				}
+				continue
+			}
+			if e = remap[e]; e >= 0 && !slices.Contains(cands, e) {
+				cands = append(cands, e)
+			}
+		}
+	}
+	return cands, word
+}
+
+// denseAdvance runs the automaton over text from i in state s until it
+// enters a reporting state (returning where: the byte that led there, and
+// the state) or the text ends (i is then len(text)).
+//
+// Not inlined, so that its few variables stay in registers (see advance).
+//
+//go:noinline
+func denseAdvance(delta []uint16, cls *[256]uint8, text string, i int, s, quiet uint32) (int, uint32) {
+	_ = cls[0] // one nil check, not one a byte
+	t := text[i:]
+	for j := 0; j < len(t); j++ {
+		n := uint32(delta[s<<6|uint32(cls[t[j]])])
+		if n >= quiet {
+			return i + j, n
+		}
+		s = n
+	}
+	return len(text), s
+}
