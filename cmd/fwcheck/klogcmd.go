@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/fwcheck/fwcheck/input"
@@ -57,6 +58,14 @@ func klogCommands(add func(*command)) {
 		default:
 			return fail(e, c, errTooManyArgs)
 		}
+		// A one-shot read of a log keeps little alive (the findings, a
+		// 64 KB chunk, the matcher), so collecting at 4x the live heap
+		// rather than 2x costs a few MB and saves most collections
+		// (issue 24): on the corpus's 1.8 MB of boot logs none instead of
+		// two, 128.6 M -> 118.0 M instructions; on 35 MB 3 instead of 15,
+		// peak RSS 21.7 -> 28.9 MB. --follow, which runs for as long as
+		// the machine does, keeps the default.
+		debug.SetGCPercent(300)
 		d, err := execute(&cfg)
 		if err != nil {
 			return fail(e, c, err)
