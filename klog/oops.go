@@ -87,9 +87,13 @@ var oopsPrefixes = []string{"Kernel panic", "Oops: ", "general protection", "WAR
 
 // mayStartOops reports whether text can be a report headline: a cheap test
 // before the headline regexes. Every record of a log passes through it:
-// the headline words are found by their 'U' or 'u' (two IndexByte
-// scans) rather than three substring searches (issue 24: 11 M of the
-// 1.8 MB boot logs' instructions before, as much as parsing the stamps).
+// the headline words are found by their rarest letter in kernel logs, with
+// IndexByte, rather than by three substring searches (issue 24: 11 M of
+// the 1.8 MB boot logs' instructions before, as much as parsing the
+// stamps). In the corpus's boot logs 'G' occurs 1,600 times, 'K' 2,000
+// and 'k' 6,200, against 3,900 for 'U' and 24,000 for 'u', the letters
+// first used: wordAround 4.6 M -> 3.3 M instructions, 1.7 M fewer in all
+// with the IndexByte scans (callgrind, `fwcheck klog` on the 1.8 MB).
 func mayStartOops(text string) bool {
 	if text == "" {
 		return false
@@ -102,7 +106,7 @@ func mayStartOops(text string) bool {
 			}
 		}
 	}
-	return wordAround(text, 'U', "BUG", 1) || wordAround(text, 'U', "LOCKUP", 4) || wordAround(text, 'u', "lockup", 4)
+	return wordAround(text, 'G', "BUG", 2) || wordAround(text, 'K', "LOCKUP", 3) || wordAround(text, 'k', "lockup", 3)
 }
 
 // wordAround reports whether text holds word, whose byte at offset at is c.
