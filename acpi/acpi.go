@@ -192,6 +192,10 @@ type Tables struct {
 	// RootsMissing says, by signature, for each root table (RSDP, XSDT, RSDT) the live
 	// loader could not read, why: checks report those parts as not checked.
 	RootsMissing map[string]string
+	// Probes are what lay at each XSDT and RSDT entry's address when the
+	// source could look there (a live machine's /dev/mem, or a snapshot
+	// that recorded it): see ProbeEntries.
+	Probes []EntryProbe
 	// RootsRemedy, where the loader knows better than the reason's words
 	// (a snapshot, a root user), says by signature what would let a
 	// reader have the root table.

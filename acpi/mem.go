@@ -120,6 +120,7 @@ func ReadRoots(mem io.ReaderAt, systab []byte) (*Tables, error) {
 			ts.Add(t)
 		}
 	}
+	ts.Probes = ProbeEntries(mem, ts)
 	return ts, nil
 }
 

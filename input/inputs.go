@@ -24,7 +24,7 @@ var (
 	// recorded from /dev/mem; or an acpidump file or raw-table directory.
 	ACPITables = Declare(Def[*acpi.Tables]{
 		Name: "acpi-tables", Doc: "ACPI tables (sysfs, plus RSDP/XSDT/RSDT recorded from /dev/mem)", Root: true,
-		Capture: []string{acpi.SysfsDir, RecordedDir + "/acpi/RSDP", RecordedDir + "/acpi/XSDT", RecordedDir + "/acpi/RSDT"},
+		Capture: []string{acpi.SysfsDir, RecordedDir + "/acpi/RSDP", RecordedDir + "/acpi/XSDT", RecordedDir + "/acpi/RSDT", RecordedDir + "/acpi/" + EntriesFile},
 		Load:    loadACPI,
 		File:    loadACPIFile,
 	})
@@ -166,6 +166,14 @@ func loadACPI(src Source) (*acpi.Tables, error) {
 		roots.Add(&acpi.Table{Signature: rootFiles[file], Raw: b, Origin: "recorded " + file})
 	}
 	ts.MergeRoots(roots)
+	// What lay at each root table entry's address, where it was read.
+	if b, err := fs.ReadFile(src, path.Join(RecordedDir, acpiRootsDir, EntriesFile)); err == nil {
+		ps, err := acpi.ParseProbes(b)
+		if err != nil {
+			ts.Warnings = append(ts.Warnings, fmt.Sprintf("%s: %v", EntriesFile, err))
+		}
+		ts.Probes = ps
+	}
 	// What the snapshot left out (the MSDM table) is said, not silently
 	// missing.
 	if b, err := fs.ReadFile(src, RecordedDir+"/"+OmittedFile); err == nil {

@@ -23,6 +23,12 @@ var rootFiles = map[string]string{"RSDP": acpi.SigRSDP, "XSDT": acpi.SigXSDT, "R
 
 const acpiRootsDir = "acpi"
 
+// EntriesFile, below RecordedDir/acpi, records the first bytes at each
+// XSDT and RSDT entry's address (acpi.FormatProbes), read through
+// /dev/mem with the root tables: the acpi-tables check judges from them
+// whether an entry points at a table.
+const EntriesFile = "ENTRIES"
+
 // errNoRootTable says the RSDP does not point at this root table at all.
 var errNoRootTable = fmt.Errorf("the RSDP does not point at one: %w", fs.ErrNotExist)
 
@@ -90,6 +96,13 @@ func liveRecorders() map[string]Recorder {
 			}
 			return t.Raw, nil
 		}
+	}
+	rs[acpiRootsDir+"/"+EntriesFile] = func(root string) ([]byte, error) {
+		ts, err := readRoots(root)
+		if err != nil {
+			return nil, err
+		}
+		return acpi.FormatProbes(ts.Probes), nil
 	}
 	add := func(name string, r Recorder) { rs[name] = r }
 	addBIOSRecorders(add)

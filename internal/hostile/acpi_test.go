@@ -16,6 +16,7 @@ import (
 
 	"github.com/fwcheck/fwcheck/acpi"
 	"github.com/fwcheck/fwcheck/tests"
+	"github.com/fwcheck/fwcheck/tests/acpitables"
 	"github.com/fwcheck/fwcheck/tests/checktest"
 )
 
@@ -185,4 +186,43 @@ func TestLargeNoiseTables(t *testing.T) {
 		r := run(t, "run", "--acpidump", file(t, name+".dump", dumpOf(t, checktest.FADT(nil), tab)), "--json", "/dev/null", "--color", "never")
 		assert.Contains(t, []int{0, 1}, r.code, "%s: %.300s", name, r.stderr)
 	}
+}
+
+// A snapshot's record of what lies at each root table entry
+// (fwcheck/acpi/ENTRIES) of a million lines, and an acpidump of 4,096
+// tables whose XSDT points into the middle of each: the loader refuses the
+// record past 8,192 entries, and the check judges the dump's entries in
+// bounded time.
+func TestHugeRootEntryRecords(t *testing.T) {
+	skipShort(t)
+	var rec bytes.Buffer
+	for i := range 1_000_000 {
+		fmt.Fprintf(&rec, "XSDT %d 0x%x 0000000000000000\n", i%4096, 0x100000+i*64)
+	}
+	m := checktest.FilesMachine(t, map[string][]byte{
+		acpi.SysfsDir + "/FACP": checktest.FADT(nil),
+		"fwcheck/acpi/RSDP":     checktest.RSDP(2, 0, 0x7FC10000),
+		"fwcheck/acpi/XSDT":     checktest.SDT("XSDT", 1, checktest.XSDTBody(0x7FD00000)),
+		"fwcheck/acpi/ENTRIES":  rec.Bytes(),
+	})
+	c := tests.Lookup([]*tests.Check{acpitables.Check}, "acpi-tables")
+	r := tests.RunOne(&tests.Env{Machine: m}, c)
+	assert.NotEqual(t, tests.StatusAborted, r.Status, r.Reason)
+
+	ts := &acpi.Tables{}
+	var addrs []uint64
+	for i := range acpi.MaxTables - 2 {
+		a := 0x10000000 + uint64(i)*0x1000
+		ts.Add(&acpi.Table{Signature: "SSDT", Raw: checktest.SDT("SSDT", 2, make([]byte, 64)), Address: a})
+		addrs = append(addrs, a+8)
+	}
+	ts.Add(&acpi.Table{Signature: acpi.SigXSDT, Raw: checktest.SDT("XSDT", 1, checktest.XSDTBody(addrs...)), Address: 0x7FC10000})
+	var b bytes.Buffer
+	require.NoError(t, acpi.WriteDump(&b, ts))
+	in := file(t, "entries.dump", b.Bytes())
+	out := file(t, "out.json", nil)
+	res := run(t, "run", "acpi-tables", "--acpidump", in, "--json", out, "--color", "never")
+	assert.Equal(t, 0, res.code, "warnings only: %.300s", res.stderr)
+	_, _, _, labels := readDoc(t, out).result(t, "acpi-tables")
+	assert.Equal(t, tests.MaxPerLabel, labels["ACPIRootTableBadEntry"], "capped")
 }

@@ -13,6 +13,15 @@
 // RSDT and XSDT are given (the specification allows both), and root table
 // entries whose address holds no table of the run's set: a dump or sysfs
 // may leave tables out, so they are reported as information, never failed.
+// Added beside fwts: ACPIRootTableBadEntry, an entry that points at no
+// table header, judged only where the bytes there are known: on a live
+// machine and in a snapshot from the first 8 bytes read at each entry
+// through /dev/mem (acpi.ProbeEntries, recorded as fwcheck/acpi/ENTRIES;
+// unreadable memory proves nothing), and in an acpidump from the
+// addresses it gives (an entry at the FACS or the RSDP, or inside another
+// table). A warning: no corpus dump shows one (only D0292BFAFD2C has its
+// root tables, and its 42 entries are all table headers or tables the
+// core corpus dropped).
 package acpitables
 
 import (
@@ -79,6 +88,11 @@ var (
 	labelRootDupEntry = tests.NewLabel("ACPIRootTableDuplicateEntry", tests.Low, "ACPI 6.5 §5.2.7, §5.2.8",
 		"The same table address is listed twice in the RSDT/XSDT, so the OS loads that table twice. "+
 			"List each table once.")
+	labelRootBadEntry = tests.NewLabel("ACPIRootTableBadEntry", tests.Medium, "ACPI 6.5 §5.2.7, §5.2.8",
+		"An RSDT/XSDT entry points at memory that holds no description table: no valid signature "+
+			"and length there, the middle of another table, or the FACS or RSDP (which no root table "+
+			"lists). The OS maps what the entry gives and skips it or warns. Point every entry at "+
+			"the header of a table the firmware publishes, and remove stale entries.")
 	labelRootTruncation = tests.NewLabel("ACPIRSDTPointerTruncated", tests.High, "ACPI 6.5 §5.2.7, §5.2.8",
 		"An XSDT entry lies above 4 GiB and the RSDT lists its low 32 bits instead, which points at "+
 			"unrelated memory. A table above 4 GiB cannot be listed in the RSDT: place the tables an "+
@@ -98,7 +112,7 @@ var Check = &tests.Check{
 	Spec:     "ACPI 6.5 §5.2.5-§5.2.8",
 	Labels: []*tests.Label{labelTableTooShort, labelHeaderLength, labelTableTruncated, labelTableExtraBytes,
 		labelSignature, labelOEMField, labelRevisionNewer, labelRevisionUnknown, labelDuplicate, labelRSDPLength,
-		labelRSDPRevision, labelRSDPNoRoot, labelRSDPAddrMismatch, labelRSDPReserved, labelRSDPOEMID, labelRootLength, labelRootNullEntry,
+		labelRSDPRevision, labelRSDPNoRoot, labelRSDPAddrMismatch, labelRSDPReserved, labelRSDPOEMID, labelRootLength, labelRootNullEntry, labelRootBadEntry,
 		labelRootDupEntry, labelRootTruncation, labelRootMismatch},
 	Run: run,
 }
@@ -335,14 +349,14 @@ func checkRoots(p *tests.Pass, ts *acpi.Tables) {
 		if x, err := acpi.ParseXSDT(xt); err == nil {
 			boundEntries(p, "XSDT", x)
 			xe = x.Entries
-			checkRootEntries(p, "XSDT", x, byAddr)
+			checkRootEntries(p, "XSDT", x, byAddr, ts)
 		}
 	}
 	if rs != nil {
 		if r, err := acpi.ParseRSDT(rs); err == nil {
 			boundEntries(p, "RSDT", r)
 			re = r.Entries
-			checkRootEntries(p, "RSDT", r, byAddr)
+			checkRootEntries(p, "RSDT", r, byAddr, ts)
 		}
 	}
 	if xe == nil || re == nil {
@@ -393,18 +407,37 @@ func tableAt(byAddr map[uint64]*acpi.Table, a uint64) string {
 	return "unknown table"
 }
 
-func checkRootEntries(p *tests.Pass, name string, r *acpi.RootTable, byAddr map[uint64]*acpi.Table) {
+func checkRootEntries(p *tests.Pass, name string, r *acpi.RootTable, byAddr map[uint64]*acpi.Table, ts *acpi.Tables) {
 	if r.Trailing != 0 {
 		p.Fail(labelRootLength, "%s: %d bytes after the last whole entry", name, r.Trailing)
+	}
+	// What the source read at each entry's address (live /dev/mem or a
+	// snapshot's record), by entry index.
+	probed := map[int]acpi.EntryProbe{}
+	for _, pr := range ts.Probes {
+		if pr.Root == name {
+			probed[pr.Index] = pr
+		}
 	}
 	seen := map[uint64]bool{}
 	var absent []string
 	for i, a := range r.Entries {
+		bad := ""
+		if pr, ok := probed[i]; ok && pr.Address == a {
+			bad = pr.Bad()
+		}
+		if bad == "" && a != 0 {
+			bad = badInDump(byAddr, a)
+		}
 		switch {
 		case a == 0:
 			p.Fail(labelRootNullEntry, "%s entry %d is zero", name, i)
 		case seen[a]:
 			p.Fail(labelRootDupEntry, "%s entry %d repeats address 0x%x", name, i, a)
+		case bad != "":
+			// A warning until a real machine shows one (no corpus dump
+			// records what lies at its entries).
+			p.Warn(labelRootBadEntry, "%s entry %d (0x%x) points at %s", name, i, a, bad)
 		case len(byAddr) > 1 && byAddr[a] == nil:
 			absent = append(absent, fmt.Sprintf("0x%x", a))
 		}
@@ -417,4 +450,33 @@ func checkRootEntries(p *tests.Pass, name string, r *acpi.RootTable, byAddr map[
 			name, len(absent), len(r.Entries), strings.Join(absent, " "))
 	}
 	p.Passed("%s lists %d tables", name, len(r.Entries))
+}
+
+// badInDump says, from the addresses an acpidump recorded, why the table
+// address a is no table's ("" when it is one, or when the dump cannot
+// tell): the FACS's or RSDP's address, or an address inside another
+// table. An address no dumped table covers proves nothing: a dump may
+// leave tables out.
+func badInDump(byAddr map[uint64]*acpi.Table, a uint64) string {
+	if t := byAddr[a]; t != nil {
+		switch t.Signature {
+		case acpi.SigFACS:
+			return "the FACS, which the FADT points to and no root table may list"
+		case acpi.SigRSDP:
+			return "the RSDP, which is no description table"
+		}
+		return ""
+	}
+	// The table starting last below a (tables do not overlap; where they
+	// do, the nearest start is named).
+	var in *acpi.Table
+	for _, t := range byAddr {
+		if t.Address < a && (in == nil || t.Address > in.Address) {
+			in = t
+		}
+	}
+	if in != nil && a-in.Address < uint64(len(in.Raw)) {
+		return fmt.Sprintf("byte %d of %s (at 0x%x), not a table's start", a-in.Address, in.Name(), in.Address)
+	}
+	return ""
 }

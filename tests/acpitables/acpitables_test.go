@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"testing"
 
+	"github.com/fwcheck/fwcheck/acpi"
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/checktest"
 
@@ -142,4 +143,64 @@ func TestRSDPReservedAndOEMID(t *testing.T) {
 	b = checktest.RSDP(2, 0x7FC00000, 0x7FC10000)
 	b[10] = 0x07
 	assert.Equal(t, []string{"RSDPOEMIDNotASCII"}, warnings(b))
+}
+
+// ACPIRootTableBadEntry, from an acpidump's addresses: an entry at the
+// FACS, or inside another table, is no table; an entry no dumped table
+// covers proves nothing (a dump may leave tables out).
+func TestRootTableBadEntryFromDump(t *testing.T) {
+	rsdp := checktest.Table{Raw: checktest.RSDP(2, 0, 0x7FC10000), Addr: 0xF0000}
+	fadt := checktest.Table{Raw: checktest.FADT(nil), Addr: 0x7FD00000}
+	facs := make([]byte, 64)
+	copy(facs, "FACS")
+	binary.LittleEndian.PutUint32(facs[4:], 64)
+	facsT := checktest.Table{Raw: facs, Addr: 0x7FE00000}
+	xsdt := func(addrs ...uint64) checktest.Table {
+		return checktest.Table{Raw: checktest.SDT("XSDT", 1, checktest.XSDTBody(addrs...)), Addr: 0x7FC10000}
+	}
+	warned := func(tables ...checktest.Table) (labels, msgs []string) {
+		r := checktest.Run(t, Check, checktest.Machine(t, nil, tables...))
+		for _, f := range r.Findings {
+			if f.Kind == tests.KindWarning || f.Kind == tests.KindFail {
+				labels = append(labels, f.Label)
+				msgs = append(msgs, f.Message)
+			}
+		}
+		return labels, msgs
+	}
+	l, _ := warned(rsdp, xsdt(0x7FD00000, 0x7FF00000), fadt, facsT)
+	assert.Empty(t, l, "an entry whose table the dump lacks")
+	l, m := warned(rsdp, xsdt(0x7FD00000, 0x7FE00000), fadt, facsT)
+	assert.Equal(t, []string{"ACPIRootTableBadEntry"}, l)
+	assert.Contains(t, m[0], "XSDT entry 1 (0x7fe00000) points at the FACS")
+	l, m = warned(rsdp, xsdt(0x7FD00000, 0x7FD00010), fadt, facsT)
+	assert.Equal(t, []string{"ACPIRootTableBadEntry"}, l)
+	assert.Contains(t, m[0], "byte 16 of FACP (at 0x7fd00000)")
+}
+
+// ACPIRootTableBadEntry, from what a snapshot recorded at each entry's
+// address (fwcheck/acpi/ENTRIES, read through /dev/mem).
+func TestRootTableBadEntryFromSnapshot(t *testing.T) {
+	xsdt := checktest.SDT("XSDT", 1, checktest.XSDTBody(0x7FD00000, 0x7FD10000, 0x7FD20000))
+	probes := []acpi.EntryProbe{
+		{Root: acpi.SigXSDT, Index: 0, Address: 0x7FD00000, Head: []byte("FACP\x14\x01\x00\x00")},
+		{Root: acpi.SigXSDT, Index: 1, Address: 0x7FD10000, Head: []byte("\x00\x00\x00\x00\x00\x00\x00\x00")},
+		{Root: acpi.SigXSDT, Index: 2, Address: 0x7FD20000},
+	}
+	m := checktest.FilesMachine(t, map[string][]byte{
+		acpi.SysfsDir + "/FACP":     checktest.FADT(nil),
+		"fwcheck/acpi/RSDP":         checktest.RSDP(2, 0, 0x7FC10000),
+		"fwcheck/acpi/XSDT":         xsdt,
+		"fwcheck/acpi/" + "ENTRIES": acpi.FormatProbes(probes),
+	})
+	r := checktest.Run(t, Check, m)
+	var got []string
+	for _, f := range r.Findings {
+		if f.Label == "ACPIRootTableBadEntry" {
+			assert.Equal(t, tests.KindWarning, f.Kind)
+			got = append(got, f.Message)
+		}
+	}
+	require.Len(t, got, 1, "%+v", r.Findings)
+	assert.Contains(t, got[0], "XSDT entry 1 (0x7fd10000) points at no table signature (bytes 00 00")
 }
