@@ -8,8 +8,10 @@
 // APIC scopes against the MADT, HPET scopes against the HPET tables, RHSA
 // and ANDD references within the DMAR.
 //
-// Left out on purpose: the namespace object an ANDD names (the table set
-// alone has no namespace; a check over the AML could resolve it), the
+// When the tables hold the DSDT, the object each ANDD names must be in the
+// namespace the DSDT and SSDTs build (DMARANDDNotInNamespace; a name
+// declared only by External is not checked: the table defining it is not
+// in the set). Left out on purpose: the
 // RHSA proximity domain against the SRAT (an SRAT is optional even where
 // an RHSA is given), and PCI device paths against the devices present (the
 // firmware may describe hot-pluggable slots that are empty). Revision 2 is
@@ -39,6 +41,7 @@
 //	DMARATSRNoScope            none
 //	DMARRHSAUnknownUnit        none
 //	DMARANDDName               none
+//	DMARANDDNotInNamespace     none
 //	DMARNamespaceScopeUnknown  none
 //	DMARDeviceScopeLength      none
 //	DMARDeviceScopePath        none
@@ -55,6 +58,7 @@ import (
 	"github.com/fwcheck/fwcheck/acpi"
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/tests"
+	"github.com/fwcheck/fwcheck/tests/internal/amlcheck"
 	"github.com/fwcheck/fwcheck/tests/internal/tablecheck"
 )
 
@@ -123,6 +127,10 @@ var (
 	labelANDDName = tests.NewLabel("DMARANDDName", tests.Medium, "Intel VT-d 4.1 §8.7",
 		"An ANDD's object name is empty or not NUL-terminated, so the OS cannot find the device. "+
 			"Give the device's full namespace path, NUL-terminated.")
+	labelANDDNamespace = tests.NewLabel("DMARANDDNotInNamespace", tests.Medium, "Intel VT-d 4.1 §8.7",
+		"An ANDD names an ACPI object the namespace (DSDT and SSDTs) does not have, so the OS "+
+			"cannot bind the device's DMA remapping to it and the device falls outside the IOMMU. "+
+			"Give the full path of the device object the firmware declares, or declare it.")
 	labelNamespaceScope = tests.NewLabel("DMARNamespaceScopeUnknown", tests.Medium, "Intel VT-d 4.1 §8.3.1.3, §8.7",
 		"An ACPI namespace device scope gives a device number no ANDD structure declares, so the OS "+
 			"cannot tell which device it means. Add the ANDD, or correct the enumeration ID.")
@@ -148,7 +156,7 @@ var (
 
 var allLabels = []*tests.Label{labelMalformed, labelRevision, labelWidth, labelReserved, labelStructLength, labelStructShort,
 	labelNoDRHD, labelIncludeAll, labelBase, labelDupBase, labelNoScope, labelIncludeAllPCI, labelRMRRRange,
-	labelRMRRNotReserved, labelScopeType, labelSegment, labelATSRNoScope, labelRHSA, labelANDDName, labelNamespaceScope,
+	labelRMRRNotReserved, labelScopeType, labelSegment, labelATSRNoScope, labelRHSA, labelANDDName, labelANDDNamespace, labelNamespaceScope,
 	labelScopeLength, labelScopePath, labelIOAPICMADT, labelIOAPICUncovered, labelHPETScope}
 
 // unconfirmed are the labels not yet seen on a real machine: warnings.
@@ -208,7 +216,7 @@ func check(p *tests.Pass, ts *acpi.Tables, t *acpi.Table) {
 	andd := map[uint8]bool{}
 	var nsScopes []acpi.DeviceScope
 	var ioapicScopes, hpetScopes []acpi.DeviceScope
-	var rmrrs []acpi.DMARStructure
+	var rmrrs, anddNames []acpi.DMARStructure
 	counts := map[string]int{}
 	for i, s := range d.Structures {
 		name := acpi.DMARTypeName(s.Type)
@@ -311,6 +319,9 @@ func check(p *tests.Pass, ts *acpi.Tables, t *acpi.Table) {
 				r.Fail(labelANDDName, "%s (device number %d): object name %q, terminated %t", where, s.DeviceNumber, s.ObjectName, s.NameTerminated)
 			}
 			andd[s.DeviceNumber] = true
+			if s.NameTerminated && s.ObjectName != "" {
+				anddNames = append(anddNames, s)
+			}
 		}
 	}
 	if len(d.Structures) > 0 && counts["DRHD"] == 0 {
@@ -350,6 +361,9 @@ func check(p *tests.Pass, ts *acpi.Tables, t *acpi.Table) {
 		if !andd[ds.EnumerationID] {
 			r.Fail(labelNamespaceScope, "ACPI namespace device scope at offset %d: device number %d", ds.Offset, ds.EnumerationID)
 		}
+	}
+	if len(anddNames) > 0 {
+		checkANDDNames(p, r, ts, anddNames)
 	}
 	checkIOAPICs(r, ts, d, ioapicScopes)
 	checkHPETs(r, ts, hpetScopes)
@@ -425,3 +439,26 @@ func checkHPETs(r *tablecheck.T, ts *acpi.Tables, scopes []acpi.DeviceScope) {
 }
 
 func segList(segs []int) string { return "segment " + strings.Trim(fmt.Sprint(segs), "[]") }
+
+// checkANDDNames looks up each ANDD's object name in the namespace the
+// DSDT and SSDTs build (the run's one, shared with the AML checks).
+func checkANDDNames(p *tests.Pass, r *tablecheck.T, ts *acpi.Tables, andds []acpi.DMARStructure) {
+	if len(ts.Get(acpi.SigDSDT)) == 0 {
+		p.NotChecked(r.Name+": ANDD object names against the namespace", "the tables hold no DSDT (this dump has the static tables only)", "give a dump with the DSDT and SSDTs")
+		return
+	}
+	l := tests.Input(p, amlcheck.Namespace)
+	for _, s := range andds {
+		name := s.ObjectName
+		if !strings.HasPrefix(name, "\\") {
+			name = "\\" + name // VT-d asks for the full path; a relative one is read from the root
+		}
+		n := l.NS.Lookup(name)
+		switch {
+		case n == nil:
+			r.Fail(labelANDDNamespace, "ANDD at offset %d (device number %d) names %s, which the namespace does not have", s.Offset, s.DeviceNumber, s.ObjectName)
+		case n.External:
+			p.NotChecked(r.Name+": ANDD object "+s.ObjectName, "the tables declare it only as External; the table that defines it is not among them", "give a dump with every SSDT, including those loaded at run time")
+		}
+	}
+}

@@ -113,3 +113,33 @@ func TestDMARRMRRInMemoryMap(t *testing.T) {
 	r = checktest.Run(t, Check, checktest.Machine(t, mm, checktest.Table{Raw: raw}))
 	assert.Equal(t, []string{"DMARRMRRNotReserved"}, tablecheck.Labels(r))
 }
+
+// With the DSDT in the set, an ANDD's object name is looked up in the
+// namespace; without it the lookup is said not done.
+func TestDMARANDDNamespace(t *testing.T) {
+	madt := checktest.MADT(3, checktest.LAPIC(0, 0, 1), checktest.IOAPIC(2, 0xFEC00000))
+	dsdt := checktest.SDT("DSDT", 2, []byte{0x5B, 0x82, 0x05, 'D', 'E', 'V', '0'}) // Device (DEV0)
+	andd := func(name string) []byte {
+		return dmar(1, drhd(1, 0, 0xFED91000, scope(3, 2, 0xF0, 0x1F, 0), scope(5, 1, 0, 0x15, 0)),
+			structure(4, cat([]byte{0, 0, 0, 1}, []byte(name+"\x00"))))
+	}
+	for _, c := range []struct {
+		name string
+		want []string
+	}{
+		{`\DEV0`, nil},
+		{`DEV0`, nil},
+		{`\_SB.I2C0`, []string{"DMARANDDNotInNamespace"}},
+	} {
+		r := checktest.RunTables(t, Check, madt, dsdt, andd(c.name))
+		assert.Equal(t, c.want, tablecheck.Labels(r), "%s: %+v", c.name, r.Findings)
+		if c.want != nil {
+			f := checktest.FindingWith(r, "DMARANDDNotInNamespace")
+			assert.Equal(t, tests.KindWarning, f.Kind, "a warning until a corpus machine shows one")
+			assert.Contains(t, f.Message, `names \_SB.I2C0, which the namespace does not have`)
+		}
+	}
+	r := checktest.RunTables(t, Check, madt, andd(`\_SB.I2C0`))
+	assert.Nil(t, tablecheck.Labels(r))
+	assert.Equal(t, tests.StatusIncomplete, r.Status, "without a DSDT the name is not looked up, and the verdict says so")
+}

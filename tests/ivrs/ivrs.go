@@ -2,7 +2,8 @@
 // Virtualization Technology (IOMMU) Specification, revision 3.08, §5.2):
 // revision against the block types present, every IVHD and IVMD block
 // walked by its own length, IOMMU base addresses, device entries walked by
-// the size their type gives with ranges opened and closed, IVMD ranges,
+// the size their type gives with ranges opened and closed, IVMD ranges
+// (aligned, and reserved in the firmware memory map when the run has it),
 // and the cross-table rules: special-device I/O APIC handles against the
 // MADT (Linux turns interrupt remapping off when an I/O APIC is missing)
 // and HPET handles against the HPET tables.
@@ -31,6 +32,7 @@
 //	IVRSIOAPICMissing      1: core/E273887C5E08
 //	IVRSHPETNotInHPET      3: core/57ED146F2C3C core/60A19B2806BE full/57ED146F2C3C
 //	IVRSIVMDRange          none
+//	IVRSIVMDNotReserved    none
 package ivrs
 
 import (
@@ -96,10 +98,15 @@ var (
 		"An IVMD's start address or length is not 4 KiB aligned, its length is 0, or the range wraps "+
 			"past the top of memory; the OS cannot map the memory the device needs. Give a page-aligned, "+
 			"non-empty range.")
+	labelIVMDReserved = tests.NewLabel("IVRSIVMDNotReserved", tests.Medium, "AMD IOMMU 3.08 §5.2.3",
+		"An IVMD range, memory a device reaches through the IOMMU's unity mapping or exclusion "+
+			"range, is usable RAM in the firmware memory map, so the OS may give it to other software "+
+			"while the device reads or writes it. Mark every IVMD range reserved in the E820/UEFI map.")
 )
 
 var allLabels = []*tests.Label{labelMalformed, labelRevision, labelReserved, labelBlockLength, labelBlockShort, labelNoIVHD,
-	labelBase, labelEntryLength, labelRange, labelHIDType, labelVariety, labelIOAPICMADT, labelIOAPICMissing, labelHPET, labelIVMD}
+	labelBase, labelEntryLength, labelRange, labelHIDType, labelVariety, labelIOAPICMADT, labelIOAPICMissing, labelHPET, labelIVMD,
+	labelIVMDReserved}
 
 // confirmed are the labels whose corpus occurrences were read against the
 // specification (the table above); the others are warnings until seen.
@@ -115,6 +122,7 @@ var Check = &tests.Check{
 	Category: tests.ACPI,
 	Arch:     tests.X86,
 	Inputs:   []input.Decl{input.ACPITables},
+	Optional: []input.Decl{input.MemoryMap},
 	Spec:     spec,
 	Labels:   allLabels,
 	Run:      run,
@@ -144,6 +152,7 @@ func check(p *tests.Pass, ts *acpi.Tables, t *acpi.Table) {
 	// special[type] holds the I/O APIC IDs the IVHDs of that type name.
 	special := map[uint32]map[uint8]bool{}
 	var ioapicEntries, hpetEntries []acpi.IVDeviceEntry
+	var ivmds []acpi.IVRSBlock
 	for _, b := range v.Blocks {
 		counts[b.Type]++
 		where := fmt.Sprintf("block type %02Xh at offset %d", b.Type, b.Offset)
@@ -163,6 +172,8 @@ func check(p *tests.Pass, ts *acpi.Tables, t *acpi.Table) {
 			}
 			if b.Start&0xFFF != 0 || b.Size&0xFFF != 0 || b.Size == 0 || b.Start+b.Size < b.Start {
 				r.Fail(labelIVMD, "%s: start 0x%x, length 0x%x", where, b.Start, b.Size)
+			} else {
+				ivmds = append(ivmds, b)
 			}
 			continue
 		}
@@ -223,6 +234,15 @@ func check(p *tests.Pass, ts *acpi.Tables, t *acpi.Table) {
 	}
 	checkIOAPICs(r, ts, special, ioapicEntries)
 	checkHPETs(r, ts, hpetEntries)
+	if len(ivmds) > 0 {
+		if mm := tablecheck.MemoryMap(p, t.Name()+": IVMD ranges against the memory map"); mm != nil {
+			for _, b := range ivmds {
+				if ok, what := tablecheck.Reserved(mm, b.Start, b.Start+b.Size-1); !ok {
+					r.Fail(labelIVMDReserved, "IVMD type %02Xh at offset %d: 0x%x-0x%x is covered by %s", b.Type, b.Offset, b.Start, b.Start+b.Size-1, what)
+				}
+			}
+		}
+	}
 	var parts []string
 	keys := make([]int, 0, len(counts))
 	for k := range counts {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/fwcheck/fwcheck/memmap"
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/checktest"
 	"github.com/fwcheck/fwcheck/tests/internal/tablecheck"
@@ -101,4 +102,26 @@ func TestIVRS(t *testing.T) {
 		})
 	}
 	assert.Equal(t, tests.StatusNotApplicable, checktest.RunTables(t, Check, madt).Status)
+}
+
+// With the firmware memory map, every IVMD range must be reserved; a
+// range in usable RAM is a warning until a corpus machine shows one.
+func TestIVRSIVMDInMemoryMap(t *testing.T) {
+	madt := checktest.MADT(3, checktest.LAPIC(0, 0, 1), checktest.IOAPIC(4, 0xFEC00000))
+	raw := ivrs(2, ivhd(0x10, 0xFD400000, all, ioapic4), ivmd(0x9F000000, 0x10000))
+	mm := []memmap.Range{{Start: 0x100000, End: 0x9EFFFFFF, Type: "System RAM"}, {Start: 0x9F000000, End: 0x9FFFFFFF, Type: "Reserved"}}
+	run := func() tests.Result {
+		return checktest.Run(t, Check, checktest.Machine(t, mm, checktest.Table{Raw: madt}, checktest.Table{Raw: raw}))
+	}
+	r := run()
+	assert.Equal(t, tests.StatusPassed, r.Status, "%+v", r)
+	mm[0].End, mm[1].Start = 0x9F007FFF, 0x9F008000
+	r = run()
+	assert.Equal(t, []string{"IVRSIVMDNotReserved"}, tablecheck.Labels(r))
+	f := checktest.FindingWith(r, "IVRSIVMDNotReserved")
+	assert.Equal(t, tests.KindWarning, f.Kind)
+	assert.Contains(t, f.Message, "0x9f000000-0x9f00ffff is covered by 0x100000-0x9f007fff System RAM")
+	// Without a memory map the ranges are said not checked.
+	r = checktest.RunTables(t, Check, madt, raw)
+	assert.Equal(t, tests.StatusIncomplete, r.Status)
 }
