@@ -8,7 +8,7 @@
 #                     acpiexec), with apt-get, only when missing
 #                     also, when the distribution has it, linux-source-6.1
 #                     (and xz) for klogscan's coverage test
-#   make image        build out/fwcheck.cpio.zst for KERNEL
+#   make image        build out/fwcheck.cpio.lz4 for KERNEL
 #   make usb          write out/fwcheck.img, the bootable USB stick image
 #                     (UEFI and BIOS, fwcheck.cfg, FWCHECK results partition;
 #                     boots with Secure Boot on through shim when the kernel
@@ -34,7 +34,7 @@
 # (/lib/modules/RELEASE) go into the image. APPEND adds kernel arguments,
 # e.g. APPEND="fwcheck.run=checksum fwcheck.after=poweroff".
 
-IMAGE         ?= out/fwcheck.cpio.zst
+IMAGE         ?= out/fwcheck.cpio.lz4
 USB_IMAGE     ?= out/fwcheck.img
 KERNEL        ?=
 APPEND        ?=

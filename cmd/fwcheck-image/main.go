@@ -96,7 +96,7 @@ func fail(stderr io.Writer, name string, err error) int {
 func build(stdout, stderr io.Writer, args []string) int {
 	fs := flag.NewFlagSet("build", flag.ContinueOnError)
 	var o mkimage.Options
-	fs.StringVar(&o.Output, "o", "", "write the initramfs to `OUT` (required), compressed as its name ends: .cpio.zst (zstd), .cpio.gz (gzip) or .cpio (none)")
+	fs.StringVar(&o.Output, "o", "", "write the initramfs to `OUT` (required), compressed as its name ends: .cpio.lz4 (LZ4), .cpio.zst (zstd), .cpio.gz (gzip) or .cpio (none)")
 	fs.StringVar(&o.Kernel, "kernel", "", "the `VMLINUZ` the image will boot; its modules (efivarfs, msr, cpuid, disk drivers) go into the image")
 	fs.StringVar(&o.ModulesDir, "modules", "", "take kernel modules from `DIR` instead of /lib/modules/RELEASE")
 	fs.StringVar(&o.Source, "src", "", "the fwcheck source tree `DIR` (default: found from the working directory)")
@@ -175,7 +175,7 @@ func usb(stdout, stderr io.Writer, args []string) int {
 			return fail(stderr, "usb", err)
 		}
 		defer os.RemoveAll(tmp)
-		o.Output, o.Logf = filepath.Join(tmp, "fwcheck.cpio.zst"), logf
+		o.Output, o.Logf = filepath.Join(tmp, "fwcheck.cpio.lz4"), logf
 		res, err := mkimage.Build(o)
 		if err != nil {
 			return fail(stderr, "usb", err)
@@ -196,7 +196,7 @@ func boot(stdout, stderr io.Writer, args []string) int {
 	fs := flag.NewFlagSet("boot", flag.ContinueOnError)
 	var vm qemu.Config
 	fw := fs.String("firmware", "ovmf", "`FIRMWARE`: ovmf (UEFI, q35), seabios (BIOS, pc), aavmf (arm64 UEFI, virt with ACPI) or aavmf-dt (arm64 UEFI, virt with a devicetree only)")
-	fs.StringVar(&vm.Initramfs, "initramfs", "out/fwcheck.cpio.zst", "the initramfs `FILE` to boot")
+	fs.StringVar(&vm.Initramfs, "initramfs", "out/fwcheck.cpio.lz4", "the initramfs `FILE` to boot")
 	fs.StringVar(&vm.Kernel, "kernel", "", "the `VMLINUZ` to boot (required)")
 	fs.StringVar(&vm.Append, "append", "", "extra kernel command line `ARGS`, e.g. fwcheck.after=poweroff")
 	fs.StringVar(&vm.USB, "usb", "", "boot this USB stick `IMG` (from 'fwcheck-image usb') through the firmware instead of --kernel and --initramfs")

@@ -2,7 +2,7 @@
 fwcheck's live image (pc machine, SeaBIOS) with a FAT results disk.
 
 FWCHECK_KERNEL and FWCHECK_IMAGE name the kernel and the initramfs
-(`make labgrid-test` builds out/fwcheck.cpio.zst and passes both);
+(`make labgrid-test` builds out/fwcheck.cpio.lz4 and passes both);
 FWCHECK_QEMU_ACCEL picks the accelerator (tcg by default).
 """
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/pierrec/lz4/v4"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/ulikunitz/xz"
@@ -270,7 +271,7 @@ func TestCommandsAreModuleTools(t *testing.T) {
 }
 
 func TestCompressionByName(t *testing.T) {
-	for name, want := range map[string]string{"out/fwcheck.cpio.zst": "zstd", "a.cpio.gz": "gzip", "a.cpio": "none"} {
+	for name, want := range map[string]string{"out/fwcheck.cpio.lz4": "lz4", "a.cpio.zst": "zstd", "a.cpio.gz": "gzip", "a.cpio": "none"} {
 		got, err := Compression(name)
 		require.NoError(t, err, name)
 		assert.Equal(t, want, got, name)
@@ -288,7 +289,7 @@ func TestCompressFileRoundTrip(t *testing.T) {
 	src := filepath.Join(dir, "in.cpio")
 	data := bytes.Repeat([]byte("070701 fwcheck initramfs "), 40000)
 	require.NoError(t, os.WriteFile(src, data, 0o644))
-	for _, name := range []string{"o.cpio.zst", "o.cpio.gz", "o.cpio"} {
+	for _, name := range []string{"o.cpio.lz4", "o.cpio.zst", "o.cpio.gz", "o.cpio"} {
 		dst := filepath.Join(dir, name)
 		raw, size, err := compressFile(src, dst)
 		require.NoError(t, err, name)
@@ -307,6 +308,12 @@ func TestCompressFileRoundTrip(t *testing.T) {
 			got, err = zr.DecodeAll(b, nil)
 			zr.Close()
 			require.NoError(t, err)
+		case "o.cpio.lz4":
+			assert.Equal(t, []byte{0x02, 0x21, 0x4c, 0x18}, b[:4], "LZ4 legacy frame magic, the one the kernel reads")
+			var buf bytes.Buffer
+			_, err := buf.ReadFrom(lz4.NewReader(bytes.NewReader(b)))
+			require.NoError(t, err)
+			got = buf.Bytes()
 		case "o.cpio.gz":
 			zr, err := gzip.NewReader(bytes.NewReader(b))
 			require.NoError(t, err)

@@ -10,7 +10,7 @@ package mkimage
 //	                    grub.cfg in EFI/debian, or GRUB for UEFI: see
 //	                    signed.go), boot/grub/grub.cfg (one file for
 //	                    both firmware kinds), fwcheck/vmlinuz,
-//	                    fwcheck/initramfs (as built: zstd or gzip), fwcheck.cfg
+//	                    fwcheck/initramfs (as built: LZ4, zstd or gzip), fwcheck.cfg
 //	partition 2         FAT16 "FWCHECK", type 0x0E: the results
 //
 // MBR rather than GPT because legacy BIOSes boot an MBR stick with an
