@@ -25,20 +25,26 @@
 // published the tables; corpus SLICs carry 1 and 3), SPMI's last byte
 // (10 corpus machines have 65-byte SPMIs and 6 stop at 64, before the
 // trailing reserved byte: 64 is the minimum taken), and the structures of
-// MPST, DRTM and iBFT, which are not a simple typed list (iBFT's are
-// found by offsets, MPST's and DRTM's are nested lists): their length is
-// checked against the fixed part only.
+// MPST and DRTM, which are nested lists: their length is checked against
+// the fixed part only. Two tables have walks of their own: WDAT's
+// instruction entries are 24 bytes each after the 68-byte fixed part, so
+// its entry count must give its Length exactly (all 9 corpus WDATs do);
+// iBFT's structures are found by the offsets of its control structure,
+// each of which must lead, inside the table, to a structure of the type
+// its place gives (TableStructureReference).
 //
 // Labels and the corpus machines that have them (linuxhw core/ and full/
 // dumps, tests/all TestTableLabelMachines):
 //
-//	TableShort            none
-//	TableRevision         none
-//	TableStructureLength  8: core/4B89F57A5AA6 core/742F023DAEF2 core/795503221AEA core/D0292BFAFD2C …
-//	TableStructureCount   none
+//	TableShort               none
+//	TableRevision            none
+//	TableStructureLength     8: core/4B89F57A5AA6 core/742F023DAEF2 core/795503221AEA core/D0292BFAFD2C …
+//	TableStructureCount      none
+//	TableStructureReference  none
 package acpistruct
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -68,6 +74,12 @@ type desc struct {
 	countOff, countSize int
 	// secret: never quote the table's bytes.
 	secret bool
+	// entries describes a list of fixed-size entries after the fixed
+	// part, with their count at countOff (4 bytes): WDAT's instructions.
+	entrySize int
+	// custom walks a table whose structures are found otherwise (iBFT's,
+	// by offsets); it returns what the Done line says of them.
+	custom func(r *tablecheck.T, t *acpi.Table) string
 }
 
 func layout(start, typeOff, typeSize, lenOff, lenSize int) *acpi.StructureLayout {
@@ -89,7 +101,8 @@ func names(n ...string) map[uint32]string {
 var tables = []desc{
 	{sig: "PHAT", spec: "ACPI 6.5 §5.2.31", min: 36, revs: []uint8{1}, walk: layout(36, 0, 2, 2, 2),
 		types: names("firmware version data", "firmware health data")},
-	{sig: "WDAT", spec: "Microsoft Hardware Watchdog Timers Design Specification 1.0 (WDAT)", min: 68, revs: []uint8{1}},
+	{sig: "WDAT", spec: "Microsoft Hardware Watchdog Timers Design Specification 1.0 (WDAT)", min: 68, revs: []uint8{1},
+		countOff: 64, countSize: 4, entrySize: 24},
 	{sig: "SPMI", spec: "IPMI 2.0 Appendix C3 (SPMI)", min: 64, revs: []uint8{5}},
 	{sig: "SBST", spec: "ACPI 6.5 §5.2.14", min: 48, revs: []uint8{1}},
 	{sig: "CSRT", spec: "Microsoft Core System Resources Table (CSRT)", min: 36, revs: []uint8{0, 1}, walk: layout(36, 4, 4, 0, 4)},
@@ -129,7 +142,7 @@ var tables = []desc{
 	{sig: "SVKL", spec: "ACPI 6.5 §5.2.35", min: 40, revs: []uint8{1}},
 	{sig: "MPST", spec: "ACPI 6.5 §5.2.21", min: 44, revs: []uint8{1}},
 	{sig: "DRTM", spec: "TCG D-RTM Architecture 1.0 (DRTM)", min: 36, revs: []uint8{1}},
-	{sig: "IBFT", spec: "iSCSI Boot Firmware Table 1.03", min: 48, revs: []uint8{1}},
+	{sig: "IBFT", spec: "iSCSI Boot Firmware Table 1.03", min: 48, revs: []uint8{1}, custom: walkIBFT},
 }
 
 const specAll = "ACPI 6.5 §5.2.6 and each table's specification"
@@ -146,9 +159,15 @@ var (
 			"the end of the table, so the OS stops reading the structures there. Give each structure its "+
 			"real length.")
 	labelCount = tests.NewLabel("TableStructureCount", tests.Low, specAll,
-		"The table's count of structures is larger than the structures it holds. Make the count and the "+
-			"structures agree.")
-	allLabels = []*tests.Label{labelShort, labelRevision, labelStructLength, labelCount}
+		"The table's count of structures is larger than the structures it holds (for a list of "+
+			"fixed-size entries, the count and the table's length disagree), so an OS reads past the "+
+			"entries or misses some. Make the count and the structures agree.")
+	labelReference = tests.NewLabel("TableStructureReference", tests.Medium, specAll,
+		"A structure the table finds by offset (iBFT's control structure and the initiator, NIC and "+
+			"target structures it points to) lies outside the table or is not of the type its place "+
+			"says, so the OS boots from the wrong iSCSI target or none. Point each offset at its "+
+			"structure, or make it 0 for a structure that is absent.")
+	allLabels = []*tests.Label{labelShort, labelRevision, labelStructLength, labelCount, labelReference}
 )
 
 // confirmed are the labels whose corpus occurrences were read against
@@ -215,6 +234,18 @@ func check(r *tablecheck.T, t *acpi.Table, d desc) {
 	}
 	if d.revs != nil {
 		r.Revision(labelRevision, t, d.revs...)
+	}
+	if d.entrySize > 0 {
+		count := uint64(binary.LittleEndian.Uint32(t.Raw[d.countOff:]))
+		if want := uint64(d.min) + count*uint64(d.entrySize); want != uint64(length) {
+			r.Fail(labelCount, "%d entries of %d bytes need Length %d; Length is %d", count, d.entrySize, want, length)
+		}
+		r.Done("revision %d, %d bytes, %d entries of %d bytes", t.Header.Revision, length, count, d.entrySize)
+		return
+	}
+	if d.custom != nil {
+		r.Done("revision %d, %d bytes, %s", t.Header.Revision, length, d.custom(r, t))
+		return
 	}
 	if d.walk == nil {
 		if d.secret {
@@ -284,4 +315,71 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// iBFT structure IDs (iSCSI Boot Firmware Table 1.03 §3.3-§3.8).
+const (
+	ibftControl   = 1
+	ibftInitiator = 2
+	ibftNIC       = 3
+	ibftTarget    = 4
+	ibftHeader    = 6 // ID, version, length (2), index, flags
+)
+
+var ibftNames = map[uint8]string{ibftControl: "control", ibftInitiator: "initiator", ibftNIC: "NIC", ibftTarget: "target", 5: "extensions"}
+
+// walkIBFT reads the iBFT's control structure (after the 48-byte table
+// header) and follows its offsets: the initiator structure, then NIC and
+// target structures in pairs. Each must lie inside the table, with a
+// header and its own length, and have the ID its place gives.
+func walkIBFT(r *tablecheck.T, t *acpi.Table) string {
+	b := t.Raw[:t.Header.Length]
+	at := func(off int, want uint8, what string) bool {
+		if off+ibftHeader > len(b) {
+			r.Fail(labelReference, "%s structure at offset %d: past the table's end (%d bytes)", what, off, len(b))
+			return false
+		}
+		n := int(binary.LittleEndian.Uint16(b[off+2:]))
+		switch {
+		case b[off] != want:
+			got := ibftNames[b[off]]
+			if got == "" {
+				got = fmt.Sprintf("unknown (ID %d)", b[off])
+			}
+			r.Fail(labelReference, "%s structure at offset %d has ID %d, a %s structure", what, off, b[off], got)
+			return false
+		case n < ibftHeader || off+n > len(b):
+			r.Fail(labelStructLength, "%s structure at offset %d has length %d; %d bytes of table follow it", what, off, n, len(b)-off)
+			return false
+		}
+		return true
+	}
+	const ctl = 48
+	if len(b) < ctl+ibftHeader {
+		return "no control structure"
+	}
+	if !at(ctl, ibftControl, "control") {
+		return "the control structure unreadable"
+	}
+	n := int(binary.LittleEndian.Uint16(b[ctl+2:]))
+	found := 0
+	// Offsets from byte 8 of the control structure: the initiator's,
+	// then a NIC's and a target's for each pair.
+	for i, o := 0, ctl+8; o+2 <= ctl+n; i, o = i+1, o+2 {
+		off := int(binary.LittleEndian.Uint16(b[o:]))
+		if off == 0 {
+			continue
+		}
+		want, what := uint8(ibftInitiator), "initiator"
+		if i > 0 {
+			want, what = ibftNIC, fmt.Sprintf("NIC %d", (i-1)/2)
+			if i%2 == 0 {
+				want, what = ibftTarget, fmt.Sprintf("target %d", (i-1)/2)
+			}
+		}
+		if at(off, want, what) {
+			found++
+		}
+	}
+	return plural(found, "structure") + " the control structure points to"
 }

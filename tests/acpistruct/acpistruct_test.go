@@ -81,3 +81,58 @@ func TestStructure(t *testing.T) {
 		assert.NotContains(t, f.Message, "ABCDE", f.Message)
 	}
 }
+
+// wdat builds a WDAT of n 24-byte instruction entries whose count field
+// says count.
+func wdat(count uint32, n int) []byte {
+	fixed := make([]byte, 32)
+	binary.LittleEndian.PutUint32(fixed, 32) // watchdog header length
+	binary.LittleEndian.PutUint32(fixed[28:], count)
+	return checktest.SDT("WDAT", 1, cat(fixed, make([]byte, 24*n)))
+}
+
+// ibftStruct builds an iBFT structure header of id and n bytes.
+func ibftStruct(id byte, n int) []byte {
+	b := make([]byte, n)
+	b[0], b[1] = id, 1
+	binary.LittleEndian.PutUint16(b[2:], uint16(n))
+	return b
+}
+
+// ibft builds an iBFT: the 48-byte header, a control structure with the
+// given offsets (initiator, NIC 0, target 0, …), then rest.
+func ibft(offsets []uint16, rest ...[]byte) []byte {
+	ctl := ibftStruct(1, 8+2*len(offsets))
+	for i, o := range offsets {
+		binary.LittleEndian.PutUint16(ctl[8+2*i:], o)
+	}
+	return checktest.SDT("IBFT", 1, cat(make([]byte, 12), ctl, cat(rest...)))
+}
+
+func TestWDATAndIBFT(t *testing.T) {
+	// The control structure of three offsets is 14 bytes at 48: the
+	// structures follow from 62.
+	const at = 48 + 14
+	cases := []struct {
+		name string
+		raw  []byte
+		want []string
+	}{
+		{"WDAT of 8 entries", wdat(8, 8), nil},
+		{"WDAT count over its entries", wdat(9, 8), []string{"TableStructureCount"}},
+		{"WDAT bytes after its entries", wdat(7, 8), []string{"TableStructureCount"}},
+		{"WDAT count of 2^32-1", wdat(0xFFFFFFFF, 1), []string{"TableStructureCount"}},
+		{"iBFT initiator, NIC and target", ibft([]uint16{at, at + 74, at + 74 + 102}, ibftStruct(2, 74), ibftStruct(3, 102), ibftStruct(4, 54)), nil},
+		{"iBFT without a second pair", ibft([]uint16{at, 0, 0}, ibftStruct(2, 74)), nil},
+		{"iBFT offset at the wrong structure", ibft([]uint16{at, at, 0}, ibftStruct(2, 74)), []string{"TableStructureReference"}},
+		{"iBFT offset past the end", ibft([]uint16{at, 4000, 0}, ibftStruct(2, 74)), []string{"TableStructureReference"}},
+		{"iBFT structure past the end", ibft([]uint16{at, 0, 0}, ibftStruct(2, 74)[:40]), []string{"TableStructureLength"}},
+		{"iBFT without a control structure", checktest.SDT("IBFT", 1, cat(make([]byte, 12), ibftStruct(2, 74))), []string{"TableStructureReference"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := checktest.RunTables(t, Check, c.raw)
+			assert.Equal(t, c.want, tablecheck.Labels(r), "%+v", r.Findings)
+		})
+	}
+}

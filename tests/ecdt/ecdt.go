@@ -5,6 +5,10 @@
 // in the namespace, since the OS uses the ECDT's registers before the
 // namespace is loaded and binds them to that device afterwards.
 //
+// The two registers are byte ports (ACPI 6.5 §12.2): a GAS that gives
+// another bit width, a bit offset or an access size wider than a byte is
+// ECDTRegisterSize (bit width 0 and access size 0, "not given", are
+// accepted; every corpus ECDT gives width 8, offset 0, access 0).
 // Left out on purpose: the UID against the device's _UID (Linux and
 // Windows ignore it, and the device's _UID may be computed from hardware
 // state), and the registers against the device's _CRS (the hpet-crs
@@ -18,6 +22,7 @@
 //	ECDTRevision          none
 //	ECDTRegister          none
 //	ECDTRegistersEqual    none
+//	ECDTRegisterSize      none
 //	ECDTECID              2: core/252425BAB640 core/9192B985B108
 //	ECDTIDNotInNamespace  none
 //	ECDTGPEBit            none
@@ -50,6 +55,10 @@ var (
 	labelSameRegister = tests.NewLabel("ECDTRegistersEqual", tests.High, "ACPI 6.5 §5.2.15",
 		"The EC command/status and data registers are the same address; an EC has two distinct ports. "+
 			"Give each its own address.")
+	labelRegisterSize = tests.NewLabel("ECDTRegisterSize", tests.Low, "ACPI 6.5 §5.2.15; §12.2; §5.2.3.2",
+		"The EC command/status or data register's Generic Address Structure gives a bit width other "+
+			"than 8, a bit offset, or an access size wider than a byte; the EC's registers are byte ports. "+
+			"Give bit width 8, bit offset 0 and access size 1 (byte) or 0.")
 	labelID = tests.NewLabel("ECDTECID", tests.Medium, "ACPI 6.5 §5.2.15",
 		"EC_ID is empty, not NUL-terminated, or not a fully qualified path (it must start at the root, "+
 			"\\), so the OS cannot tie the ECDT to the EC device in the namespace (ACPICA refuses a "+
@@ -66,7 +75,7 @@ var (
 
 var unconfirmed = map[*tests.Label]bool{
 	labelMalformed: true, labelRevision: true, labelRegister: true, labelSameRegister: true,
-	labelNamespace: true, labelGPE: true,
+	labelNamespace: true, labelGPE: true, labelRegisterSize: true,
 }
 
 // Check is the ecdt check.
@@ -76,7 +85,7 @@ var Check = &tests.Check{
 	Category: tests.ACPI,
 	Inputs:   []input.Decl{input.ACPITables},
 	Spec:     spec,
-	Labels:   []*tests.Label{labelMalformed, labelRevision, labelRegister, labelSameRegister, labelID, labelNamespace, labelGPE},
+	Labels:   []*tests.Label{labelMalformed, labelRevision, labelRegister, labelSameRegister, labelRegisterSize, labelID, labelNamespace, labelGPE},
 	Run:      run,
 }
 
@@ -100,6 +109,8 @@ func run(p *tests.Pass) error {
 		}{{"command/status", e.Control}, {"data", e.Data}} {
 			if !ecPort(reg.g) {
 				r.Fail(labelRegister, "%s register %s", reg.name, reg.g)
+			} else if (reg.g.BitWidth != 0 && reg.g.BitWidth != 8) || reg.g.BitOffset != 0 || reg.g.AccessSize > 1 {
+				r.Fail(labelRegisterSize, "%s register %s", reg.name, reg.g)
 			}
 		}
 		if ecPort(e.Control) && e.Control.Space == e.Data.Space && e.Control.Address == e.Data.Address {

@@ -20,6 +20,13 @@ func ecdt(rev byte, ctl, data byte, gpe byte, id string) []byte {
 	return checktest.SDT("ECDT", rev, append(append(body, id...), 0))
 }
 
+// regs edits a built ECDT's bytes and mends its checksum.
+func regs(b []byte, edit func([]byte)) []byte {
+	edit(b)
+	checktest.FixSum(b)
+	return b
+}
+
 func TestECDT(t *testing.T) {
 	fadt := checktest.FADT(nil)
 	f, err := acpi.ParseFADT(&acpi.Table{Signature: "FACP", Raw: fadt, Header: must(acpi.ParseHeader(fadt))})
@@ -35,6 +42,9 @@ func TestECDT(t *testing.T) {
 		{"revision 2", ecdt(2, 0x66, 0x62, 0x17, `\_SB.PCI0.LPCB.EC0`), []string{"ECDTRevision"}},
 		{"register 0", ecdt(1, 0, 0x62, 0x17, `\_SB.PCI0.LPCB.EC0`), []string{"ECDTRegister"}},
 		{"same registers", ecdt(1, 0x66, 0x66, 0x17, `\_SB.PCI0.LPCB.EC0`), []string{"ECDTRegistersEqual"}},
+		{"word access", regs(ecdt(1, 0x66, 0x62, 0x17, `\_SB.PCI0.LPCB.EC0`), func(b []byte) { b[36+3] = 2 }), []string{"ECDTRegisterSize"}},
+		{"16-bit data register", regs(ecdt(1, 0x66, 0x62, 0x17, `\_SB.PCI0.LPCB.EC0`), func(b []byte) { b[48+1] = 16 }), []string{"ECDTRegisterSize"}},
+		{"width and access not given", regs(ecdt(1, 0x66, 0x62, 0x17, `\_SB.PCI0.LPCB.EC0`), func(b []byte) { b[36+1], b[36+3], b[48+1], b[48+3] = 0, 0, 0, 0 }), nil},
 		{"empty EC_ID", ecdt(1, 0x66, 0x62, 0x17, ""), []string{"ECDTECID"}},
 		{"relative EC_ID", ecdt(1, 0x66, 0x62, 0x17, `_SB.PC00.LPCB.EC0`), []string{"ECDTECID"}},
 		{"GPE beyond the blocks", ecdt(1, 0x66, 0x62, byte(gpes), `\_SB.PCI0.LPCB.EC0`), []string{"ECDTGPEBit"}},
