@@ -245,3 +245,37 @@ func BenchmarkMatchWordsCorpus(b *testing.B) {
 		})
 	}
 }
+
+// FuzzGeneratedMatcher: the klog check's matcher, with the generated
+// automaton (two streams on long texts), finds what the same database
+// finds with an automaton built at run time, entry and words alike.
+func FuzzGeneratedMatcher(f *testing.F) {
+	es := defaultDB(f)
+	for i := 0; i < len(es); i += 11 {
+		f.Add(es[i].Examples[0])
+		f.Add("x: " + es[i].Examples[0] + " and a tail long enough for two halves")
+	}
+	f.Add("nothing to see here, or an ERROR at the end of a long line")
+	env := Env{VM: "any"}
+	gen, err := NewMatcherWords(es, env, generatedWords)
+	require.NoError(f, err)
+	require.NotNil(f, gen.dense)
+	built, err := NewMatcherWords(slices.Clone(es), env, generatedWords)
+	require.NoError(f, err)
+	f.Fuzz(func(t *testing.T, text string) {
+		e, w := gen.MatchWords(text)
+		e2, w2 := built.MatchWords(text)
+		require.Equal(t, label(e2), label(e), "%q", text)
+		require.Equal(t, w2, w, "%q: words", text)
+	})
+}
+
+// FuzzDecodeDense: a damaged automaton file is refused or decoded, never
+// a panic.
+func FuzzDecodeDense(f *testing.F) {
+	f.Add([]byte(acGenerated[:denseHeader]))
+	f.Add([]byte(denseMagic))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, _ = decodeDense(string(b))
+	})
+}
