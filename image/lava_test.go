@@ -31,7 +31,7 @@ func TestLAVAJob(t *testing.T) {
 	require.NoError(t, err)
 	s := string(q)
 	assert.Contains(t, s, "device_type: qemu\n")
-	assert.Contains(t, s, `-append "console=ttyS0,115200 quiet iomem=relaxed cryptomgr.notests fwcheck.s3=3 fwcheck.s3.sleep=5s fwcheck.after=poweroff fwcheck.s3.journal=none"`)
+	assert.Contains(t, s, `-append "console=ttyS0,115200 quiet iomem=relaxed cryptomgr.notests initcall_blacklist=crypto_kdf108_init fwcheck.s3=3 fwcheck.s3.sleep=5s fwcheck.after=poweroff fwcheck.s3.journal=none"`)
 	assert.Contains(t, s, "PIIX4_PM.disable_s3=0", "QEMU's pc offers S3")
 	assert.Contains(t, s, "  job:\n    minutes: 26\n", "job timeout: 20 min + 2 per S3 cycle")
 	assert.Contains(t, s, "      pattern: '"+lines.MonitorPattern+"'")
@@ -41,7 +41,7 @@ func TestLAVAJob(t *testing.T) {
 	x, err := jobs["x86-ipxe"].YAML()
 	require.NoError(t, err)
 	s = string(x)
-	assert.Contains(t, s, "extra_kernel_args: 'quiet iomem=relaxed cryptomgr.notests fwcheck.reboot=2 fwcheck.after=poweroff'", "no journal=none for a lab machine with its disk")
+	assert.Contains(t, s, "extra_kernel_args: 'quiet iomem=relaxed cryptomgr.notests initcall_blacklist=crypto_kdf108_init fwcheck.reboot=2 fwcheck.after=poweroff'", "no journal=none for a lab machine with its disk")
 	assert.Contains(t, s, "method: ipxe\n    commands: ramdisk\n")
 	assert.Contains(t, s, "  job:\n    minutes: 30\n", "job timeout: 20 min + 5 per reboot")
 

@@ -85,7 +85,7 @@ func TestLAVA(t *testing.T) {
 	assert.Equal(t, exitOK, code, errOut.String())
 	assert.Contains(t, out.String(), "device_type: x86\n")
 	assert.Contains(t, out.String(), "method: grub\n")
-	assert.Contains(t, out.String(), "extra_kernel_args: 'quiet iomem=relaxed cryptomgr.notests fwcheck.s3=10 fwcheck.after=poweroff'")
+	assert.Contains(t, out.String(), "extra_kernel_args: 'quiet iomem=relaxed cryptomgr.notests initcall_blacklist=crypto_kdf108_init fwcheck.s3=10 fwcheck.after=poweroff'")
 	assert.Contains(t, out.String(), "    minutes: 40\n", "the job timeout")
 
 	f := t.TempDir() + "/job.yaml"

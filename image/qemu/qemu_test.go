@@ -47,7 +47,7 @@ func TestArgsOVMF(t *testing.T) {
 	assert.Contains(t, cmd, "-serial stdio")
 	assert.Contains(t, cmd, "-no-reboot")
 	assert.Contains(t, cmd, "-drive if=ide,format=raw,file=/d.img")
-	assert.Equal(t, "console=ttyS0,115200 panic=-1 iomem=relaxed cryptomgr.notests no_timer_check fwcheck.after=poweroff", a[len(a)-3], "TCG skips the IO-APIC timer check")
+	assert.Equal(t, "console=ttyS0,115200 panic=-1 iomem=relaxed cryptomgr.notests initcall_blacklist=crypto_kdf108_init no_timer_check fwcheck.after=poweroff", a[len(a)-3], "TCG skips the IO-APIC timer check")
 	vars, err := os.ReadFile(filepath.Join(tmp, "OVMF_VARS.fd"))
 	require.NoError(t, err)
 	assert.Equal(t, "vars", string(vars), "each boot gets a copy of the variable store")
@@ -147,5 +147,5 @@ func TestArgsNetboot(t *testing.T) {
 	a, err = c.args(tmp, false)
 	require.NoError(t, err)
 	assert.Contains(t, a, "virtio-net-pci,netdev=n0")
-	assert.Equal(t, "console=ttyS0,115200 panic=-1 iomem=relaxed cryptomgr.notests no_timer_check", KernelCmdline("tcg"))
+	assert.Equal(t, "console=ttyS0,115200 panic=-1 iomem=relaxed cryptomgr.notests initcall_blacklist=crypto_kdf108_init no_timer_check", KernelCmdline("tcg"))
 }
