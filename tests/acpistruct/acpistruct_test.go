@@ -3,9 +3,12 @@ package acpistruct
 import (
 	"encoding/binary"
 	"testing"
+	"testing/fstest"
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/fwcheck/fwcheck/acpi"
+	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/checktest"
 	"github.com/fwcheck/fwcheck/tests/internal/tablecheck"
@@ -135,4 +138,21 @@ func TestWDATAndIBFT(t *testing.T) {
 			assert.Equal(t, c.want, tablecheck.Labels(r), "%+v", r.Findings)
 		})
 	}
+}
+
+// FuzzStructure runs the check over a table of each signature it reads,
+// made of the fuzzer's bytes after a valid header: it may not abort.
+func FuzzStructure(f *testing.F) {
+	f.Add(uint8(1), wdat(8, 8)[36:])
+	f.Add(uint8(len(tables)-1), ibft([]uint16{62, 136, 238}, ibftStruct(2, 74), ibftStruct(3, 102), ibftStruct(4, 54))[36:])
+	f.Add(uint8(0), cat(make([]byte, 4), asf(0, 16)))
+	f.Fuzz(func(t *testing.T, which uint8, body []byte) {
+		d := tables[int(which)%len(tables)]
+		raw := checktest.SDT(d.sig, 1, body)
+		m := input.New(checktest.Snapshot{FS: fstest.MapFS{acpi.SysfsDir + "/" + d.sig: &fstest.MapFile{Data: raw}}}, input.Options{})
+		r := tests.RunOne(&tests.Env{Machine: m}, Check)
+		if r.Status == tests.StatusAborted {
+			t.Fatalf("%s: %s", d.sig, r.Reason)
+		}
+	})
 }
