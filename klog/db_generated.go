@@ -50,7 +50,12 @@ var generatedDB = []Entry{
 		},
 		Source:   "arch/x86/kernel/cpu/mtrr/generic.c",
 		Examples: []string{"mtrr: your CPUs had inconsistent fixed MTRR settings", "mtrr: your CPUs had inconsistent variable MTRR settings", "mtrr: your CPUs had inconsistent MTRRdefType settings", "mtrr: probably your BIOS does not setup all CPUs.", "mtrr: corrected configuration."},
-		code:     &entryCode{keyed: true, keys: []string{"your CPUs ha", "ly your BIOS", "mtrr: correc"}},
+		code: &entryCode{keyed: true, keys: []string{"your CPUs ha", "ly your BIOS", "mtrr: correc"},
+			branches: []*branch{
+				{src: "your CPUs had inconsistent (?:fixed MTRR|variable MTRR|MTRRdefType) settings", lits: []string{"your CPUs had inconsistent "}},
+				{src: "probably your BIOS does not setup all CPUs", lits: []string{"probably your BIOS does not setup all CPUs"}, lit: true},
+				{src: "mtrr: corrected configuration", lits: []string{"mtrr: corrected configuration"}, lit: true},
+			}},
 	},
 	{
 		Label:    "VMAMDTSCNotP0",
@@ -83,7 +88,11 @@ var generatedDB = []Entry{
 		Scope:    &Scope{VM: true},
 		Source:   "drivers/cpufreq/amd-pstate.c",
 		Examples: []string{"amd_pstate: The CPPC feature is supported but currently disabled by the BIOS.", "amd_pstate: the _CPC object is not present in SBIOS or ACPI disabled"},
-		code:     &entryCode{keyed: true, keys: []string{"the _CPC obj", "The CPPC fea"}},
+		code: &entryCode{keyed: true, keys: []string{"the _CPC obj", "The CPPC fea"},
+			branches: []*branch{
+				{src: "the _CPC object is not present in SBIOS", lits: []string{"the _CPC object is not present in SBIOS"}, lit: true},
+				{src: "The CPPC feature is supported but currently disabled by the BIOS", lits: []string{"The CPPC feature is supported but currently disabled by the BIOS"}, lit: true},
+			}},
 	},
 	{
 		Label:    "VMNoSMBIOS",
@@ -1801,7 +1810,11 @@ var generatedDB = []Entry{
 		Advice:   "AML refers to an object that no loaded table defines, often one that only exists in an SSDT the firmware does not publish on this configuration. Define the object, or guard the reference with CondRefOf() or External() plus a check.",
 		Source:   "drivers/acpi/acpica/uterror.c",
 		Examples: []string{"ACPI Error: [DSSP] Namespace lookup failure, AE_NOT_FOUND (20150410/psargs-359)"},
-		code:     &entryCode{keyed: true, keys: []string{"lve symbol [", " AE_NOT_FOUN"}},
+		code: &entryCode{keyed: true, keys: []string{"lve symbol [", " AE_NOT_FOUN"},
+			branches: []*branch{
+				{src: "Could not resolve symbol \\[[^\\]]*\\], AE_NOT_FOUND", lits: []string{"Could not resolve symbol ["}},
+				{src: "\\[[^\\]]*\\] Namespace lookup failure, AE_NOT_FOUND", lits: []string{"] Namespace lookup failure, AE_NOT_FOUND"}},
+			}},
 	},
 	{
 		Label:    "AMLDuplicateObject",
@@ -1811,7 +1824,11 @@ var generatedDB = []Entry{
 		Advice:   "Two tables (or one table twice) define the same object, so the second definition is dropped and the table after it may fail to load. Make each object defined by exactly one table.",
 		Source:   "drivers/acpi/acpica/uterror.c",
 		Examples: []string{"ACPI BIOS Error (bug): Failure creating named object [\\_SB.PCI0.XHC.RHUB.HS01._UPC], AE_ALREADY_EXISTS (20220331/dswload2-326)"},
-		code:     &entryCode{keyed: true, keys: []string{"med object [", " AE_ALREADY_"}},
+		code: &entryCode{keyed: true, keys: []string{"med object [", " AE_ALREADY_"},
+			branches: []*branch{
+				{src: "Failure creating named object \\[[^\\]]*\\], AE_ALREADY_EXISTS", lits: []string{"Failure creating named object ["}},
+				{src: "\\[[^\\]]*\\] Namespace lookup failure, AE_ALREADY_EXISTS", lits: []string{"] Namespace lookup failure, AE_ALREADY_EXISTS"}},
+			}},
 	},
 	{
 		Label:    "AMLNeededTypeMismatch",
@@ -5247,7 +5264,11 @@ var generatedDB = []Entry{
 		Cause:    "kernel",
 		Source:   "drivers/pci/setup-res.c",
 		Examples: []string{"pci 0000:00:02.0: ROM [mem 0xfffc0000-0xffffffff pref]: can't claim; no compatible bridge window"},
-		code:     &entryCode{keyed: true, keys: []string{"n't claim; n", "compatible b"}},
+		code: &entryCode{keyed: true, keys: []string{"n't claim; n", "compatible b"},
+			branches: []*branch{
+				{src: "ROM \\[mem [^\\]]*\\]: can't claim; no compatible bridge window", lits: []string{"]: can't claim; no compatible bridge window"}},
+				{src: "can't claim BAR 6 \\[mem [^\\]]*\\]: no compatible bridge window", lits: []string{"]: no compatible bridge window"}},
+			}},
 	},
 	{
 		Label:    "PCIBARCantClaimNoWindow",
@@ -5257,7 +5278,11 @@ var generatedDB = []Entry{
 		Advice:   "Firmware assigned a BAR an address outside every window of its upstream bridge, so the OS must move it. Assign BARs inside the bridge windows and the host bridge _CRS.",
 		Source:   "drivers/pci/setup-res.c",
 		Examples: []string{"pci 0000:01:00.0: BAR 0 [mem 0xfe000000-0xfe0fffff 64bit]: can't claim; no compatible bridge window"},
-		code:     &entryCode{keyed: true, keys: []string{"compatible b", "n't claim; n"}},
+		code: &entryCode{keyed: true, keys: []string{"compatible b", "n't claim; n"},
+			branches: []*branch{
+				{src: "can't claim BAR \\d+ \\[.*\\]: no compatible bridge window", lits: []string{"]: no compatible bridge window"}},
+				{src: "\\[.*\\]: can't claim; no compatible bridge window", lits: []string{"]: can't claim; no compatible bridge window"}},
+			}},
 	},
 	{
 		Label:    "PCIROMBARConflict",
@@ -5268,7 +5293,11 @@ var generatedDB = []Entry{
 		Cause:    "kernel",
 		Source:   "drivers/pci/setup-res.c",
 		Examples: []string{"pci 0000:00:01.0: can't claim BAR 6 [mem 0xfffe0000-0xffffffff pref]: address conflict with Reserved [mem 0xff800000-0xffffffff]", "pci 0000:01:00.0: ROM [mem 0xfffe0000-0xffffffff pref]: can't claim; address conflict with Reserved [mem 0xff000000-0xffffffff]"},
-		code:     &entryCode{keyed: true, keys: []string{"address conf", "n't claim; a"}},
+		code: &entryCode{keyed: true, keys: []string{"address conf", "n't claim; a"},
+			branches: []*branch{
+				{src: "can't claim BAR 6 \\[mem [^\\]]*\\]: address conflict with", lits: []string{"]: address conflict with"}},
+				{src: "ROM \\[mem [^\\]]*\\]: can't claim; address conflict with", lits: []string{"]: can't claim; address conflict with"}},
+			}},
 	},
 	{
 		Label:    "PCIBARCantClaimConflict",
@@ -5278,7 +5307,11 @@ var generatedDB = []Entry{
 		Advice:   "A BAR that firmware assigned overlaps a range the firmware also reports as reserved (E820 or _CRS). Do not overlap BAR assignments with reserved ranges.",
 		Source:   "drivers/pci/setup-res.c",
 		Examples: []string{"pci 0000:00:02.0: can't claim BAR 0 [mem 0xf0000000-0xf03fffff 64bit]: address conflict with Reserved [mem 0xf0000000-0xf7ffffff]"},
-		code:     &entryCode{keyed: true, keys: []string{"address conf", "n't claim; a"}},
+		code: &entryCode{keyed: true, keys: []string{"address conf", "n't claim; a"},
+			branches: []*branch{
+				{src: "can't claim BAR \\d+ \\[.*\\]: address conflict with", lits: []string{"]: address conflict with"}},
+				{src: "\\[.*\\]: can't claim; address conflict with", lits: []string{"]: can't claim; address conflict with"}},
+			}},
 	},
 	{
 		Label:    "PCIIOVBARFailedAssign",
@@ -5288,7 +5321,11 @@ var generatedDB = []Entry{
 		Advice:   "No address space was left for an SR-IOV device's virtual-function BARs (resources 7 to 12 on kernels built with SR-IOV support, which distribution kernels are), so its VFs cannot be enabled; the physical function works. If the platform is meant to support SR-IOV, size the host bridge windows and the root port's window for the VF BARs (NumVFs times the VF BAR size), or enable the setup option that reserves them.",
 		Source:   "drivers/pci/setup-res.c",
 		Examples: []string{"pci 0000:04:00.0: BAR 10: failed to assign [mem size 0x00020000 64bit]", "pci 0000:3b:00.1: VF BAR 3 [mem size 0x00010000 64bit pref]: failed to assign"},
-		code:     &entryCode{keyed: true, keys: []string{" to assign [", "failed to as"}},
+		code: &entryCode{keyed: true, keys: []string{" to assign [", "failed to as"},
+			branches: []*branch{
+				{src: "BAR (?:[7-9]|1[0-2]): failed to assign \\[(?:mem|io) size", lits: []string{": failed to assign ["}},
+				{src: "VF BAR \\d+ \\[mem size [^\\]]*\\]: failed to assign", lits: []string{"]: failed to assign"}},
+			}},
 	},
 	{
 		Label:    "PCIBridgeWindowFailedAssign",
@@ -5298,7 +5335,11 @@ var generatedDB = []Entry{
 		Advice:   "A PCI-to-PCI or CardBus bridge got no window for part of its address space, typically an empty hotplug port, Thunderbolt or CardBus bridge for which firmware reserved nothing. Devices already behind it that lose their BARs are reported separately. If hot-added devices must work, reserve bus numbers and memory/I/O windows for hotplug-capable bridges in firmware and leave enough room in the host bridge windows.",
 		Source:   "drivers/pci/setup-res.c",
 		Examples: []string{"pci 0000:03:00.0: BAR 15: failed to assign [mem size 0x04000000 pref]", "pci 0000:00:1c.0: bridge window [mem size 0x00200000 64bit pref]: failed to assign"},
-		code:     &entryCode{keyed: true, keys: []string{"BAR 13: fail", "BAR 14: fail", "BAR 15: fail", "BAR 16: fail", "failed to as"}},
+		code: &entryCode{keyed: true, keys: []string{"BAR 13: fail", "BAR 14: fail", "BAR 15: fail", "BAR 16: fail", "failed to as"},
+			branches: []*branch{
+				{src: "BAR 1[3-6]: failed to assign \\[(?:mem|io) size", lits: []string{"BAR 13: failed to assign [", "BAR 14: failed to assign [", "BAR 15: failed to assign [", "BAR 16: failed to assign ["}},
+				{src: "bridge window \\[(?:mem|io) size [^\\]]*\\]: failed to assign", lits: []string{"]: failed to assign"}},
+			}},
 	},
 	{
 		Label:    "PCIBARFailedAssign",
@@ -5308,7 +5349,11 @@ var generatedDB = []Entry{
 		Advice:   "The OS could not find address space for one of a device's own BARs, so the device, or its option ROM, cannot be used. Leave enough MMIO space in the host bridge windows (below and above 4 GiB), assign resources to every device in firmware, and size bridge windows for the devices behind them.",
 		Source:   "drivers/pci/setup-res.c",
 		Examples: []string{"pci 0000:01:00.0: BAR 0: failed to assign [mem size 0x01000000]", "pci 0000:02:00.0: BAR 0 [mem size 0x00004000 64bit]: failed to assign"},
-		code:     &entryCode{keyed: true, keys: []string{" to assign [", "failed to as"}},
+		code: &entryCode{keyed: true, keys: []string{" to assign [", "failed to as"},
+			branches: []*branch{
+				{src: "BAR [0-6]: failed to assign \\[(?:mem|io) size", lits: []string{": failed to assign ["}},
+				{src: "(?:BAR [0-5]|ROM) \\[(?:mem|io) size [^\\]]*\\]: failed to assign", lits: []string{"]: failed to assign"}},
+			}},
 	},
 	{
 		Label:    "PCIBridgeConfigInvalid",
@@ -5392,7 +5437,12 @@ var generatedDB = []Entry{
 		Advice:   "A resource has an alignment that does not fit its size, usually because firmware left an odd BAR value. Assign naturally aligned BARs.",
 		Source:   "drivers/pci/setup-bus.c",
 		Examples: []string{"pci 0000:00:02.0: BAR 0: [mem 0xe0000000-0xe0000fff] has bogus alignment"},
-		code:     &entryCode{keyed: true, keys: []string{"bogus alignm", "disabling; b", "an't assign;"}},
+		code: &entryCode{keyed: true, keys: []string{"bogus alignm", "disabling; b", "an't assign;"},
+			branches: []*branch{
+				{src: "has bogus alignment", lits: []string{"has bogus alignment"}, lit: true},
+				{src: "disabling; bad alignment", lits: []string{"disabling; bad alignment"}, lit: true},
+				{src: "can't assign; bogus alignment", lits: []string{"can't assign; bogus alignment"}, lit: true},
+			}},
 	},
 	{
 		Label:    "PCIVPDAccessFailed",
@@ -5444,7 +5494,12 @@ var generatedDB = []Entry{
 		Advice:   "The EDR _DSM methods failed, so DPC recovery cannot proceed. Implement the EDR _DSM functions as in the PCI Firmware spec.",
 		Source:   "drivers/pci/pcie/edr.c",
 		Examples: []string{"pcieport 0000:00:1c.0: Locate Port _DSM failed"},
-		code:     &entryCode{keyed: true, keys: []string{"DPC _DSM fai", "Port _DSM fa", "Firmware fai"}},
+		code: &entryCode{keyed: true, keys: []string{"DPC _DSM fai", "Port _DSM fa", "Firmware fai"},
+			branches: []*branch{
+				{src: "Enable DPC _DSM failed to enable DPC", lits: []string{"Enable DPC _DSM failed to enable DPC"}, lit: true},
+				{src: "Locate Port _DSM failed", lits: []string{"Locate Port _DSM failed"}, lit: true},
+				{src: "Firmware failed to locate DPC port", lits: []string{"Firmware failed to locate DPC port"}, lit: true},
+			}},
 	},
 	{
 		Label:    "PCIPMESpurious",
@@ -5474,7 +5529,11 @@ var generatedDB = []Entry{
 		Advice:   "Firmware left a device's interrupts enabled at handover, which can cause interrupt storms. Disable device interrupts before booting the OS.",
 		Source:   "drivers/pci/quirks.c",
 		Examples: []string{"i915 0000:00:02.0: BIOS left Intel GPU interrupts enabled; disabling"},
-		code:     &entryCode{keyed: true, keys: []string{"Firmware lef", "BIOS left In"}},
+		code: &entryCode{keyed: true, keys: []string{"Firmware lef", "BIOS left In"},
+			branches: []*branch{
+				{src: "Firmware left e100 interrupts enabled", lits: []string{"Firmware left e100 interrupts enabled"}, lit: true},
+				{src: "BIOS left Intel GPU interrupts enabled", lits: []string{"BIOS left Intel GPU interrupts enabled"}, lit: true},
+			}},
 	},
 	{
 		Label:    "PCIBIOSCompliance",
@@ -5627,7 +5686,11 @@ var generatedDB = []Entry{
 		Advice:   "The PCI BIOS32 service returned an error. Relevant only for 32-bit legacy PCI BIOS use.",
 		Source:   "arch/x86/pci/pcbios.c",
 		Examples: []string{"bios32_service(0x49435024): returned 0x80 -- BIOS bug!"},
-		code:     &entryCode{keyed: true, keys: []string{"-- BIOS bug!", "BIOS BUG #"}},
+		code: &entryCode{keyed: true, keys: []string{"-- BIOS bug!", "BIOS BUG #"},
+			branches: []*branch{
+				{src: "returned 0x[0-9a-f]+ -- BIOS bug!", lits: []string{" -- BIOS bug!"}},
+				{src: "BIOS BUG #", lits: []string{"BIOS BUG #"}, lit: true},
+			}},
 	},
 	{
 		Label:    "MMCONFIGAbove4G",
@@ -5824,7 +5887,11 @@ var generatedDB = []Entry{
 		Advice:   "The EC had queued events left over from before boot or suspend. Flush EC events in firmware before handing over or resuming.",
 		Source:   "drivers/acpi/ec.c",
 		Examples: []string{"ACPI: EC: 3 stale EC events cleared"},
-		code:     &entryCode{keyed: true, keys: []string{"stale EC eve", "stale EC eve"}},
+		code: &entryCode{keyed: true, keys: []string{"stale EC eve", "stale EC eve"},
+			branches: []*branch{
+				{src: "Warning: Maximum of \\d+ stale EC events cleared", lits: []string{" stale EC events cleared"}},
+				{src: "\\d+ stale EC events cleared", lits: []string{" stale EC events cleared"}},
+			}},
 	},
 	{
 		Label:    "ECGPEStorm",
@@ -5919,7 +5986,10 @@ var generatedDB = []Entry{
 		Source:   "drivers/acpi/acpi_processor.c",
 		Examples: []string{"ACPI: \\_PR_.CPU0: Invalid _CST output"},
 		code: &entryCode{keyed: true, keys: []string{"valid _CST o", "sistent _CST"},
-			musts: [][]string{{"valid _CST output", "consistent _CST data"}}},
+			branches: []*branch{
+				{src: "Invalid _CST output", lits: []string{"Invalid _CST output"}, lit: true},
+				{src: "Inconsistent _CST data", lits: []string{"Inconsistent _CST data"}, lit: true},
+			}},
 	},
 	{
 		Label:    "ProcessorCSTEntryBad",
@@ -5982,7 +6052,12 @@ var generatedDB = []Entry{
 		Advice:   "The PCC channel used by CPPC did not respond. Make the platform answer PCC commands within the nominal latency.",
 		Source:   "drivers/acpi/cppc_acpi.c",
 		Examples: []string{"ACPI CPPC: PCC check channel failed for ss: 0. ret=-110"},
-		code:     &entryCode{keyed: true, keys: []string{"nel failed f", "nding PCC mb", "find PCC cha"}},
+		code: &entryCode{keyed: true, keys: []string{"nel failed f", "nding PCC mb", "find PCC cha"},
+			branches: []*branch{
+				{src: "PCC check channel failed for ss", lits: []string{"PCC check channel failed for ss"}, lit: true},
+				{src: "Err sending PCC mbox message", lits: []string{"Err sending PCC mbox message"}, lit: true},
+				{src: "Failed to find PCC channel for subspace", lits: []string{"Failed to find PCC channel for subspace"}, lit: true},
+			}},
 	},
 	{
 		Label:    "PCCTimeout",
@@ -7067,7 +7142,12 @@ var generatedDB = []Entry{
 		Advice:   "The platform did not reach the low-power S0ix state during suspend-to-idle. Check the LPI constraints (_DSM of the PEP device) and devices left in D0.",
 		Source:   "drivers/platform/x86/intel/pmc/core.c",
 		Examples: []string{"ACPI: \\_SB.PEPD: CPU did not enter SLP_S0!!! (S0ix cnt=0)"},
-		code:     &entryCode{keyed: true, keys: []string{"enter SLP_S0", "low power S0", "not enter S0"}},
+		code: &entryCode{keyed: true, keys: []string{"enter SLP_S0", "low power S0", "not enter S0"},
+			branches: []*branch{
+				{src: "CPU did not enter SLP_S0", lits: []string{"CPU did not enter SLP_S0"}, lit: true},
+				{src: "low power S0 idle was not reached", lits: []string{"low power S0 idle was not reached"}, lit: true},
+				{src: "did not enter S0ix", lits: []string{"did not enter S0ix"}, lit: true},
+			}},
 	},
 	{
 		Label:    "PMWakeupIRQ",
