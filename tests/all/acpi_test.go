@@ -281,6 +281,24 @@ func FuzzACPIChecks(f *testing.F) {
 				fsys[c.path] = &fstest.MapFile{Data: append([]byte(c.sig), c.b[len(c.sig):]...)}
 			}
 		}
+		// What a live capture records at each XSDT entry: the first bytes
+		// of the fuzzed tables in turn.
+		var x *acpi.RootTable
+		if f := fsys[input.RecordedDir+"/acpi/XSDT"]; f != nil {
+			x, _ = acpi.ParseXSDT(&acpi.Table{Signature: acpi.SigXSDT, Raw: f.Data})
+		}
+		if x != nil {
+			heads := [][]byte{fadt, madt, hpet, mcfg, rsdp}
+			var ps []acpi.EntryProbe
+			for i, a := range x.Entries[:min(len(x.Entries), 64)] {
+				p := acpi.EntryProbe{Root: acpi.SigXSDT, Index: i, Address: a}
+				if h := heads[i%len(heads)]; len(h) >= acpi.ProbeSize {
+					p.Head = h[:acpi.ProbeSize]
+				}
+				ps = append(ps, p)
+			}
+			fsys[input.RecordedDir+"/acpi/"+input.EntriesFile] = &fstest.MapFile{Data: acpi.FormatProbes(ps)}
+		}
 		m := input.New(checktest.Snapshot{FS: fsys}, input.Options{})
 		for _, r := range runAll(m, checks) {
 			require.NotEqual(t, tests.StatusAborted, r.Status, "%s: %s", r.ID, r.Reason)
