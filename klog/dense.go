@@ -14,10 +14,17 @@ import (
 //go:embed ac_generated.bin
 var acGenerated string
 
-// generatedWords are the words the generated automaton also finds (the
-// klog check's logscan.ErrorWords, in that order; TestGeneratedWords holds
-// the two together). A matcher for the embedded database with other words,
-// or none, builds its own automaton.
+// ErrorWords are the words that make a line without a level read like an
+// error, for NewMatcherWords (the klog check's logscan.ErrorWords are
+// these). The generated automaton finds them in its one pass; a matcher
+// for the embedded database with other words, or none, builds its own
+// automaton. Changing them means running `go generate ./klog`
+// (TestGeneratedAC fails until then).
+var ErrorWords = []string{"error", "failed", "failure", "timed out", "timeout", "invalid", "corrupt", "corrupted", "bogus", "broken"}
+
+// generatedWords are the words ac_generated.bin was built with: a copy of
+// ErrorWords (TestErrorWordsGenerated), so that a caller changing those
+// gets a matcher built for its words, not the generated one.
 var generatedWords = []string{"error", "failed", "failure", "timed out", "timeout", "invalid", "corrupt", "corrupted", "bogus", "broken"}
 
 // denseAC is the Aho–Corasick automaton of the embedded database's keys
@@ -51,7 +58,7 @@ const denseMagic = "FWAC\x00\x00\x00\x01"
 // loadDense returns the generated automaton, decoded once, or nil when
 // the embedded file is unusable (TestGeneratedAC keeps it usable).
 var loadDense = sync.OnceValue(func() *denseAC {
-	d, err := decodeDense(acGenerated)
+	d, err := decodeDense(acGenerated, nativeLittleEndian())
 	if err != nil {
 		return nil
 	}
@@ -65,9 +72,9 @@ const denseHeader = 8 + 4*4 + 256
 
 // decodeDense reads an automaton in ac_generated.bin's format (all
 // little-endian): the header, delta (states×64 uint16), outStart
-// (states-quiet+1 uint32) and outs (uint16). delta is used in place when
-// the machine is little-endian and the data 2-byte aligned.
-func decodeDense(s string) (*denseAC, error) {
+// (states-quiet+1 uint32) and outs (uint16). With inPlace (a little-endian
+// machine), delta is used in place when the data is 2-byte aligned.
+func decodeDense(s string, inPlace bool) (*denseAC, error) {
 	if len(s) < denseHeader || s[:8] != denseMagic {
 		return nil, errDense
 	}
@@ -88,7 +95,7 @@ func decodeDense(s string) (*denseAC, error) {
 		}
 	}
 	raw := s[off : off+2*nDelta]
-	if p := unsafe.StringData(raw); nativeLittleEndian() && uintptr(unsafe.Pointer(p))%2 == 0 {
+	if p := unsafe.StringData(raw); inPlace && uintptr(unsafe.Pointer(p))%2 == 0 {
 		d.delta = unsafe.Slice((*uint16)(unsafe.Pointer(p)), nDelta)
 	} else {
 		d.delta = make([]uint16, nDelta)

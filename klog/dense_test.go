@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -34,6 +35,22 @@ func TestGeneratedAC(t *testing.T) {
 		t.Fatalf("%s is stale: the database's keys changed since it was generated; run `go generate ./klog`", acGeneratedFile)
 	}
 	require.NotNil(t, loadDense(), "the embedded automaton does not decode")
+	// Decoded rather than used in place (a big-endian machine), it is the
+	// same automaton.
+	d, err := decodeDense(acGenerated, false)
+	require.NoError(t, err)
+	require.Equal(t, loadDense(), d)
+	if nativeLittleEndian() {
+		require.Equal(t, unsafe.StringData(acGenerated[denseHeader:]), (*byte)(unsafe.Pointer(&loadDense().delta[0])), "used in place")
+	}
+}
+
+// ErrorWords are the words the automaton was generated with.
+func TestErrorWordsGenerated(t *testing.T) {
+	require.Equal(t, generatedWords, ErrorWords)
+	m, err := NewMatcherWords(defaultDB(t), Env{}, ErrorWords)
+	require.NoError(t, err)
+	require.NotNil(t, m.dense)
 }
 
 // generateDense builds the automaton NewMatcherWords would build for the
@@ -53,6 +70,10 @@ func generateDense(tb testing.TB) []byte {
 	for k, w := range generatedWords {
 		pats = append(pats, w)
 		owner = append(owner, int32(len(generatedDB)+k))
+	}
+	for _, p := range pats {
+		// scan's two streams overlap by keyLen-1 bytes
+		require.LessOrEqual(tb, len(p), keyLen, "%q", p)
 	}
 	a := buildAC(pats, owner, true)
 	require.LessOrEqual(tb, a.nclass, 64, "byte classes")
@@ -276,6 +297,7 @@ func FuzzDecodeDense(f *testing.F) {
 	f.Add([]byte(acGenerated[:denseHeader]))
 	f.Add([]byte(denseMagic))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		_, _ = decodeDense(string(b))
+		_, _ = decodeDense(string(b), true)
+		_, _ = decodeDense(string(b), false)
 	})
 }

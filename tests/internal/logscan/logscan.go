@@ -256,7 +256,8 @@ var (
 // error, matched as whole words, ignoring ASCII case, by a matcher built
 // with klog.NewMatcherWords. (A case-insensitive regex for them, tried on
 // every line the database did not match, was most of the check's time.)
-var ErrorWords = []string{"error", "failed", "failure", "timed out", "timeout", "invalid", "corrupt", "corrupted", "bogus", "broken"}
+// They are klog's, which the generated automaton finds in its one pass.
+var ErrorWords = klog.ErrorWords
 
 // IsError reports whether r is at error level or worse; for logs without
 // levels, whether its text reads like an error: word says it holds one of
