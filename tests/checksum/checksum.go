@@ -1,5 +1,10 @@
 // Package checksum checks that every ACPI table, and the RSDP with its
 // extended checksum, sums to zero.
+//
+// fwts' checksum test, rule by rule: a table's checksum → ACPITableChecksum,
+// the RSDP's first and extended checksums → RSDPChecksum and
+// RSDPExtendedChecksum. Nothing of it is left out; the FACS, which has no
+// checksum, is not summed.
 package checksum
 
 import (

@@ -25,6 +25,8 @@ func TestHPET(t *testing.T) {
 		{"page protection", func(b []byte) { b[55-acpi.HeaderSize] = 3 }, []string{"HPETPageProtection"}},
 		{"OEM attribute bits are fine", func(b []byte) { b[55-acpi.HeaderSize] = 0x51 }, nil},
 		{"tick 0", func(b []byte) { b[53-acpi.HeaderSize] = 0 }, []string{"HPETMinClockTick"}},
+		{"vendor 0x0000", func(b []byte) { b[2], b[3] = 0, 0 }, []string{"HPETVendorID"}},
+		{"vendor 0xFFFF", func(b []byte) { b[2], b[3] = 0xFF, 0xFF }, []string{"HPETVendorID"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
