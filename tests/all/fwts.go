@@ -58,17 +58,22 @@ var fwtsTests = map[string][]string{
 	"msct":            {"msct"},
 	"hmat":            {"hmat"},
 	"methods":         {"method"},
-	"cstates":         {"cstates"},
-	"cpufreq":         {"cpufreq"},
-	"fan":             {"fan"},
-	"power-supply":    {"acpi_ac", "acpi_battery", "acpi_lid"},
-	"wakealarm":       {"wakealarm"},
-	"legacy-bios":     {"ebda", "mpcheck", "pciirq", "bios32", "pnp"},
-	"apic-edge":       {"apicedge"},
-	"pcie":            {"aspm", "maxreadreq"},
-	"uefi-variables":  {"uefirtvariable", "uefivarinfo"},
-	"smm":             {"smm"},
-	"cpu-locks":       {"microcode"},
+	// fwts' method test evaluates _CRS, _UID and the thermal objects
+	// (_TMP, _CRT, _HOT, _PSV, _ACx) among its control methods.
+	"resources":      {"method"},
+	"unique-id":      {"method"},
+	"thermal":        {"method"},
+	"cstates":        {"cstates"},
+	"cpufreq":        {"cpufreq"},
+	"fan":            {"fan"},
+	"power-supply":   {"acpi_ac", "acpi_battery", "acpi_lid"},
+	"wakealarm":      {"wakealarm"},
+	"legacy-bios":    {"ebda", "mpcheck", "pciirq", "bios32", "pnp"},
+	"apic-edge":      {"apicedge"},
+	"pcie":           {"aspm", "maxreadreq"},
+	"uefi-variables": {"uefirtvariable", "uefivarinfo"},
+	"smm":            {"smm"},
+	"cpu-locks":      {"microcode"},
 }
 
 // FWTS returns the fwts tests that correspond to check id, nil when fwts
