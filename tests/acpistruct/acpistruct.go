@@ -1,5 +1,5 @@
 // Package acpistruct checks the structure of the optional ACPI tables
-// fwcheck has no field rules for yet: PHAT, WDAT, SPMI, SBST, CSRT, SDEV,
+// fwcheck has no field rules for yet: WDAT, SPMI, SBST, CSRT, SDEV,
 // PCCT, PMTT, NFIT, AEST, APMT, MPAM, NHLT, MCHI, UEFI, WPBT, WAET, SLIC, MSDM, ASF!,
 // CEDT, VIOT, CCEL, XENV, STAO, SVKL, MPST, DRTM and iBFT. For each it
 // reads the length against the table's fixed part, the revision against
@@ -15,7 +15,7 @@
 // TableStructureLength, TableStructureCount) says it, the message naming
 // the table. A table whose fields gain rules of their own moves to its
 // own check, as HEST, ERST, SRAT and the others did (PPTT moved to
-// tests/pptt).
+// tests/pptt, PHAT to tests/phat).
 //
 // Never printed: the content of MSDM and SLIC (the MSDM holds the
 // Windows product key; both are checked for length only, and no message
@@ -99,8 +99,6 @@ func names(n ...string) map[uint32]string {
 // tables are the descriptions, by signature. The layouts are the
 // specifications' (ACPI 6.5 sections, or the table's own document).
 var tables = []desc{
-	{sig: "PHAT", spec: "ACPI 6.5 §5.2.31", min: 36, revs: []uint8{1}, walk: layout(36, 0, 2, 2, 2),
-		types: names("firmware version data", "firmware health data")},
 	{sig: "WDAT", spec: "Microsoft Hardware Watchdog Timers Design Specification 1.0 (WDAT)", min: 68, revs: []uint8{1},
 		countOff: 64, countSize: 4, entrySize: 24},
 	{sig: "SPMI", spec: "IPMI 2.0 Appendix C3 (SPMI)", min: 64, revs: []uint8{5}},
@@ -182,7 +180,7 @@ var confirmed = []*tests.Label{labelStructLength}
 // Check is the acpi-structure check.
 var Check = &tests.Check{
 	ID:       "acpi-structure",
-	Title:    "structure of the optional tables without a check of their own (PHAT, NHLT, ASF!, …)",
+	Title:    "structure of the optional tables without a check of their own (NHLT, ASF!, UEFI, …)",
 	Category: tests.ACPI,
 	Inputs:   []input.Decl{input.ACPITables},
 	Spec:     specAll,

@@ -76,6 +76,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/armnamespace"
 	"github.com/fwcheck/fwcheck/tests/gtdt"
 	"github.com/fwcheck/fwcheck/tests/iort"
+	"github.com/fwcheck/fwcheck/tests/phat"
 	"github.com/fwcheck/fwcheck/tests/pptt"
 	"github.com/fwcheck/fwcheck/tests/sbbr"
 )
@@ -161,6 +162,7 @@ var checks = sync.OnceValue(func() []*tests.Check {
 		gtdt.Check,
 		iort.Check,
 		pptt.Check,
+		phat.Check,
 		armnamespace.Check,
 		uefivars.Check,
 	}

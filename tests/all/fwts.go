@@ -10,7 +10,7 @@ package all
 // cycle sleep states; reboot cycling is fwcheck's own), so reboot maps
 // to nothing.
 var fwtsTests = map[string][]string{
-	"acpi-structure":  {"phat", "wdat", "spmi", "sbst", "csrt", "sdev", "pcct", "pmtt", "nfit", "mchi", "uefi", "wpbt", "waet", "slic", "msdm", "asf", "cedt", "xenv", "stao", "mpst", "drtm", "ibft", "ccel", "svkl", "nhlt", "viot", "aest", "apmt", "mpam"},
+	"acpi-structure":  {"wdat", "spmi", "sbst", "csrt", "sdev", "pcct", "pmtt", "nfit", "mchi", "uefi", "wpbt", "waet", "slic", "msdm", "asf", "cedt", "xenv", "stao", "mpst", "drtm", "ibft", "ccel", "svkl", "nhlt", "viot", "aest", "apmt", "mpam"},
 	"acpi-tables":     {"acpitables", "rsdp", "rsdt", "xsdt"},
 	"aml-parse":       {"syntaxcheck"},
 	"bert":            {"bert"},
@@ -47,6 +47,7 @@ var fwtsTests = map[string][]string{
 	"tpm2-table":      {"tpm2", "tcpa"},
 	"uefi-boot":       {"uefibootpath"},
 	"wsmt":            {"wsmt"},
+	"phat":            {"phat"},
 	"hest":            {"hest"},
 	"erst":            {"erst"},
 	"einj":            {"einj"},
