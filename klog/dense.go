@@ -160,6 +160,9 @@ func usesGenerated(entries []Entry, words []string) bool {
 // at once (see denseAdvance2).
 func (d *denseAC) scan(text string, cands []int32, remap []int32, words []string) ([]int32, bool) {
 	word := false
+	if len(text) >= fourStreams {
+		return d.scan4(text, cands, remap, words)
+	}
 	if len(text) < twoStreams {
 		s := uint32(0)
 		for i := 0; i < len(text); i++ {
@@ -197,8 +200,73 @@ func (d *denseAC) scan(text string, cands []int32, remap []int32, words []string
 	return cands, word
 }
 
-// twoStreams is the shortest text scanned as two halves at once.
-const twoStreams = 32
+// twoStreams is the shortest text scanned as two halves at once,
+// fourStreams as four quarters.
+const (
+	twoStreams  = 32
+	fourStreams = 64
+)
+
+// scan4 is scan for a text of fourStreams bytes or more: four parts of it
+// in step (see denseAdvance4). Part i runs over text[i*q:(i+1)*q+keyLen-1]
+// (the last part to the end of the text): a key (at most keyLen bytes)
+// that starts in [i*q, (i+1)*q) ends in part i.
+func (d *denseAC) scan4(text string, cands []int32, remap []int32, words []string) ([]int32, bool) {
+	word := false
+	q := (len(text) - (keyLen - 1)) / 4
+	n := q + keyLen - 1 // the first three parts' length
+	var s0, s1, s2, s3 uint32
+	for j := 0; j < n; j++ {
+		var k int
+		k, s0, s1, s2, s3 = denseAdvance4(d.delta, &d.class, text[j:], q, n-j, s0, s1, s2, s3, d.quiet)
+		if j += k; j == n {
+			break
+		}
+		if s0 >= d.quiet {
+			cands, word = d.report(text, j, s0, cands, remap, words, word)
+		}
+		if s1 >= d.quiet {
+			cands, word = d.report(text, q+j, s1, cands, remap, words, word)
+		}
+		if s2 >= d.quiet {
+			cands, word = d.report(text, 2*q+j, s2, cands, remap, words, word)
+		}
+		if s3 >= d.quiet {
+			cands, word = d.report(text, 3*q+j, s3, cands, remap, words, word)
+		}
+	}
+	// the last part's few bytes past the others' length
+	for j := 3*q + n; j < len(text); j++ {
+		if j, s3 = denseAdvance(d.delta, &d.class, text, j, s3, d.quiet); j == len(text) {
+			break
+		}
+		cands, word = d.report(text, j, s3, cands, remap, words, word)
+	}
+	return cands, word
+}
+
+// denseAdvance4 runs the automaton over t[:n], t[q:q+n], t[2q:2q+n] and
+// t[3q:3q+n] in step, from states s0…s3, until one of them enters a
+// reporting state or the parts end, and returns the step (n at the end)
+// and the four states. Over the corpus's lines of 64 bytes or more it ran
+// at 730–820 MB/s where two streams ran at 570–605 (a microbenchmark,
+// five alternating runs, load 4).
+//
+//go:noinline
+func denseAdvance4(delta []uint16, cls *[256]uint8, t string, q, n int, s0, s1, s2, s3, quiet uint32) (int, uint32, uint32, uint32, uint32) {
+	_ = cls[0]
+	t0, t1, t2, t3 := t[:n], t[q:q+n], t[2*q:2*q+n], t[3*q:3*q+n]
+	for j := 0; j < len(t0); j++ {
+		s0 = uint32(delta[s0<<6|uint32(cls[t0[j]])])
+		s1 = uint32(delta[s1<<6|uint32(cls[t1[j]])])
+		s2 = uint32(delta[s2<<6|uint32(cls[t2[j]])])
+		s3 = uint32(delta[s3<<6|uint32(cls[t3[j]])])
+		if s0 >= quiet || s1 >= quiet || s2 >= quiet || s3 >= quiet {
+			return j, s0, s1, s2, s3
+		}
+	}
+	return n, s0, s1, s2, s3
+}
 
 // report records the outputs of reporting state s, entered at text[i].
 func (d *denseAC) report(text string, i int, s uint32, cands, remap []int32, words []string, word bool) ([]int32, bool) {

@@ -301,3 +301,30 @@ func FuzzDecodeDense(f *testing.F) {
 		_, _ = decodeDense(string(b), false)
 	})
 }
+
+// The streams' overlaps: a message placed at every offset of texts about
+// the lengths where scan changes its split finds what the built automaton
+// finds, and the words are found at every offset too.
+func TestGeneratedAtEveryOffset(t *testing.T) {
+	es := defaultDB(t)
+	gen, err := NewMatcherWords(es, Env{VM: "any"}, generatedWords)
+	require.NoError(t, err)
+	built, err := NewMatcherWords(slices.Clone(es), Env{VM: "any"}, generatedWords)
+	require.NoError(t, err)
+	msgs := []string{"Error", "timed out", "x"}
+	for i := 0; i < len(es); i += 13 {
+		msgs = append(msgs, es[i].Examples[0])
+	}
+	for _, msg := range msgs {
+		for _, n := range []int{31, 32, 33, 63, 64, 65, 66, 67, 100} {
+			for at := 0; at <= max(n-len(msg), 0); at++ {
+				pad := max(n-len(msg)-at, 0)
+				text := strings.Repeat("~", at) + msg + strings.Repeat(" ", pad)
+				e, w := gen.MatchWords(text)
+				e2, w2 := built.MatchWords(text)
+				require.Equal(t, label(e2), label(e), "%q", text)
+				require.Equal(t, w2, w, "%q", text)
+			}
+		}
+	}
+}
