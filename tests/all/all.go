@@ -76,6 +76,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/armnamespace"
 	"github.com/fwcheck/fwcheck/tests/gtdt"
 	"github.com/fwcheck/fwcheck/tests/iort"
+	"github.com/fwcheck/fwcheck/tests/nfit"
 	"github.com/fwcheck/fwcheck/tests/phat"
 	"github.com/fwcheck/fwcheck/tests/pptt"
 	"github.com/fwcheck/fwcheck/tests/sbbr"
@@ -163,6 +164,7 @@ var checks = sync.OnceValue(func() []*tests.Check {
 		iort.Check,
 		pptt.Check,
 		phat.Check,
+		nfit.Check,
 		armnamespace.Check,
 		uefivars.Check,
 	}

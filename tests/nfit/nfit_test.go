@@ -1,0 +1,166 @@
+package nfit
+
+import (
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"testing"
+	"testing/fstest"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/fwcheck/fwcheck/acpi"
+	"github.com/fwcheck/fwcheck/input"
+	"github.com/fwcheck/fwcheck/internal/corpus"
+	"github.com/fwcheck/fwcheck/tests"
+	"github.com/fwcheck/fwcheck/tests/checktest"
+	"github.com/fwcheck/fwcheck/tests/internal/tablecheck"
+)
+
+var pmem = []byte{0x79, 0xd3, 0xf0, 0x66, 0xf3, 0xb4, 0x74, 0x40, 0xac, 0x43, 0x0d, 0x33, 0x18, 0xb7, 0x8c, 0xdb}
+
+func st(typ uint16, n int) []byte {
+	b := make([]byte, n)
+	binary.LittleEndian.PutUint16(b, typ)
+	binary.LittleEndian.PutUint16(b[2:], uint16(n))
+	return b
+}
+
+func spa(index, flags uint16, n int) []byte {
+	b := st(0, n)
+	binary.LittleEndian.PutUint16(b[4:], index)
+	binary.LittleEndian.PutUint16(b[6:], flags)
+	copy(b[16:], pmem)
+	binary.LittleEndian.PutUint64(b[32:], 0x108000000)
+	binary.LittleEndian.PutUint64(b[40:], 0x8000000)
+	return b
+}
+
+func mapping(spaIdx, dcrIdx, ilIdx, flags uint16) []byte {
+	b := st(1, 48)
+	binary.LittleEndian.PutUint32(b[4:], 2)
+	binary.LittleEndian.PutUint16(b[12:], spaIdx)
+	binary.LittleEndian.PutUint16(b[14:], dcrIdx)
+	binary.LittleEndian.PutUint16(b[40:], ilIdx)
+	binary.LittleEndian.PutUint16(b[42:], 1)
+	binary.LittleEndian.PutUint16(b[44:], flags)
+	return b
+}
+
+func dcr(index uint16, n int, windows uint16) []byte {
+	b := st(4, n)
+	binary.LittleEndian.PutUint16(b[4:], index)
+	binary.LittleEndian.PutUint16(b[30:], windows)
+	return b
+}
+
+func nfit(rev uint8, structs ...[]byte) []byte {
+	body := make([]byte, 4)
+	for _, s := range structs {
+		body = append(body, s...)
+	}
+	return checktest.SDT("NFIT", rev, body)
+}
+
+func TestNFIT(t *testing.T) {
+	caps := st(7, 16)
+	caps[4], caps[8] = 1, 3
+	badCaps := st(7, 16)
+	badCaps[8] = 0x10
+	unknown := spa(4, 3, 56)
+	unknown[16] = 0
+	wrap := spa(4, 3, 56)
+	binary.LittleEndian.PutUint64(wrap[32:], 0xFFFFFFFFFFFFF000)
+	il := st(2, 24)
+	binary.LittleEndian.PutUint16(il[4:], 1)
+	binary.LittleEndian.PutUint32(il[8:], 2)
+	ilShort := st(2, 20)
+	binary.LittleEndian.PutUint16(ilShort[4:], 1)
+	binary.LittleEndian.PutUint32(ilShort[8:], 2)
+	flush := st(6, 24)
+	binary.LittleEndian.PutUint16(flush[8:], 2)
+	flush2 := st(6, 32)
+	binary.LittleEndian.PutUint16(flush2[8:], 2)
+	bdw := st(5, 40)
+	binary.LittleEndian.PutUint16(bdw[4:], 9)
+	cases := []struct {
+		name string
+		raw  []byte
+		want []string
+	}{
+		{"QEMU's layout", nfit(1, spa(4, 3, 56), mapping(4, 5, 0, 0), dcr(5, 80, 0), caps), nil},
+		{"SPA with location cookie", nfit(1, spa(4, 7, 64)), nil},
+		{"64-byte SPA without the cookie flag", nfit(1, spa(4, 3, 64)), nil},
+		{"cookie flag on a 56-byte SPA", nfit(1, spa(4, 7, 56)), []string{"NFITStructureSize"}},
+		{"SPA of 60 bytes", nfit(1, spa(4, 3, 60)), []string{"NFITStructureSize"}},
+		{"32-byte control region without windows", nfit(1, dcr(5, 32, 0)), nil},
+		{"32-byte control region with windows", nfit(1, dcr(5, 32, 2)), []string{"NFITStructureSize"}},
+		{"interleave of 2 lines", nfit(1, il, mapping(0, 0, 1, 0)), nil},
+		{"interleave shorter than its lines", nfit(1, ilShort), []string{"NFITStructureSize"}},
+		{"flush hint length for 1 address, count 2", nfit(1, flush), []string{"NFITStructureSize"}},
+		{"flush hints of 2 addresses", nfit(1, flush2), nil},
+		{"revision 2", nfit(2, spa(4, 3, 56)), []string{"NFITRevision"}},
+		{"reserved SPA flag", nfit(1, spa(4, 0x13, 56)), []string{"NFITReserved"}},
+		{"reserved capability", nfit(1, badCaps), []string{"NFITReserved"}},
+		{"SPA index 0", nfit(1, spa(0, 3, 56)), []string{"NFITIndex"}},
+		{"duplicate SPA index", nfit(1, spa(4, 3, 56), spa(4, 3, 56)), []string{"NFITIndex"}},
+		{"mapping to a missing SPA", nfit(1, spa(4, 3, 56), mapping(3, 5, 0, 0), dcr(5, 80, 0)), []string{"NFITReference"}},
+		{"mapping to a missing control region", nfit(1, spa(4, 3, 56), mapping(4, 6, 0, 0), dcr(5, 80, 0)), []string{"NFITReference"}},
+		{"block window to a missing control region", nfit(1, dcr(5, 80, 1), bdw), []string{"NFITReference"}},
+		{"SPA range wraps", nfit(1, wrap), []string{"NFITSPARange"}},
+		{"unknown range type is information", nfit(1, unknown), nil},
+		{"NVDIMM not armed is information", nfit(1, spa(4, 3, 56), mapping(4, 5, 0, 8), dcr(5, 80, 0)), nil},
+		{"structure past the end", nfit(1, spa(4, 3, 56)[:50]), []string{"NFITStructureLength"}},
+		{"short control region", nfit(1, st(4, 20)), []string{"NFITStructureSize"}},
+		{"reserved type is information", nfit(1, st(9, 8)), nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := checktest.RunTables(t, Check, c.raw)
+			assert.Equal(t, c.want, tablecheck.Labels(r), "%+v", r.Findings)
+		})
+	}
+	r := checktest.RunTables(t, Check, nfit(1, spa(4, 3, 56), mapping(4, 5, 0, 8), dcr(5, 80, 0)))
+	if f := checktest.FindingWith(r, ""); assert.NotNil(t, f) {
+		assert.Contains(t, f.Message, "the NVDIMM not armed")
+	}
+	assert.Equal(t, tests.StatusNotApplicable, checktest.RunTables(t, Check, checktest.HPET(nil)).Status)
+}
+
+// FuzzNFIT runs the check over an NFIT of the fuzzer's bytes after a
+// valid header: it may not abort.
+func FuzzNFIT(f *testing.F) {
+	f.Add(nfit(1, spa(4, 3, 56), mapping(4, 5, 0, 0), dcr(5, 80, 0))[36:])
+	if root := corpus.Root(); root != "" {
+		for _, p := range []string{"q35/NFIT.dimmpxm", "virt/NFIT.memhp"} {
+			if raw, err := os.ReadFile(filepath.Join(root, "acpi", "qemu", p)); err == nil {
+				f.Add(raw[36:])
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		raw := checktest.SDT("NFIT", 1, body)
+		m := input.New(checktest.Snapshot{FS: fstest.MapFS{acpi.SysfsDir + "/NFIT": &fstest.MapFile{Data: raw}}}, input.Options{})
+		if r := tests.RunOne(&tests.Env{Machine: m}, Check); r.Status == tests.StatusAborted {
+			t.Fatal(r.Reason)
+		}
+	})
+}
+
+// TestQEMU: QEMU's NFITs (an NVDIMM on pc and q35, a hot-pluggable one
+// on virt) have no finding.
+func TestQEMU(t *testing.T) {
+	root := corpus.Root()
+	if root == "" {
+		t.Skip("no shared corpus (FWCHECK_SHARED)")
+	}
+	for _, p := range []string{"pc/NFIT.dimmpxm", "q35/NFIT.dimmpxm", "virt/NFIT.memhp"} {
+		raw, err := os.ReadFile(filepath.Join(root, "acpi", "qemu", p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := checktest.RunTables(t, Check, raw)
+		assert.Equal(t, tests.StatusPassed, r.Status, "%s: %+v", p, r.Findings)
+		assert.Empty(t, tablecheck.Labels(r), p)
+	}
+}
