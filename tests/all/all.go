@@ -77,6 +77,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/gtdt"
 	"github.com/fwcheck/fwcheck/tests/iort"
 	"github.com/fwcheck/fwcheck/tests/nfit"
+	"github.com/fwcheck/fwcheck/tests/pcct"
 	"github.com/fwcheck/fwcheck/tests/phat"
 	"github.com/fwcheck/fwcheck/tests/pptt"
 	"github.com/fwcheck/fwcheck/tests/sbbr"
@@ -165,6 +166,7 @@ var checks = sync.OnceValue(func() []*tests.Check {
 		pptt.Check,
 		phat.Check,
 		nfit.Check,
+		pcct.Check,
 		armnamespace.Check,
 		uefivars.Check,
 	}
