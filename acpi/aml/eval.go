@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -150,16 +151,16 @@ var LinuxInterfaces = []string{
 	"Processor Aggregator Device", "Extended Address Space Descriptor",
 }
 
-var linuxOSI = func() map[string]bool {
+var linuxOSI = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, s := range LinuxInterfaces {
 		m[s] = true
 	}
 	return m
-}()
+})
 
 // LinuxOSI answers an _OSI query as Linux does by default.
-func LinuxOSI(iface string) bool { return linuxOSI[iface] }
+func LinuxOSI(iface string) bool { return linuxOSI()[iface] }
 
 // Evaluator runs AML of a namespace without hardware. Objects that code
 // stores into (Names, buffer fields, package elements) keep their new

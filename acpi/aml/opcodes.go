@@ -1,6 +1,9 @@
 package aml
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // Op is an AML opcode. Extended opcodes (ExtOpPrefix 0x5B followed by a
 // byte) are 0x5Bxx. Values from 0xF000 up are pseudo-opcodes this package
@@ -171,86 +174,75 @@ var (
 	none = []argKind{}
 )
 
-// exprOps are the operators whose operands follow a fixed pattern; the
-// parser handles declarations, data and control flow itself.
-var exprOps = map[Op]opInfo{
-	OpStore:       {"Store", []argKind{aTerm, aSuper}},
-	OpRefOf:       {"RefOf", sup},
-	OpAdd:         {"Add", ttn},
-	OpConcat:      {"Concatenate", ttn},
-	OpSubtract:    {"Subtract", ttn},
-	OpIncrement:   {"Increment", sup},
-	OpDecrement:   {"Decrement", sup},
-	OpMultiply:    {"Multiply", ttn},
-	OpDivide:      {"Divide", []argKind{aTerm, aTerm, aTarget, aTarget}},
-	OpShiftLeft:   {"ShiftLeft", ttn},
-	OpShiftRight:  {"ShiftRight", ttn},
-	OpAnd:         {"And", ttn},
-	OpNand:        {"NAnd", ttn},
-	OpOr:          {"Or", ttn},
-	OpNor:         {"NOr", ttn},
-	OpXor:         {"Xor", ttn},
-	OpNot:         {"Not", tn},
-	OpFindSetLeft: {"FindSetLeftBit", tn},
-	OpFindSetRt:   {"FindSetRightBit", tn},
-	OpDerefOf:     {"DerefOf", one},
-	OpConcatRes:   {"ConcatenateResTemplate", ttn},
-	OpMod:         {"Mod", ttn},
-	OpNotify:      {"Notify", []argKind{aSuper, aTerm}},
-	OpSizeOf:      {"SizeOf", sup},
-	OpIndex:       {"Index", ttn},
-	OpMatch:       {"Match", []argKind{aTerm, aByte, aTerm, aByte, aTerm, aTerm}},
-	OpObjectType:  {"ObjectType", sup},
-	OpLAnd:        {"LAnd", tt},
-	OpLOr:         {"LOr", tt},
-	OpLNot:        {"LNot", one},
-	OpLEqual:      {"LEqual", tt},
-	OpLGreater:    {"LGreater", tt},
-	OpLLess:       {"LLess", tt},
-	OpToBuffer:    {"ToBuffer", tn},
-	OpToDecString: {"ToDecimalString", tn},
-	OpToHexString: {"ToHexString", tn},
-	OpToInteger:   {"ToInteger", tn},
-	OpToString:    {"ToString", ttn},
-	OpCopyObject:  {"CopyObject", []argKind{aTerm, aSuper}},
-	OpMid:         {"Mid", []argKind{aTerm, aTerm, aTerm, aTarget}},
-	OpContinue:    {"Continue", none},
-	OpNoop:        {"Noop", none},
-	OpReturn:      {"Return", one},
-	OpBreak:       {"Break", none},
-	OpBreakPoint:  {"BreakPoint", none},
-	OpCondRefOf:   {"CondRefOf", []argKind{aSuper, aTarget}},
-	OpLoadTable:   {"LoadTable", []argKind{aTerm, aTerm, aTerm, aTerm, aTerm, aTerm}},
-	OpLoad:        {"Load", []argKind{aSuper, aTarget}},
-	OpStall:       {"Stall", one},
-	OpSleep:       {"Sleep", one},
-	OpAcquire:     {"Acquire", []argKind{aSuper, aWord}},
-	OpSignal:      {"Signal", sup},
-	OpWait:        {"Wait", []argKind{aSuper, aTerm}},
-	OpReset:       {"Reset", sup},
-	OpRelease:     {"Release", sup},
-	OpFromBCD:     {"FromBCD", tn},
-	OpToBCD:       {"ToBCD", tn},
-	OpUnload:      {"Unload", sup},
-	OpRevision:    {"Revision", none},
-	OpDebug:       {"Debug", none},
-	OpFatal:       {"Fatal", []argKind{aByte, aDWord, aTerm}},
-	OpTimer:       {"Timer", none},
+// exprTable holds the operators whose operands follow a fixed pattern (the
+// parser handles declarations, data and control flow itself), indexed by
+// opcode: one-byte opcodes at 0–255, extended ones (0x5B xx, whose first
+// byte is odd) at 256 + their second byte. An array of constants, laid out
+// by the linker: no map built at package init (issue 24).
+var exprTable = [512]*opInfo{
+	int(OpStore&0xFF) + int(OpStore>>8&1)*256:             {"Store", []argKind{aTerm, aSuper}},
+	int(OpRefOf&0xFF) + int(OpRefOf>>8&1)*256:             {"RefOf", sup},
+	int(OpAdd&0xFF) + int(OpAdd>>8&1)*256:                 {"Add", ttn},
+	int(OpConcat&0xFF) + int(OpConcat>>8&1)*256:           {"Concatenate", ttn},
+	int(OpSubtract&0xFF) + int(OpSubtract>>8&1)*256:       {"Subtract", ttn},
+	int(OpIncrement&0xFF) + int(OpIncrement>>8&1)*256:     {"Increment", sup},
+	int(OpDecrement&0xFF) + int(OpDecrement>>8&1)*256:     {"Decrement", sup},
+	int(OpMultiply&0xFF) + int(OpMultiply>>8&1)*256:       {"Multiply", ttn},
+	int(OpDivide&0xFF) + int(OpDivide>>8&1)*256:           {"Divide", []argKind{aTerm, aTerm, aTarget, aTarget}},
+	int(OpShiftLeft&0xFF) + int(OpShiftLeft>>8&1)*256:     {"ShiftLeft", ttn},
+	int(OpShiftRight&0xFF) + int(OpShiftRight>>8&1)*256:   {"ShiftRight", ttn},
+	int(OpAnd&0xFF) + int(OpAnd>>8&1)*256:                 {"And", ttn},
+	int(OpNand&0xFF) + int(OpNand>>8&1)*256:               {"NAnd", ttn},
+	int(OpOr&0xFF) + int(OpOr>>8&1)*256:                   {"Or", ttn},
+	int(OpNor&0xFF) + int(OpNor>>8&1)*256:                 {"NOr", ttn},
+	int(OpXor&0xFF) + int(OpXor>>8&1)*256:                 {"Xor", ttn},
+	int(OpNot&0xFF) + int(OpNot>>8&1)*256:                 {"Not", tn},
+	int(OpFindSetLeft&0xFF) + int(OpFindSetLeft>>8&1)*256: {"FindSetLeftBit", tn},
+	int(OpFindSetRt&0xFF) + int(OpFindSetRt>>8&1)*256:     {"FindSetRightBit", tn},
+	int(OpDerefOf&0xFF) + int(OpDerefOf>>8&1)*256:         {"DerefOf", one},
+	int(OpConcatRes&0xFF) + int(OpConcatRes>>8&1)*256:     {"ConcatenateResTemplate", ttn},
+	int(OpMod&0xFF) + int(OpMod>>8&1)*256:                 {"Mod", ttn},
+	int(OpNotify&0xFF) + int(OpNotify>>8&1)*256:           {"Notify", []argKind{aSuper, aTerm}},
+	int(OpSizeOf&0xFF) + int(OpSizeOf>>8&1)*256:           {"SizeOf", sup},
+	int(OpIndex&0xFF) + int(OpIndex>>8&1)*256:             {"Index", ttn},
+	int(OpMatch&0xFF) + int(OpMatch>>8&1)*256:             {"Match", []argKind{aTerm, aByte, aTerm, aByte, aTerm, aTerm}},
+	int(OpObjectType&0xFF) + int(OpObjectType>>8&1)*256:   {"ObjectType", sup},
+	int(OpLAnd&0xFF) + int(OpLAnd>>8&1)*256:               {"LAnd", tt},
+	int(OpLOr&0xFF) + int(OpLOr>>8&1)*256:                 {"LOr", tt},
+	int(OpLNot&0xFF) + int(OpLNot>>8&1)*256:               {"LNot", one},
+	int(OpLEqual&0xFF) + int(OpLEqual>>8&1)*256:           {"LEqual", tt},
+	int(OpLGreater&0xFF) + int(OpLGreater>>8&1)*256:       {"LGreater", tt},
+	int(OpLLess&0xFF) + int(OpLLess>>8&1)*256:             {"LLess", tt},
+	int(OpToBuffer&0xFF) + int(OpToBuffer>>8&1)*256:       {"ToBuffer", tn},
+	int(OpToDecString&0xFF) + int(OpToDecString>>8&1)*256: {"ToDecimalString", tn},
+	int(OpToHexString&0xFF) + int(OpToHexString>>8&1)*256: {"ToHexString", tn},
+	int(OpToInteger&0xFF) + int(OpToInteger>>8&1)*256:     {"ToInteger", tn},
+	int(OpToString&0xFF) + int(OpToString>>8&1)*256:       {"ToString", ttn},
+	int(OpCopyObject&0xFF) + int(OpCopyObject>>8&1)*256:   {"CopyObject", []argKind{aTerm, aSuper}},
+	int(OpMid&0xFF) + int(OpMid>>8&1)*256:                 {"Mid", []argKind{aTerm, aTerm, aTerm, aTarget}},
+	int(OpContinue&0xFF) + int(OpContinue>>8&1)*256:       {"Continue", none},
+	int(OpNoop&0xFF) + int(OpNoop>>8&1)*256:               {"Noop", none},
+	int(OpReturn&0xFF) + int(OpReturn>>8&1)*256:           {"Return", one},
+	int(OpBreak&0xFF) + int(OpBreak>>8&1)*256:             {"Break", none},
+	int(OpBreakPoint&0xFF) + int(OpBreakPoint>>8&1)*256:   {"BreakPoint", none},
+	int(OpCondRefOf&0xFF) + int(OpCondRefOf>>8&1)*256:     {"CondRefOf", []argKind{aSuper, aTarget}},
+	int(OpLoadTable&0xFF) + int(OpLoadTable>>8&1)*256:     {"LoadTable", []argKind{aTerm, aTerm, aTerm, aTerm, aTerm, aTerm}},
+	int(OpLoad&0xFF) + int(OpLoad>>8&1)*256:               {"Load", []argKind{aSuper, aTarget}},
+	int(OpStall&0xFF) + int(OpStall>>8&1)*256:             {"Stall", one},
+	int(OpSleep&0xFF) + int(OpSleep>>8&1)*256:             {"Sleep", one},
+	int(OpAcquire&0xFF) + int(OpAcquire>>8&1)*256:         {"Acquire", []argKind{aSuper, aWord}},
+	int(OpSignal&0xFF) + int(OpSignal>>8&1)*256:           {"Signal", sup},
+	int(OpWait&0xFF) + int(OpWait>>8&1)*256:               {"Wait", []argKind{aSuper, aTerm}},
+	int(OpReset&0xFF) + int(OpReset>>8&1)*256:             {"Reset", sup},
+	int(OpRelease&0xFF) + int(OpRelease>>8&1)*256:         {"Release", sup},
+	int(OpFromBCD&0xFF) + int(OpFromBCD>>8&1)*256:         {"FromBCD", tn},
+	int(OpToBCD&0xFF) + int(OpToBCD>>8&1)*256:             {"ToBCD", tn},
+	int(OpUnload&0xFF) + int(OpUnload>>8&1)*256:           {"Unload", sup},
+	int(OpRevision&0xFF) + int(OpRevision>>8&1)*256:       {"Revision", none},
+	int(OpDebug&0xFF) + int(OpDebug>>8&1)*256:             {"Debug", none},
+	int(OpFatal&0xFF) + int(OpFatal>>8&1)*256:             {"Fatal", []argKind{aByte, aDWord, aTerm}},
+	int(OpTimer&0xFF) + int(OpTimer>>8&1)*256:             {"Timer", none},
 }
-
-// exprTable indexes exprOps by opcode: one-byte opcodes at 0–255,
-// extended ones at 256 + their second byte.
-var exprTable = func() (t [512]*opInfo) {
-	for op, info := range exprOps {
-		info := info
-		if op > 0xFF {
-			t[256+int(op&0xFF)] = &info
-		} else {
-			t[op] = &info
-		}
-	}
-	return t
-}()
 
 func exprOp(op Op) *opInfo {
 	if op > 0xFF {
@@ -259,31 +251,34 @@ func exprOp(op Op) *opInfo {
 		}
 		return exprTable[256+int(op&0xFF)]
 	}
-	return exprTable[op]
+	return exprTable[op&0xFF]
 }
 
-var opNames = map[Op]string{
-	OpZero: "Zero", OpOne: "One", OpOnes: "Ones", OpAlias: "Alias", OpName: "Name",
-	OpByteConst: "ByteConst", OpWordConst: "WordConst", OpDWordConst: "DWordConst",
-	OpQWordConst: "QWordConst", OpString: "String", OpScope: "Scope", OpBuffer: "Buffer",
-	OpPackage: "Package", OpVarPackage: "VarPackage", OpMethod: "Method", OpExternal: "External",
-	OpCreateDWord: "CreateDWordField", OpCreateWord: "CreateWordField",
-	OpCreateByte: "CreateByteField", OpCreateBit: "CreateBitField",
-	OpCreateQWord: "CreateQWordField", OpIf: "If", OpElse: "Else", OpWhile: "While",
-	OpMutex: "Mutex", OpEvent: "Event", OpCreateField: "CreateField", OpRegion: "OperationRegion",
-	OpField: "Field", OpDevice: "Device", OpProcessor: "Processor", OpPowerRes: "PowerResource",
-	OpThermalZone: "ThermalZone", OpIndexField: "IndexField", OpBankField: "BankField",
-	OpDataRegion: "DataTableRegion", OpNamePath: "NamePath", OpCall: "Call", OpNullName: "NullName",
-	OpNamedField: "NamedField", OpReservedField: "Offset", OpAccessField: "AccessAs",
-	OpExtAccessField: "AccessAs", OpConnection: "Connection",
-}
+// opNames are built on first use: only reports and errors name opcodes.
+var opNames = sync.OnceValue(func() map[Op]string {
+	return map[Op]string{
+		OpZero: "Zero", OpOne: "One", OpOnes: "Ones", OpAlias: "Alias", OpName: "Name",
+		OpByteConst: "ByteConst", OpWordConst: "WordConst", OpDWordConst: "DWordConst",
+		OpQWordConst: "QWordConst", OpString: "String", OpScope: "Scope", OpBuffer: "Buffer",
+		OpPackage: "Package", OpVarPackage: "VarPackage", OpMethod: "Method", OpExternal: "External",
+		OpCreateDWord: "CreateDWordField", OpCreateWord: "CreateWordField",
+		OpCreateByte: "CreateByteField", OpCreateBit: "CreateBitField",
+		OpCreateQWord: "CreateQWordField", OpIf: "If", OpElse: "Else", OpWhile: "While",
+		OpMutex: "Mutex", OpEvent: "Event", OpCreateField: "CreateField", OpRegion: "OperationRegion",
+		OpField: "Field", OpDevice: "Device", OpProcessor: "Processor", OpPowerRes: "PowerResource",
+		OpThermalZone: "ThermalZone", OpIndexField: "IndexField", OpBankField: "BankField",
+		OpDataRegion: "DataTableRegion", OpNamePath: "NamePath", OpCall: "Call", OpNullName: "NullName",
+		OpNamedField: "NamedField", OpReservedField: "Offset", OpAccessField: "AccessAs",
+		OpExtAccessField: "AccessAs", OpConnection: "Connection",
+	}
+})
 
 // String is the opcode's ASL name ("Store", "Local0", "CreateDWordField").
 func (o Op) String() string {
-	if s, ok := opNames[o]; ok {
+	if s, ok := opNames()[o]; ok {
 		return s
 	}
-	if i, ok := exprOps[o]; ok {
+	if i := exprOp(o); i != nil {
 		return i.name
 	}
 	switch {

@@ -24,6 +24,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	dtb "github.com/fwcheck/fwcheck/devicetree"
 	"github.com/fwcheck/fwcheck/input"
@@ -238,9 +239,10 @@ func checkMemory(p *tests.Pass, bl *dtb.Blob, uefi bool) {
 
 // The kernel's PSCI and SMCCC lines (drivers/firmware/psci/psci.c):
 // "psci: PSCIv1.1 detected in firmware.", "psci: SMC Calling Convention v1.2".
+// Compiled on first use: nothing at package init (issue 24).
 var (
-	rePSCI  = regexp.MustCompile(`^psci: PSCIv(\d+)\.(\d+) detected in firmware`)
-	reSMCCC = regexp.MustCompile(`^psci: SMC Calling Convention v(\d+)\.(\d+)`)
+	rePSCI  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^psci: PSCIv(\d+)\.(\d+) detected in firmware`) })
+	reSMCCC = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^psci: SMC Calling Convention v(\d+)\.(\d+)`) })
 )
 
 func checkPSCI(p *tests.Pass, bl *dtb.Blob) {
@@ -294,10 +296,10 @@ func checkPSCI(p *tests.Pass, bl *dtb.Blob) {
 	}
 	fwPSCI, smccc := "", ""
 	_ = log.Each(func(r klog.Record) bool {
-		if m := rePSCI.FindStringSubmatch(r.Text); m != nil {
+		if m := rePSCI().FindStringSubmatch(r.Text); m != nil {
 			fwPSCI = m[1] + "." + m[2]
 		}
-		if m := reSMCCC.FindStringSubmatch(r.Text); m != nil {
+		if m := reSMCCC().FindStringSubmatch(r.Text); m != nil {
 			smccc = m[1] + "." + m[2]
 		}
 		return fwPSCI == "" || smccc == ""
