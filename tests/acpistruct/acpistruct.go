@@ -1,5 +1,5 @@
 // Package acpistruct checks the structure of the optional ACPI tables
-// fwcheck has no field rules for yet: WDAT, SPMI, SBST, CSRT, SDEV,
+// fwcheck has no field rules for yet: WDAT, SPMI, SBST, CSRT,
 // PMTT, AEST, APMT, MPAM, NHLT, MCHI, UEFI, WPBT, WAET, SLIC, MSDM, ASF!,
 // CEDT, VIOT, CCEL, XENV, STAO, SVKL, MPST, DRTM and iBFT. For each it
 // reads the length against the table's fixed part, the revision against
@@ -15,8 +15,8 @@
 // TableStructureLength, TableStructureCount) says it, the message naming
 // the table. A table whose fields gain rules of their own moves to its
 // own check, as HEST, ERST, SRAT and the others did (PPTT moved to
-// tests/pptt, PHAT, NFIT and PCCT to
-// tests/phat, tests/nfit and tests/pcct).
+// tests/pptt, PHAT, NFIT, PCCT and SDEV
+// to tests/phat, tests/nfit, tests/pcct and tests/sdev).
 //
 // Never printed: the content of MSDM and SLIC (the MSDM holds the
 // Windows product key; both are checked for length only, and no message
@@ -105,8 +105,6 @@ var tables = []desc{
 	{sig: "SPMI", spec: "IPMI 2.0 Appendix C3 (SPMI)", min: 64, revs: []uint8{5}},
 	{sig: "SBST", spec: "ACPI 6.5 §5.2.14", min: 48, revs: []uint8{1}},
 	{sig: "CSRT", spec: "Microsoft Core System Resources Table (CSRT)", min: 36, revs: []uint8{0, 1}, walk: layout(36, 4, 4, 0, 4)},
-	{sig: "SDEV", spec: "ACPI 6.5 §5.2.27", min: 36, revs: []uint8{1}, walk: layout(36, 0, 1, 2, 2),
-		types: names("ACPI namespace device", "PCIe endpoint device")},
 	{sig: "PMTT", spec: "ACPI 6.5 §5.2.22", min: 40, revs: []uint8{1, 2}, walk: layout(40, 0, 1, 2, 2),
 		types: names("socket", "memory controller", "DIMM")},
 	{sig: "AEST", spec: "Arm DEN 0085 (AEST) 2.0", min: 36, revs: []uint8{1, 2}, walk: layout(36, 0, 1, 1, 2),

@@ -54,6 +54,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/reset"
 	"github.com/fwcheck/fwcheck/tests/resources"
 	"github.com/fwcheck/fwcheck/tests/s3"
+	"github.com/fwcheck/fwcheck/tests/sdev"
 	"github.com/fwcheck/fwcheck/tests/secureboot"
 	"github.com/fwcheck/fwcheck/tests/securitysummary"
 	"github.com/fwcheck/fwcheck/tests/sleepstates"
@@ -167,6 +168,7 @@ var checks = sync.OnceValue(func() []*tests.Check {
 		phat.Check,
 		nfit.Check,
 		pcct.Check,
+		sdev.Check,
 		armnamespace.Check,
 		uefivars.Check,
 	}

@@ -1,0 +1,101 @@
+package sdev
+
+import (
+	"encoding/binary"
+	"testing"
+	"testing/fstest"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/fwcheck/fwcheck/acpi"
+	"github.com/fwcheck/fwcheck/input"
+	"github.com/fwcheck/fwcheck/tests"
+	"github.com/fwcheck/fwcheck/tests/checktest"
+	"github.com/fwcheck/fwcheck/tests/internal/tablecheck"
+)
+
+func put16(b []byte, vs ...int) {
+	for i, v := range vs {
+		binary.LittleEndian.PutUint16(b[2*i:], uint16(v))
+	}
+}
+
+// namespace builds a namespace device structure naming id (its bytes as
+// given) with vendor bytes of vendor data after it.
+func namespace(flags byte, id string, vendor int) []byte {
+	fixed := 12
+	if flags&2 != 0 {
+		fixed = 16
+	}
+	b := make([]byte, fixed, fixed+len(id)+vendor)
+	b[1] = flags
+	b = append(b, id...)
+	b = append(b, make([]byte, vendor)...)
+	put16(b[2:], len(b), fixed, len(id), fixed+len(id), vendor)
+	return b
+}
+
+// endpoint builds a PCIe endpoint structure with a path of n bytes and 8
+// bytes of vendor data.
+func endpoint(n int) []byte {
+	b := make([]byte, 16+n+8)
+	b[0] = 1
+	put16(b[2:], len(b), 0, 0, 16, n, 16+n, 8)
+	return b
+}
+
+func cat(bs ...[]byte) []byte {
+	var out []byte
+	for _, b := range bs {
+		out = append(out, b...)
+	}
+	return out
+}
+
+func TestSDEV(t *testing.T) {
+	const cam = "\\_SB.PC00.XHCI.RHUB.HS08.DCAM\x00"
+	outside := namespace(0, cam, 0)
+	put16(outside[4:], 60)
+	overFixed := endpoint(2)
+	put16(overFixed[12:], 4)
+	cases := []struct {
+		name string
+		raw  []byte
+		want []string
+	}{
+		{"the corpus's shape", checktest.SDT("SDEV", 1, cat(endpoint(2), namespace(0, cam, 0), namespace(1, cam, 4))), nil},
+		{"secure access components", checktest.SDT("SDEV", 1, namespace(2, cam, 0)), nil},
+		{"revision 2", checktest.SDT("SDEV", 2, endpoint(2)), []string{"SDEVRevision"}},
+		{"reserved flag", checktest.SDT("SDEV", 1, namespace(4, cam, 0)), []string{"SDEVReservedFlags"}},
+		{"identifier outside", checktest.SDT("SDEV", 1, outside), []string{"SDEVDataRange"}},
+		{"vendor data over the fixed part", checktest.SDT("SDEV", 1, overFixed), []string{"SDEVDataRange"}},
+		{"identifier without NUL", checktest.SDT("SDEV", 1, namespace(0, "\\_SB.CAM0", 0)), []string{"SDEVDeviceID"}},
+		{"no identifier", checktest.SDT("SDEV", 1, namespace(0, "", 0)), []string{"SDEVDeviceID"}},
+		{"empty PCI path", checktest.SDT("SDEV", 1, endpoint(0)), []string{"SDEVPCIPath"}},
+		{"odd PCI path", checktest.SDT("SDEV", 1, endpoint(3)), []string{"SDEVPCIPath"}},
+		{"short endpoint", checktest.SDT("SDEV", 1, []byte{1, 0, 8, 0, 0, 0, 0, 0}), []string{"SDEVStructureSize"}},
+		{"components flag on a 12-byte fixed part", checktest.SDT("SDEV", 1, func() []byte { b := namespace(0, "", 0); b[1] = 2; return b }()), []string{"SDEVStructureSize"}},
+		{"structure past the end", checktest.SDT("SDEV", 1, endpoint(2)[:12]), []string{"SDEVStructureLength"}},
+		{"reserved type is information", checktest.SDT("SDEV", 1, []byte{5, 0, 4, 0}), nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := checktest.RunTables(t, Check, c.raw)
+			assert.Equal(t, c.want, tablecheck.Labels(r), "%+v", r.Findings)
+		})
+	}
+	assert.Equal(t, tests.StatusNotApplicable, checktest.RunTables(t, Check, checktest.HPET(nil)).Status)
+}
+
+// FuzzSDEV runs the check over an SDEV of the fuzzer's bytes after a
+// valid header: it may not abort.
+func FuzzSDEV(f *testing.F) {
+	f.Add(cat(endpoint(2), namespace(0, "\\_SB.CAM0\x00", 4), namespace(2, "\\_SB.CAM1\x00", 0)))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		raw := checktest.SDT("SDEV", 1, body)
+		m := input.New(checktest.Snapshot{FS: fstest.MapFS{acpi.SysfsDir + "/SDEV": &fstest.MapFile{Data: raw}}}, input.Options{})
+		if r := tests.RunOne(&tests.Env{Machine: m}, Check); r.Status == tests.StatusAborted {
+			t.Fatal(r.Reason)
+		}
+	})
+}
