@@ -1,7 +1,7 @@
 // Package acpistruct checks the structure of the optional ACPI tables
 // fwcheck has no field rules for yet: WDAT, SPMI, SBST, CSRT,
 // PMTT, AEST, APMT, MPAM, NHLT, MCHI, UEFI, WPBT, WAET, SLIC, MSDM, ASF!,
-// CEDT, VIOT, CCEL, XENV, STAO, SVKL, MPST, DRTM and iBFT. For each it
+// CEDT, VIOT, CCEL, XENV, STAO, SVKL, DRTM and iBFT. For each it
 // reads the length against the table's fixed part, the revision against
 // the ones its specification defines, and, where the table is a list of
 // typed, length-prefixed structures, walks every structure by its own
@@ -15,8 +15,8 @@
 // TableStructureLength, TableStructureCount) says it, the message naming
 // the table. A table whose fields gain rules of their own moves to its
 // own check, as HEST, ERST, SRAT and the others did (PPTT moved to
-// tests/pptt, PHAT, NFIT, PCCT and SDEV
-// to tests/phat, tests/nfit, tests/pcct and tests/sdev).
+// tests/pptt, PHAT, NFIT, PCCT, SDEV and
+// MPST to tests/phat, tests/nfit, tests/pcct, tests/sdev and tests/mpst).
 //
 // Never printed: the content of MSDM and SLIC (the MSDM holds the
 // Windows product key; both are checked for length only, and no message
@@ -26,8 +26,8 @@
 // published the tables; corpus SLICs carry 1 and 3), SPMI's last byte
 // (10 corpus machines have 65-byte SPMIs and 6 stop at 64, before the
 // trailing reserved byte: 64 is the minimum taken), and the structures of
-// MPST and DRTM, which are nested lists: their length is checked against
-// the fixed part only. Two tables have walks of their own: WDAT's
+// DRTM, which are nested lists: its length is checked against the fixed
+// part only. Two tables have walks of their own: WDAT's
 // instruction entries are 24 bytes each after the 68-byte fixed part, so
 // its entry count must give its Length exactly (all 9 corpus WDATs do);
 // iBFT's structures are found by the offsets of its control structure,
@@ -131,7 +131,6 @@ var tables = []desc{
 	{sig: "XENV", spec: "Xen Environment Table (XENV)", min: 56, revs: []uint8{1}},
 	{sig: "STAO", spec: "Status Override Table (STAO) 1.0", min: 37, revs: []uint8{1}},
 	{sig: "SVKL", spec: "ACPI 6.5 §5.2.35", min: 40, revs: []uint8{1}},
-	{sig: "MPST", spec: "ACPI 6.5 §5.2.21", min: 44, revs: []uint8{1}},
 	{sig: "DRTM", spec: "TCG D-RTM Architecture 1.0 (DRTM)", min: 36, revs: []uint8{1}},
 	{sig: "IBFT", spec: "iSCSI Boot Firmware Table 1.03", min: 48, revs: []uint8{1}, custom: walkIBFT},
 }

@@ -44,6 +44,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/mcfg"
 	"github.com/fwcheck/fwcheck/tests/me"
 	"github.com/fwcheck/fwcheck/tests/methods"
+	"github.com/fwcheck/fwcheck/tests/mpst"
 	"github.com/fwcheck/fwcheck/tests/msrconsistency"
 	"github.com/fwcheck/fwcheck/tests/mtrr"
 	"github.com/fwcheck/fwcheck/tests/oops"
@@ -169,6 +170,7 @@ var checks = sync.OnceValue(func() []*tests.Check {
 		nfit.Check,
 		pcct.Check,
 		sdev.Check,
+		mpst.Check,
 		armnamespace.Check,
 		uefivars.Check,
 	}

@@ -164,14 +164,14 @@ func TestACPIAuditTable(t *testing.T) {
 var tableSections = map[string][]string{
 	"ecdt": {"§5.2.15"}, "srat": {"§5.2.16"}, "slit": {"§5.2.17"}, "msct": {"§5.2.19"},
 	"bgrt": {"§5.2.23"}, "fpdt": {"§5.2.24"}, "gtdt": {"§5.2.25"}, "hmat": {"§5.2.28"},
-	"pptt": {"§5.2.30"}, "phat": {"§5.2.31"}, "nfit": {"§5.2.26"}, "pcct": {"§14.1"}, "sdev": {"§5.2.27"}, "madt": {"§5.2.12"}, "hest": {"§18.3.2"}, "bert": {"§18.3"},
+	"pptt": {"§5.2.30"}, "phat": {"§5.2.31"}, "nfit": {"§5.2.26"}, "pcct": {"§14.1"}, "sdev": {"§5.2.27"}, "mpst": {"§5.2.21"}, "madt": {"§5.2.12"}, "hest": {"§18.3.2"}, "bert": {"§18.3"},
 	"erst": {"§18.5"}, "einj": {"§18.6"}, "fadt": {"§5.2.9", "§5.2.10", "§4.8", "§5.2.3.2"},
 	"checksum": {"§5.2.5.3", "§5.2.6"}, "acpi-tables": {"§5.2"},
 }
 
 // structureSections: the same for the tables acpi-structure reads.
 var structureSections = map[string]string{
-	"SBST": "§5.2.14", "MPST": "§5.2.21", "PMTT": "§5.2.22",
+	"SBST": "§5.2.14", "PMTT": "§5.2.22",
 	"CCEL": "§5.2.34", "SVKL": "§5.2.35",
 }
 

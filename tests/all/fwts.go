@@ -10,7 +10,7 @@ package all
 // cycle sleep states; reboot cycling is fwcheck's own), so reboot maps
 // to nothing.
 var fwtsTests = map[string][]string{
-	"acpi-structure":  {"wdat", "spmi", "sbst", "csrt", "pmtt", "mchi", "uefi", "wpbt", "waet", "slic", "msdm", "asf", "cedt", "xenv", "stao", "mpst", "drtm", "ibft", "ccel", "svkl", "nhlt", "viot", "aest", "apmt", "mpam"},
+	"acpi-structure":  {"wdat", "spmi", "sbst", "csrt", "pmtt", "mchi", "uefi", "wpbt", "waet", "slic", "msdm", "asf", "cedt", "xenv", "stao", "drtm", "ibft", "ccel", "svkl", "nhlt", "viot", "aest", "apmt", "mpam"},
 	"acpi-tables":     {"acpitables", "rsdp", "rsdt", "xsdt"},
 	"aml-parse":       {"syntaxcheck"},
 	"bert":            {"bert"},
@@ -51,6 +51,7 @@ var fwtsTests = map[string][]string{
 	"nfit":            {"nfit"},
 	"pcct":            {"pcct"},
 	"sdev":            {"sdev"},
+	"mpst":            {"mpst"},
 	"hest":            {"hest"},
 	"erst":            {"erst"},
 	"einj":            {"einj"},

@@ -27,13 +27,13 @@ import (
 // own files: testdata/acpi/tables/NAME.txt.
 var tableCheckIDs = []string{"fpdt", "bgrt", "wsmt", "dmar", "lpit", "ivrs", "dbg2", "dbgp", "spcr", "ecdt", "bert",
 	"hest", "erst", "einj", "srat", "slit", "msct", "hmat", "crat", "cdit", "acpi-structure",
-	"gtdt", "iort", "pptt", "phat", "nfit", "pcct", "sdev"}
+	"gtdt", "iort", "pptt", "phat", "nfit", "pcct", "sdev", "mpst"}
 
 // tableSigs are the signatures those checks read, with the tables they
 // consult across (FADT, MADT, HPET, DSDT).
 var tableSigs = append([]string{"FPDT", "BGRT", "WSMT", "DMAR", "LPIT", "IVRS", "DBG2", "DBGP", "SPCR", "ECDT", "BERT",
 	"HEST", "ERST", "EINJ", "SRAT", "SLIT", "MSCT", "HMAT", "CRAT", "CDIT",
-	"GTDT", "IORT", "PPTT", "PHAT", "NFIT", "PCCT", "SDEV"}, acpistruct.Signatures()...)
+	"GTDT", "IORT", "PPTT", "PHAT", "NFIT", "PCCT", "SDEV", "MPST"}, acpistruct.Signatures()...)
 
 func tableChecks(t testing.TB) []*tests.Check {
 	t.Helper()

@@ -1,0 +1,105 @@
+package mpst
+
+import (
+	"encoding/binary"
+	"testing"
+	"testing/fstest"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/fwcheck/fwcheck/acpi"
+	"github.com/fwcheck/fwcheck/input"
+	"github.com/fwcheck/fwcheck/tests"
+	"github.com/fwcheck/fwcheck/tests/checktest"
+	"github.com/fwcheck/fwcheck/tests/internal/tablecheck"
+)
+
+// node builds a memory power node of ID id with the given states' indexes
+// and one physical component.
+func node(id uint16, indexes ...uint8) []byte {
+	b := make([]byte, 32, 32+2*len(indexes)+2)
+	b[0] = 3
+	binary.LittleEndian.PutUint16(b[2:], id)
+	binary.LittleEndian.PutUint64(b[8:], 0x100000000)
+	binary.LittleEndian.PutUint64(b[16:], 0x40000000)
+	binary.LittleEndian.PutUint32(b[24:], uint32(len(indexes)))
+	binary.LittleEndian.PutUint32(b[28:], 1)
+	for i, x := range indexes {
+		b = append(b, byte(i+1), x)
+	}
+	b = append(b, 7, 0)
+	binary.LittleEndian.PutUint32(b[4:], uint32(len(b)))
+	return b
+}
+
+func char() []byte {
+	b := make([]byte, 28)
+	b[0], b[1] = 0x40, 1
+	return b
+}
+
+// mpst builds an MPST of the nodes, then a characteristics count of
+// count and the structures chars.
+func mpst(rev uint8, nodes [][]byte, count uint16, chars ...[]byte) []byte {
+	body := make([]byte, 8)
+	body[0] = 3
+	binary.LittleEndian.PutUint16(body[4:], uint16(len(nodes)))
+	for _, n := range nodes {
+		body = append(body, n...)
+	}
+	body = binary.LittleEndian.AppendUint16(body, count)
+	body = append(body, 0, 0)
+	for _, c := range chars {
+		body = append(body, c...)
+	}
+	return checktest.SDT("MPST", rev, body)
+}
+
+func TestMPST(t *testing.T) {
+	badLen := node(1, 0)
+	binary.LittleEndian.PutUint32(badLen[4:], 40)
+	badID := char()
+	badID[0] = 0x41
+	flags := node(2, 0)
+	flags[0] = 0x13
+	cases := []struct {
+		name string
+		raw  []byte
+		want []string
+	}{
+		{"two nodes, two characteristics", mpst(1, [][]byte{node(1, 0, 1), node(2, 1)}, 2, char(), char()), nil},
+		{"revision 2", mpst(2, [][]byte{node(1, 0)}, 1, char()), []string{"MPSTRevision"}},
+		{"node length", mpst(1, [][]byte{badLen}, 1, char()), []string{"MPSTNodeLength"}},
+		{"node past the end", mpst(1, nil, 0)[:40], []string{"MPSTMalformed"}},
+		{"node count over the nodes", func() []byte {
+			b := mpst(1, [][]byte{node(1, 0)}, 1, char())
+			return checktest.SDT("MPST", 1, append([]byte{3, 0, 0, 0, 2, 0, 0, 0}, b[44:44+36]...))
+		}(), []string{"MPSTNodeLength"}},
+		{"duplicate node ID", mpst(1, [][]byte{node(1, 0), node(1, 0)}, 1, char()), []string{"MPSTNodeID"}},
+		{"state index past the characteristics", mpst(1, [][]byte{node(1, 0, 2)}, 2, char(), char()), []string{"MPSTStateIndex"}},
+		{"characteristics count over the structures", mpst(1, [][]byte{node(1, 0)}, 2, char()), []string{"MPSTCharacteristics"}},
+		{"characteristics ID", mpst(1, [][]byte{node(1, 0)}, 1, badID), []string{"MPSTCharacteristics"}},
+		{"reserved node flag", mpst(1, [][]byte{flags}, 1, char()), []string{"MPSTReserved"}},
+		{"bytes after the last structure", mpst(1, [][]byte{node(1, 0)}, 1, char(), make([]byte, 4)), []string{"MPSTTrailingBytes"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := checktest.RunTables(t, Check, c.raw)
+			assert.Equal(t, c.want, tablecheck.Labels(r), "%+v", r.Findings)
+		})
+	}
+	assert.Equal(t, tests.StatusNotApplicable, checktest.RunTables(t, Check, checktest.HPET(nil)).Status)
+}
+
+// FuzzMPST runs the check over an MPST of the fuzzer's bytes after a
+// valid header: it may not abort.
+func FuzzMPST(f *testing.F) {
+	f.Add(mpst(1, [][]byte{node(1, 0, 1), node(2, 1)}, 2, char(), char())[36:])
+	f.Fuzz(func(t *testing.T, body []byte) {
+		raw := checktest.SDT("MPST", 1, body)
+		m := input.New(checktest.Snapshot{FS: fstest.MapFS{acpi.SysfsDir + "/MPST": &fstest.MapFile{Data: raw}}}, input.Options{})
+		if r := tests.RunOne(&tests.Env{Machine: m}, Check); r.Status == tests.StatusAborted {
+			t.Fatal(r.Reason)
+		}
+	})
+}
