@@ -25,12 +25,15 @@
 // Left out on purpose: SLIC's and MSDM's revisions (Microsoft has not
 // published the tables; corpus SLICs carry 1 and 3), SPMI's last byte
 // (10 corpus machines have 65-byte SPMIs and 6 stop at 64, before the
-// trailing reserved byte: 64 is the minimum taken), and the structures of
-// DRTM, which are nested lists: its length is checked against the fixed
-// part only. Two tables have walks of their own: WDAT's
+// trailing reserved byte: 64 is the minimum taken), and DRTM's flags and
+// addresses (the TCG D-RTM Architecture's rules for them are not checked
+// here). Three tables have walks of their own: DRTM's three lists after
+// its 96-byte fixed part (validated tables of 8 bytes each, resources of
+// 16, the 16-byte DPS ID), each count prefixed, must fit in its Length
+// (TableStructureCount); WDAT's
 // instruction entries are 24 bytes each after the 68-byte fixed part, so
 // its entry count must give its Length exactly (all 9 corpus WDATs do);
-// iBFT's structures are found by the offsets of its control structure,
+// and iBFT's structures are found by the offsets of its control structure,
 // each of which must lead, inside the table, to a structure of the type
 // its place gives (TableStructureReference).
 //
@@ -131,7 +134,7 @@ var tables = []desc{
 	{sig: "XENV", spec: "Xen Environment Table (XENV)", min: 56, revs: []uint8{1}},
 	{sig: "STAO", spec: "Status Override Table (STAO) 1.0", min: 37, revs: []uint8{1}},
 	{sig: "SVKL", spec: "ACPI 6.5 §5.2.35", min: 40, revs: []uint8{1}},
-	{sig: "DRTM", spec: "TCG D-RTM Architecture 1.0 (DRTM)", min: 36, revs: []uint8{1}},
+	{sig: "DRTM", spec: "TCG D-RTM Architecture 1.0 (DRTM)", min: drtmFixed, revs: []uint8{1}, custom: walkDRTM},
 	{sig: "IBFT", spec: "iSCSI Boot Firmware Table 1.03", min: 48, revs: []uint8{1}, custom: walkIBFT},
 }
 
@@ -372,4 +375,41 @@ func walkIBFT(r *tablecheck.T, t *acpi.Table) string {
 		}
 	}
 	return plural(found, "structure") + " the control structure points to"
+}
+
+// drtmFixed is the DRTM's fixed part: the header, entry base and length,
+// 32- and 64-bit entry addresses, exit address, log area address and
+// length, architecture-dependent address and flags.
+const drtmFixed = 96
+
+// walkDRTM reads the DRTM's three lists after its fixed part: the
+// validated tables list (a 4-byte count of 8-byte addresses), the
+// resources list (a 4-byte count of 16-byte descriptors) and the DPS ID
+// (a 4-byte length and 16 bytes); each must fit in the table.
+func walkDRTM(r *tablecheck.T, t *acpi.Table) string {
+	b := t.Raw[:t.Header.Length]
+	off := uint64(drtmFixed)
+	lists := []struct {
+		what string
+		size uint64
+	}{{"validated tables", 8}, {"resources", 16}}
+	counts := make([]uint64, 0, 2)
+	for _, l := range lists {
+		if off+4 > uint64(len(b)) {
+			r.Fail(labelCount, "the %s list's count at offset %d lies past the table's end (%d bytes)", l.what, off, len(b))
+			return "lists cut short"
+		}
+		n := uint64(binary.LittleEndian.Uint32(b[off:]))
+		if end := off + 4 + n*l.size; end > uint64(len(b)) {
+			r.Fail(labelCount, "%d %s of %d bytes from offset %d need %d bytes; the table has %d", n, l.what, l.size, off+4, end, len(b))
+			return "lists cut short"
+		}
+		counts = append(counts, n)
+		off += 4 + n*l.size
+	}
+	if off+4+16 > uint64(len(b)) {
+		r.Fail(labelCount, "the DPS ID at offset %d (a length and 16 bytes) runs past the table's end (%d bytes)", off, len(b))
+		return "lists cut short"
+	}
+	return fmt.Sprintf("%d validated tables, %d resources, a DPS ID", counts[0], counts[1])
 }

@@ -86,6 +86,23 @@ func wdat(count uint32, n int) []byte {
 	return checktest.SDT("WDAT", 1, cat(fixed, make([]byte, 24*n)))
 }
 
+// drtm builds a DRTM with vtl validated tables, res resources and a DPS
+// ID, cut (or lengthened) by extra bytes.
+func drtm(vtl, res uint32, extra int) []byte {
+	b := make([]byte, 60)
+	b = binary.LittleEndian.AppendUint32(b, vtl)
+	b = append(b, make([]byte, 8*vtl)...)
+	b = binary.LittleEndian.AppendUint32(b, res)
+	b = append(b, make([]byte, 16*res)...)
+	b = append(b, make([]byte, 20)...)
+	if extra < 0 {
+		b = b[:len(b)+extra]
+	} else {
+		b = append(b, make([]byte, extra)...)
+	}
+	return checktest.SDT("DRTM", 1, b)
+}
+
 // ibftStruct builds an iBFT structure header of id and n bytes.
 func ibftStruct(id byte, n int) []byte {
 	b := make([]byte, n)
@@ -122,6 +139,11 @@ func TestWDATAndIBFT(t *testing.T) {
 		{"iBFT offset at the wrong structure", ibft([]uint16{at, at, 0}, ibftStruct(2, 74)), []string{"TableStructureReference"}},
 		{"iBFT offset past the end", ibft([]uint16{at, 4000, 0}, ibftStruct(2, 74)), []string{"TableStructureReference"}},
 		{"iBFT structure past the end", ibft([]uint16{at, 0, 0}, ibftStruct(2, 74)[:40]), []string{"TableStructureLength"}},
+		{"DRTM with its three lists", drtm(2, 1, 0), nil},
+		{"DRTM resources past the end", drtm(1, 3, -20), []string{"TableStructureCount"}},
+		{"DRTM without a DPS ID", drtm(0, 0, -20), []string{"TableStructureCount"}},
+		{"DRTM of its fixed part only", checktest.SDT("DRTM", 1, make([]byte, 60)), []string{"TableStructureCount"}},
+		{"DRTM shorter than its fixed part", checktest.SDT("DRTM", 1, make([]byte, 40)), []string{"TableShort"}},
 		{"iBFT without a control structure", checktest.SDT("IBFT", 1, cat(make([]byte, 12), ibftStruct(2, 74))), []string{"TableStructureReference"}},
 	}
 	for _, c := range cases {
