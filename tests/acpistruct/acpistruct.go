@@ -1,7 +1,7 @@
 // Package acpistruct checks the structure of the optional ACPI tables
-// fwcheck has no field rules for yet: WDAT, SPMI, SBST, CSRT,
-// PMTT, AEST, APMT, MPAM, NHLT, MCHI, UEFI, WPBT, WAET, SLIC, MSDM, ASF!,
-// CEDT, VIOT, CCEL, XENV, STAO, SVKL, DRTM and iBFT. For each it
+// fwcheck has no field rules for yet: WDAT, SPMI, SBST, CSRT, PMTT,
+// AEST, APMT, MPAM, NHLT, MCHI, UEFI, WPBT, WAET, SLIC, MSDM, ASF!, CEDT,
+// VIOT, CCEL, XENV, STAO, SVKL, DRTM and iBFT. For each it
 // reads the length against the table's fixed part, the revision against
 // the ones its specification defines, and, where the table is a list of
 // typed, length-prefixed structures, walks every structure by its own

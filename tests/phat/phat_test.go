@@ -3,10 +3,13 @@ package phat
 import (
 	"encoding/binary"
 	"testing"
+	"testing/fstest"
 	"unicode/utf16"
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/fwcheck/fwcheck/acpi"
+	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/tests"
 	"github.com/fwcheck/fwcheck/tests/checktest"
 	"github.com/fwcheck/fwcheck/tests/internal/tablecheck"
@@ -92,4 +95,17 @@ func TestPHAT(t *testing.T) {
 	assert.Equal(t, tests.StatusPassed, r.Status, "%+v", r.Findings)
 	assert.Contains(t, r.Findings[0].Message, "VenHw(1)) reports errors found")
 	assert.Equal(t, tests.StatusNotApplicable, checktest.RunTables(t, Check, checktest.HPET(nil)).Status)
+}
+
+// FuzzPHAT runs the check over a PHAT of the fuzzer's bytes after a
+// valid header: it may not abort.
+func FuzzPHAT(f *testing.F) {
+	f.Add(cat(version(2, 2), health(1, "VenHw(1)", true, 16, -1), health(0, "PciRoot(0x0)", true, 0, -1)))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		raw := checktest.SDT("PHAT", 1, body)
+		m := input.New(checktest.Snapshot{FS: fstest.MapFS{acpi.SysfsDir + "/PHAT": &fstest.MapFile{Data: raw}}}, input.Options{})
+		if r := tests.RunOne(&tests.Env{Machine: m}, Check); r.Status == tests.StatusAborted {
+			t.Fatal(r.Reason)
+		}
+	})
 }
