@@ -5,7 +5,7 @@
 // reserved platform interrupt flag bits, the doorbell register of the
 // generic and HW-reduced subspaces (types 0 to 2: present, in System
 // Memory or System I/O space), the shared memory range (a base, and for
-// types 0 to 2 more than the 8 bytes of its header), and the platform
+// types 0 to 2 room for its 8-byte header), and the platform
 // interrupt flag against the subspace type: when the table says the
 // platform interrupts on command completion, a subspace of type 2, 3 or
 // 4 whose interrupt is level-triggered must give the acknowledge
@@ -67,8 +67,8 @@ var (
 			"in one of those spaces.")
 	labelMemory = tests.NewLabel("PCCTSharedMemory", tests.Medium, spec+".3",
 		"A subspace's shared memory range has base 0, or (generic and HW-reduced subspaces) a length "+
-			"of 8 bytes or less, which leaves no room after the signature, command and status fields "+
-			"for the communication itself. Give the range's real base and length.")
+			"under 8 bytes, too short for the signature, command and status fields every such region "+
+			"starts with. Give the range's real base and length.")
 	labelAck = tests.NewLabel("PCCTInterruptAck", tests.Medium, spec+".5",
 		"The PCCT says the platform interrupts on command completion (global flag bit 0), and a "+
 			"subspace of type 2, 3 or 4 has a level-triggered platform interrupt but no platform "+
@@ -137,7 +137,7 @@ func check(r *tablecheck.T, i int, s acpi.PCCTSubspace, interrupts bool) {
 			r.Fail(labelDoorbell, "subspace %d (type %d): doorbell %s", i, s.Type, d)
 		}
 	}
-	if s.Base == 0 || (s.Type <= acpi.PCCTHWReduced2 && s.Size <= 8) {
+	if s.Base == 0 || (s.Type <= acpi.PCCTHWReduced2 && s.Size < 8) {
 		r.Fail(labelMemory, "subspace %d (type %d): shared memory base 0x%x, length %d", i, s.Type, s.Base, s.Size)
 	}
 	if interrupts && s.Type >= acpi.PCCTHWReduced2 && s.Type <= acpi.PCCTExtendedSlave &&

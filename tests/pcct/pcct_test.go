@@ -68,7 +68,7 @@ func TestPCCT(t *testing.T) {
 	cfgDoorbell := sub(1, 2, false)
 	gas(cfgDoorbell[24:], 2, 0x80000000) // PCI configuration space
 	smallMem := sub(0, 0, false)
-	binary.LittleEndian.PutUint64(smallMem[16:], 8)
+	binary.LittleEndian.PutUint64(smallMem[16:], 4)
 	reserved := sub(0, 0, false)
 	reserved[3] = 1
 	cases := []struct {
@@ -85,7 +85,7 @@ func TestPCCT(t *testing.T) {
 		{"type 0 of 64 bytes", pcct(2, 0, func() []byte { b := append(sub(0, 0, false), 0, 0); b[1] = 64; return b }()), []string{"PCCTSubspaceSize"}},
 		{"no doorbell", pcct(2, 0, noDoorbell), []string{"PCCTDoorbell"}},
 		{"doorbell in configuration space", pcct(2, 0, cfgDoorbell), []string{"PCCTDoorbell"}},
-		{"shared memory of 8 bytes", pcct(2, 0, smallMem), []string{"PCCTSharedMemory"}},
+		{"shared memory of 4 bytes", pcct(2, 0, smallMem), []string{"PCCTSharedMemory"}},
 		{"level interrupt without ack", pcct(2, 1, sub(2, 0, false)), []string{"PCCTInterruptAck"}},
 		{"edge interrupt without ack", pcct(2, 1, sub(2, 2, false)), nil},
 		{"level without ack, no platform interrupt", pcct(2, 0, sub(3, 0, false)), nil},
