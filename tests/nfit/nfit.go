@@ -5,11 +5,13 @@
 // interleave 16 plus 4 per line; SMBIOS management information at least
 // 8; control region 80, or 32 when it has no block control windows; block
 // data window region 40; flush hint address 16 plus 8 per address;
-// platform capabilities 16), reserved fields and flag bits, SPA range,
-// control region and interleave indexes (nonzero, unique), and the
-// references between structures: a region mapping's SPA range, control
-// region and interleave structure, and a block data window region's
-// control region, must exist. An SPA range whose address range type GUID
+// platform capabilities 16), reserved fields and flag bits, SPA range
+// and interleave indexes (nonzero, unique) and control region indexes
+// (unique), the references between structures (a region mapping's SPA
+// range and control region, and, when it maps to an SPA range, its
+// interleave structure, which needs two or more interleave ways; a block
+// data window region's control region), and the platform capabilities'
+// memory controller flush bit whenever the CPU cache flush bit is set. An SPA range whose address range type GUID
 // ACPI 6.5 does not define is information (a vendor may define its own),
 // and so is a region mapping whose NVDIMM state flags report a failed
 // save, restore or flush, an NVDIMM not armed or a failed mapping: they
@@ -35,6 +37,8 @@
 //	NFITIndex            none
 //	NFITReference        none
 //	NFITSPARange         none
+//	NFITInterleaveWays   none
+//	NFITCapabilities     none
 package nfit
 
 import (
@@ -68,8 +72,8 @@ var (
 			"per address; platform capabilities 16), so the OS reads fields from the wrong place or "+
 			"rejects the structure. Make the length match the type.")
 	labelIndex = tests.NewLabel("NFITIndex", tests.Medium, spec,
-		"An SPA range, control region or interleave structure has index 0 (reserved) or shares its "+
-			"index with another structure of its type, so the structures that refer to it by index "+
+		"An SPA range or interleave structure has index 0 (reserved), or an SPA range, control "+
+			"region or interleave structure shares its index with another structure of its type, so the structures that refer to it by index "+
 			"cannot tell which is meant. Give each a unique nonzero index.")
 	labelReference = tests.NewLabel("NFITReference", tests.Medium, spec+".3",
 		"A region mapping refers to an SPA range, control region or interleave structure the NFIT "+
@@ -79,7 +83,17 @@ var (
 	labelRange = tests.NewLabel("NFITSPARange", tests.Medium, spec+".2",
 		"An SPA range's base plus length runs past the end of the 64-bit address space, so the OS "+
 			"cannot map it. Give the range's real base and length.")
-	allLabels = []*tests.Label{labelMalformed, labelRevision, labelReserved, labelStructLength, labelSize, labelIndex, labelReference, labelRange}
+	labelWays = tests.NewLabel("NFITInterleaveWays", tests.Medium, spec+".3",
+		"A region mapping names an interleave structure but gives 0 or 1 interleave ways, a "+
+			"combination the specification calls invalid: an interleave structure describes a set of "+
+			"two or more NVDIMMs. Give the number of NVDIMMs in the set, or interleave index 0 for "+
+			"a region that is not interleaved.")
+	labelCaps = tests.NewLabel("NFITCapabilities", tests.Medium, spec+".9",
+		"The platform capabilities claim CPU cache flush on power loss (bit 0) without memory "+
+			"controller flush on power loss (bit 1); the specification requires bit 1 whenever bit 0 "+
+			"is set, since the CPU's stores pass through the memory controller. Set bit 1, or clear "+
+			"bit 0 if the platform does not flush its caches.")
+	allLabels = []*tests.Label{labelMalformed, labelRevision, labelReserved, labelStructLength, labelSize, labelIndex, labelReference, labelRange, labelWays, labelCaps}
 )
 
 // confirmed are the labels whose corpus occurrences were read against
@@ -164,13 +178,18 @@ func check(r *tablecheck.T, n *acpi.NFIT) {
 			r.Fail(labelReserved, "%s: reserved field 0x%x, undefined flag bits 0x%x", at, s.Reserved, s.ReservedFlags)
 		}
 		if m, ok := idx[s.Type]; ok {
-			if s.Index == 0 {
+			// Index 0 is reserved for SPA ranges and interleave
+			// structures; for control regions only uniqueness is stated.
+			if s.Index == 0 && s.Type != acpi.NFITControlRegion {
 				r.Fail(labelIndex, "%s has index 0", at)
 			} else if prev, dup := m[s.Index]; dup {
 				r.Fail(labelIndex, "%s has index %d, as the %s at offset %d", at, s.Index, name(s.Type), prev)
 			} else {
 				m[s.Index] = s.Offset
 			}
+		}
+		if s.Type == acpi.NFITCapabilities && s.Capabilities&1 != 0 && s.Capabilities&2 == 0 {
+			r.Fail(labelCaps, "%s: capabilities 0x%08x", at, s.Capabilities)
 		}
 		if s.Type == acpi.NFITSPARange {
 			if s.Size > 0 && s.Base+s.Size-1 < s.Base {
@@ -201,7 +220,14 @@ func check(r *tablecheck.T, n *acpi.NFIT) {
 			at = fmt.Sprintf("%s (NFIT device handle 0x%x)", at, s.Handle)
 			ref(at, "SPA range", acpi.NFITSPARange, s.SPAIndex)
 			ref(at, "control region", acpi.NFITControlRegion, s.ControlIndex)
-			ref(at, "interleave structure", acpi.NFITInterleave, s.InterleaveIndex)
+			// Without an SPA range the interleave fields are not valid
+			// and are ignored.
+			if s.SPAIndex != 0 {
+				ref(at, "interleave structure", acpi.NFITInterleave, s.InterleaveIndex)
+				if s.InterleaveIndex != 0 && s.Ways <= 1 {
+					r.Fail(labelWays, "%s: interleave structure %d with %d interleave ways", at, s.InterleaveIndex, s.Ways)
+				}
+			}
 			if f := s.Flags & 0x4F; f != 0 {
 				r.Info("%s: NVDIMM state flags 0x%04x report %s", at, s.Flags, stateFlags(f))
 			}

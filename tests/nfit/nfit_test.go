@@ -36,13 +36,16 @@ func spa(index, flags uint16, n int) []byte {
 	return b
 }
 
-func mapping(spaIdx, dcrIdx, ilIdx, flags uint16) []byte {
+func mapping(spaIdx, dcrIdx, ilIdx, flags uint16, ways ...uint16) []byte {
 	b := st(1, 48)
 	binary.LittleEndian.PutUint32(b[4:], 2)
 	binary.LittleEndian.PutUint16(b[12:], spaIdx)
 	binary.LittleEndian.PutUint16(b[14:], dcrIdx)
 	binary.LittleEndian.PutUint16(b[40:], ilIdx)
 	binary.LittleEndian.PutUint16(b[42:], 1)
+	if len(ways) > 0 {
+		binary.LittleEndian.PutUint16(b[42:], ways[0])
+	}
 	binary.LittleEndian.PutUint16(b[44:], flags)
 	return b
 }
@@ -95,7 +98,7 @@ func TestNFIT(t *testing.T) {
 		{"SPA of 60 bytes", nfit(1, spa(4, 3, 60)), []string{"NFITStructureSize"}},
 		{"32-byte control region without windows", nfit(1, dcr(5, 32, 0)), nil},
 		{"32-byte control region with windows", nfit(1, dcr(5, 32, 2)), []string{"NFITStructureSize"}},
-		{"interleave of 2 lines", nfit(1, il, mapping(0, 0, 1, 0)), nil},
+		{"interleave of 2 lines", nfit(1, spa(4, 3, 56), il, mapping(4, 0, 1, 0, 2)), nil},
 		{"interleave shorter than its lines", nfit(1, ilShort), []string{"NFITStructureSize"}},
 		{"flush hint length for 1 address, count 2", nfit(1, flush), []string{"NFITStructureSize"}},
 		{"flush hints of 2 addresses", nfit(1, flush2), nil},
@@ -113,6 +116,11 @@ func TestNFIT(t *testing.T) {
 		{"structure past the end", nfit(1, spa(4, 3, 56)[:50]), []string{"NFITStructureLength"}},
 		{"short control region", nfit(1, st(4, 20)), []string{"NFITStructureSize"}},
 		{"reserved type is information", nfit(1, st(9, 8)), nil},
+		{"control region index 0", nfit(1, dcr(0, 80, 0)), nil},
+		{"interleave index 0", nfit(1, func() []byte { b := append([]byte(nil), il...); b[4] = 0; return b }()), []string{"NFITIndex"}},
+		{"interleave ignored without an SPA range", nfit(1, mapping(0, 0, 7, 0)), nil},
+		{"interleave with one way", nfit(1, spa(4, 3, 56), il, mapping(4, 0, 1, 0)), []string{"NFITInterleaveWays"}},
+		{"cache flush without controller flush", nfit(1, func() []byte { b := append([]byte(nil), caps...); b[8] = 1; return b }()), []string{"NFITCapabilities"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
