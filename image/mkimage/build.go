@@ -12,14 +12,14 @@
 // frame format the kernel reads (what `make image` writes), ".zst" zstd,
 // ".gz" gzip, ".cpio" none. The kernel unpacks the initramfs before it
 // starts /init, and under QEMU's TCG that is the longest single step of a
-// boot: the same 27.6 MiB cpio was unpacked in 0.62-0.64 s as LZ4 (10.1
-// MiB), 1.24-1.57 s as zstd (7.6 MiB) and 0.43-0.77 s uncompressed, on
-// q35/OVMF boots measured at load average 5-9 (2026-12-06, "Asymmetric
-// key parser 'x509' registered" to "Freeing initrd memory"). On real
-// hardware both take a few tens of milliseconds and the 2.5 MiB more a
-// boot loader reads costs about as much, so LZ4 is the choice for labs
-// that boot the image in emulators and costs real machines nothing that
-// can be measured. Earlier, zstd -19 had beaten gzip -9 by 0.40 s to /init
+// boot: the same 27.6 MiB cpio was unpacked in 0.57-0.64 s as LZ4 (10.1
+// MiB from `lz4 -l -9`, 10.6 MiB from the encoder here), 1.24-1.57 s as
+// zstd (7.6 MiB) and 0.43-0.77 s uncompressed, on q35/OVMF boots
+// measured at load average 5-9 (2026-12-06, "Asymmetric key parser 'x509'
+// registered" to "Freeing initrd memory"). On real hardware both should
+// take a few tens of milliseconds, about what the 3 MiB more a boot
+// loader reads costs (not measured on hardware), so LZ4 is the choice for
+// labs that boot the image in emulators. Earlier, zstd -19 had beaten gzip -9 by 0.40 s to /init
 // on SeaBIOS/pc (2.23 against 2.63 s). The LZ4 encoder is
 // github.com/pierrec/lz4 (already in the module graph through u-root),
 // at its highest level with the legacy frame option; zstd is
