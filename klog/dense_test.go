@@ -268,7 +268,7 @@ func BenchmarkMatchWordsCorpus(b *testing.B) {
 }
 
 // FuzzGeneratedMatcher: the klog check's matcher, with the generated
-// automaton (two streams on long texts), finds what the same database
+// automaton (two or four streams on long texts), finds what the same database
 // finds with an automaton built at run time, entry and words alike.
 func FuzzGeneratedMatcher(f *testing.F) {
 	es := defaultDB(f)

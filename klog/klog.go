@@ -2,8 +2,9 @@
 // from dmesg, dmesg -r, dmesg -x, kmsg-style and journalctl -k text) into
 // records, writes records back as text, detects oops/BUG/WARNING traces, and
 // matches records against an advice database (our own, db/*.json compiled
-// ahead into db_generated.go by go generate, or an fwts-format klog.json
-// given by the user). It knows nothing of checks or reports. See Matcher for
+// ahead into db_generated.go, with its prefilter automaton in
+// ac_generated.bin, by go generate, or an fwts-format klog.json given by
+// the user). It knows nothing of checks or reports. See Matcher for
 // where start-up time went and why the database is generated.
 package klog
 
