@@ -176,16 +176,15 @@ func bootMain(cmdlineFile string) int {
 		if err := report.WriteHTML(&page, doc, failOn); err != nil {
 			live.Logf("fwcheck: report: %v", err)
 		}
-		saveRun(live, stamp, text.Bytes(), js.Bytes(), page.Bytes()) // the run's folder on FWCHECK
+		klogRecs := saveRun(live, stamp, text.Bytes(), js.Bytes(), page.Bytes()) // the run's folder on FWCHECK
 		if sender != nil {
 			live.Logf("fwcheck: %s", finishPost(sender, cfg.Post, js.Bytes(), resultsDir))
 			sender = nil
 		}
-		init := time.Duration(-1)
-		if recs, err := klog.ReadKmsg("/dev/kmsg"); err == nil {
-			init = initStarted(recs)
+		if klogRecs == nil { // no results partition: read the log here
+			klogRecs, _ = klog.ReadLive("/dev/kmsg")
 		}
-		live.Logf("%s", bootTimes(init, started, setUp, now, verdicts))
+		live.Logf("%s", bootTimes(initStarted(klogRecs), started, setUp, now, verdicts))
 		// The report scrolled past above the JSON: end on the verdict.
 		v, _ := report.Verdict(doc, failOn)
 		live.Logf("fwcheck: verdict: %s", v)

@@ -62,8 +62,9 @@ type runFile struct {
 // copy of the suspend/reboot journals the run kept at the partition's root.
 // When the machine booted from the fwcheck stick (live.ESP), only the
 // stick's own FWCHECK partition is written (image.PickResults). Every
-// problem is shown on the console; none stops the boot.
-func saveRun(live *image.Live, stamp time.Time, text, js, html []byte) {
+// problem is shown on the console; none stops the boot. It returns the
+// kernel log's records it read, nil when it wrote no kernel log.
+func saveRun(live *image.Live, stamp time.Time, text, js, html []byte) (klogRecs []klog.Record) {
 	dir, dev, ok, err := live.OpenResults("")
 	switch {
 	case err != nil:
@@ -91,7 +92,11 @@ func saveRun(live *image.Live, stamp time.Time, text, js, html []byte) {
 		{image.RunResultsJSON, func() ([]byte, error) { return js, nil }},
 		{image.RunReportText, func() ([]byte, error) { return text, nil }},
 		{image.RunReportHTML, func() ([]byte, error) { return html, nil }},
-		{image.RunKernelLog, kernelLog},
+		{image.RunKernelLog, func() ([]byte, error) {
+			var err error
+			klogRecs, err = klog.ReadLive("/dev/kmsg")
+			return kernelLog(klogRecs, err)
+		}},
 		{image.RunSnapshot, snapshot},
 	}
 	// The journals stay at the root, where the next boot of an unfinished
@@ -114,6 +119,7 @@ func saveRun(live *image.Live, stamp time.Time, text, js, html []byte) {
 		written = append(written, f.name)
 	}
 	live.Logf("fwcheck: results written to %s, folder %s: %s", dev, folder, strings.Join(written, " "))
+	return klogRecs
 }
 
 // writeSynced writes a file and flushes it to the disk.
@@ -132,9 +138,9 @@ func writeSynced(p string, data []byte) error {
 	return err
 }
 
-// kernelLog is the whole kernel log as it is now, one record a line.
-func kernelLog() ([]byte, error) {
-	recs, err := klog.ReadLive("/dev/kmsg")
+// kernelLog is the kernel log's records as read (err where they could not
+// be), one record a line.
+func kernelLog(recs []klog.Record, err error) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}

@@ -46,12 +46,12 @@ func slowest(doc *report.Document, n int) string {
 
 // bootTimes is the line that divides the time to the verdicts between the
 // kernel and fwcheck's steps; every argument is a time since kernel start,
-// init -1 when unknown.
-func bootTimes(init, started, setUp, running, verdicts time.Duration) string {
+// initAt -1 when unknown.
+func bootTimes(initAt, started, setUp, running, verdicts time.Duration) string {
 	var b strings.Builder
 	b.WriteString("fwcheck: boot times:")
-	if init >= 0 {
-		fmt.Fprintf(&b, " kernel to /init %.2f s, /init to fwcheck %.2f s,", init.Seconds(), (started - init).Seconds())
+	if initAt >= 0 {
+		fmt.Fprintf(&b, " kernel to /init %.2f s, /init to fwcheck %.2f s,", initAt.Seconds(), (started - initAt).Seconds())
 	} else {
 		fmt.Fprintf(&b, " kernel to fwcheck %.2f s,", started.Seconds())
 	}
