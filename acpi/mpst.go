@@ -42,7 +42,7 @@ type MPSTNode struct {
 // MPSTChar is a memory power state characteristics structure.
 type MPSTChar struct {
 	Offset       int
-	ID           uint8 // bits 5:0 type (0), bits 7:6 revision (1)
+	ID           uint8 // the first byte as read: a structure ID to ACPICA, a revision to older ACPICA
 	Flags        uint8
 	Reserved     uint64
 	AveragePower uint32
