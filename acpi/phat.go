@@ -27,9 +27,6 @@ const (
 	// the device-specific data offset (4); the device path (a
 	// NUL-terminated UTF-16 string) follows it.
 	PHATHealthFixed = 28
-	// PHATHealthAdvisory is the largest AmHealthy value defined (0
-	// errors found, 1 no errors, 2 unknown, 3 advisory).
-	PHATHealthAdvisory = 3
 )
 
 // PHATRecord is one platform telemetry record. Fields past the header
@@ -44,7 +41,8 @@ type PHATRecord struct {
 	// length holds (Elements may be fewer than Count).
 	Count    uint32
 	Elements []PHATVersionElem
-	// Health data.
+	// Health data. Health is AmHealthy: 0 errors found, 1 no errors,
+	// 2 unknown, 3 advisory; higher values are reserved.
 	Health     uint8
 	Device     GUIDBytes
 	DataOffset uint32
