@@ -12,11 +12,11 @@
 // One check with a table of descriptions (structures below), not one
 // package per table: these rules are the same for every table and only
 // the numbers differ, so one label set (TableShort, TableRevision,
-// TableStructureLength, TableStructureCount) says it, the message naming
-// the table. A table whose fields gain rules of their own moves to its
-// own check, as HEST, ERST, SRAT and the others did (PPTT moved to
-// tests/pptt, PHAT, NFIT, PCCT, SDEV and
-// MPST to tests/phat, tests/nfit, tests/pcct, tests/sdev and tests/mpst).
+// TableStructureLength, TableStructureCount, TableStructureReference)
+// says it, the message naming the table. A table whose fields gain rules
+// of their own moves to its own check, as HEST, ERST, SRAT and the others
+// did (PPTT moved to tests/pptt; PHAT, NFIT, PCCT, SDEV and MPST to
+// tests/phat, tests/nfit, tests/pcct, tests/sdev and tests/mpst).
 //
 // Never printed: the content of MSDM and SLIC (the MSDM holds the
 // Windows product key; both are checked for length only, and no message
@@ -30,12 +30,12 @@
 // here). Three tables have walks of their own: DRTM's three lists after
 // its 96-byte fixed part (validated tables of 8 bytes each, resources of
 // 16, the 16-byte DPS ID), each count prefixed, must fit in its Length
-// (TableStructureCount); WDAT's
-// instruction entries are 24 bytes each after the 68-byte fixed part, so
-// its entry count must give its Length exactly (all 9 corpus WDATs do);
-// and iBFT's structures are found by the offsets of its control structure,
-// each of which must lead, inside the table, to a structure of the type
-// its place gives (TableStructureReference).
+// (TableStructureCount); WDAT's instruction entries are 24 bytes each
+// after the 68-byte fixed part, so its entry count must give its Length
+// exactly (all 9 corpus WDATs do); and iBFT's structures are found by the
+// offsets of its control structure, each of which must lead, inside the
+// table, to a structure of the type its place gives
+// (TableStructureReference).
 //
 // Labels and the corpus machines that have them (linuxhw core/ and full/
 // dumps, tests/all TestTableLabelMachines):
