@@ -11,11 +11,12 @@
 // range and control region, and, when it maps to an SPA range, its
 // interleave structure, which needs two or more interleave ways; a block
 // data window region's control region), and the platform capabilities'
-// memory controller flush bit whenever the CPU cache flush bit is set. An SPA range whose address range type GUID
-// ACPI 6.5 does not define is information (a vendor may define its own),
-// and so is a region mapping whose NVDIMM state flags report a failed
-// save, restore or flush, an NVDIMM not armed or a failed mapping: they
-// are the platform's report on the NVDIMM, not a defect of the table.
+// memory controller flush bit whenever the CPU cache flush bit is set.
+// An SPA range whose address range type GUID ACPI 6.5 does not define is
+// information (a vendor may define its own), and so is a region mapping
+// whose NVDIMM state flags report a failed save, restore or flush, an
+// NVDIMM not armed or a failed mapping: they are the platform's report
+// on the NVDIMM, not a defect of the table.
 //
 // Left out on purpose: proximity domains against the SRAT (an NVDIMM's
 // domain may be one only the NFIT names; the SRAT's rules are the srat
