@@ -275,8 +275,7 @@ func (d *denseAC) report(text string, i int, s uint32, cands, remap []int32, wor
 		e := int32(d.outs[k])
 		if e >= d.nEntries {
 			if !word {
-				start, end := i+1-len(words[e-d.nEntries]), i+1
-				word = (start == 0 || !isWordByte(text[start-1])) && (end == len(text) || !isWordByte(text[end]))
+				word = wholeWord(text, i+1-len(words[e-d.nEntries]), i+1)
 			}
 			continue
 		}

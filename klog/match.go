@@ -711,8 +711,7 @@ func (a *acAutomaton) scan(text string, cands []int32, nEntries int32, words []s
 			e := a.outs[k]
 			if e >= nEntries {
 				if !word {
-					start, end := i+1-len(words[e-nEntries]), i+1
-					word = (start == 0 || !isWordByte(text[start-1])) && (end == len(text) || !isWordByte(text[end]))
+					word = wholeWord(text, i+1-len(words[e-nEntries]), i+1)
 				}
 				continue
 			}
@@ -758,6 +757,12 @@ func lower(c byte) byte {
 		return c + 'a' - 'A'
 	}
 	return c
+}
+
+// wholeWord reports whether text[start:end] stands as a whole word: no
+// word character just before or just after it (regexp's \b on both sides).
+func wholeWord(text string, start, end int) bool {
+	return (start == 0 || !isWordByte(text[start-1])) && (end == len(text) || !isWordByte(text[end]))
 }
 
 // isWordByte reports whether c is a word character as regexp's \b sees it.
