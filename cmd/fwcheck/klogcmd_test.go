@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"testing"
@@ -139,4 +140,17 @@ func TestKlogFollow(t *testing.T) {
 	code, _, stderr := fwcheck(t, "", "klog", "--follow", "x.txt")
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr, "takes no FILE")
+}
+
+// `fwcheck klog FILE` collects at 4x the live heap while it runs, and puts
+// the collector's setting back when it returns: runMain runs in this
+// process, and the other tests must not inherit it.
+func TestKlogRestoresGCPercent(t *testing.T) {
+	t.Setenv("GOGC", "")
+	old := debug.SetGCPercent(77)
+	defer debug.SetGCPercent(old)
+	log := filepath.Join("..", "..", "tests", "klog", "testdata", "levels.txt")
+	code, _, stderr := fwcheck(t, "", "klog", log, "--json", os.DevNull)
+	require.NotEqual(t, exitUsage, code, stderr)
+	require.Equal(t, 77, debug.SetGCPercent(old))
 }
