@@ -208,6 +208,11 @@ func TestHugeRootEntryRecords(t *testing.T) {
 	c := tests.Lookup([]*tests.Check{acpitables.Check}, "acpi-tables")
 	r := tests.RunOne(&tests.Env{Machine: m}, c)
 	assert.NotEqual(t, tests.StatusAborted, r.Status, r.Reason)
+	refused := false
+	for _, f := range r.Findings {
+		refused = refused || strings.Contains(f.Message, "ENTRIES: line 8193: more than 8192 entries")
+	}
+	assert.True(t, refused, "the loader refuses the record past 8,192 entries: %+v", r.Findings)
 
 	ts := &acpi.Tables{}
 	var addrs []uint64
