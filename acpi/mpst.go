@@ -1,9 +1,9 @@
 package acpi
 
-// SigMPST is the Memory Power State Table's signature (ACPI 6.5 §5.2.21).
+// SigMPST is the Memory Power State Table's signature (ACPI 6.5 §5.2.22).
 const SigMPST = "MPST"
 
-// MPST layout (ACPI 6.5 §5.2.21): the fixed part (header, PCC ID, 3
+// MPST layout (ACPI 6.5 §5.2.22): the fixed part (header, PCC ID, 3
 // reserved bytes, node count, 2 reserved bytes), memory power nodes of
 // MPSTNodeFixed bytes plus 2 per power state and 2 per physical
 // component, then a characteristics count (2) and 2 reserved bytes and

@@ -108,7 +108,7 @@ var tables = []desc{
 	{sig: "SPMI", spec: "IPMI 2.0 Appendix C3 (SPMI)", min: 64, revs: []uint8{5}},
 	{sig: "SBST", spec: "ACPI 6.5 §5.2.14", min: 48, revs: []uint8{1}},
 	{sig: "CSRT", spec: "Microsoft Core System Resources Table (CSRT)", min: 36, revs: []uint8{0, 1}, walk: layout(36, 4, 4, 0, 4)},
-	{sig: "PMTT", spec: "ACPI 6.5 §5.2.22", min: 40, revs: []uint8{1, 2}, walk: layout(40, 0, 1, 2, 2),
+	{sig: "PMTT", spec: "ACPI 6.5 §5.2.22.12", min: 40, revs: []uint8{1, 2}, walk: layout(40, 0, 1, 2, 2),
 		types: names("socket", "memory controller", "DIMM")},
 	{sig: "AEST", spec: "Arm DEN 0085 (AEST) 2.0", min: 36, revs: []uint8{1, 2}, walk: layout(36, 0, 1, 1, 2),
 		types: names("processor error node", "memory error node", "SMMU error node", "vendor error node", "GIC error node",

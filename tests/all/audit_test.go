@@ -155,23 +155,22 @@ func TestACPIAuditTable(t *testing.T) {
 }
 
 // tableSections are the ACPI 6.5 sections that define the tables the
-// checks read, as the project cites them: a label of the check that
-// cites ACPI 6.5 must cite the table's own section first. (ECDT is
-// §5.2.15; §5.2.16 is the SRAT. The numbering from §5.2.20 on is the one
-// the checks have used since they were written; ACPICA cites the RAS2
-// table, new in 6.5, as §5.2.21, which would move MPST and what follows
-// it on by one: see docs/acpi-tables.md.)
+// checks read: a label of the check that cites ACPI 6.5 must cite the
+// table's own section first. (ECDT is §5.2.15; §5.2.16 is the SRAT. 6.5
+// inserted RAS2 as §5.2.21, so MPST is §5.2.22 with PMTT nested in it as
+// §5.2.22.12, and BGRT onwards sit one further on than in 6.4: see
+// docs/acpi-tables.md.)
 var tableSections = map[string][]string{
 	"ecdt": {"§5.2.15"}, "srat": {"§5.2.16"}, "slit": {"§5.2.17"}, "msct": {"§5.2.19"},
 	"bgrt": {"§5.2.23"}, "fpdt": {"§5.2.24"}, "gtdt": {"§5.2.25"}, "hmat": {"§5.2.28"},
-	"pptt": {"§5.2.30"}, "phat": {"§5.2.31"}, "nfit": {"§5.2.26"}, "pcct": {"§14.1"}, "sdev": {"§5.2.27"}, "mpst": {"§5.2.21"}, "madt": {"§5.2.12"}, "hest": {"§18.3.2"}, "bert": {"§18.3"},
+	"pptt": {"§5.2.30"}, "phat": {"§5.2.31"}, "nfit": {"§5.2.26"}, "pcct": {"§14.1"}, "sdev": {"§5.2.27"}, "mpst": {"§5.2.22"}, "madt": {"§5.2.12"}, "hest": {"§18.3.2"}, "bert": {"§18.3"},
 	"erst": {"§18.5"}, "einj": {"§18.6"}, "fadt": {"§5.2.9", "§5.2.10", "§4.8", "§5.2.3.2"},
 	"checksum": {"§5.2.5.3", "§5.2.6"}, "acpi-tables": {"§5.2"},
 }
 
 // structureSections: the same for the tables acpi-structure reads.
 var structureSections = map[string]string{
-	"SBST": "§5.2.14", "PMTT": "§5.2.22",
+	"SBST": "§5.2.14", "PMTT": "§5.2.22.12",
 	"CCEL": "§5.2.34", "SVKL": "§5.2.35",
 }
 

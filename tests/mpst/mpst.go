@@ -1,4 +1,4 @@
-// Package mpst checks the Memory Power State Table (ACPI 6.5 §5.2.21):
+// Package mpst checks the Memory Power State Table (ACPI 6.5 §5.2.22):
 // its revision and reserved bytes; each memory power node (as many as
 // the node count gives) inside the table, its Length field equal to the
 // 32 bytes of its fixed part plus 2 per power state and 2 per physical
@@ -38,7 +38,7 @@ import (
 	"github.com/fwcheck/fwcheck/tests/internal/tablecheck"
 )
 
-const spec = "ACPI 6.5 §5.2.21"
+const spec = "ACPI 6.5 §5.2.22"
 
 var (
 	labelMalformed = tests.NewLabel("MPSTMalformed", tests.Medium, spec,
