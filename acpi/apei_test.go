@@ -214,7 +214,10 @@ func FuzzParseNUMA(f *testing.F) {
 			for _, e := range s.Entries {
 				require.LessOrEqual(t, e.Offset+e.Length, int(s.Header.Length))
 			}
-			_ = s.Domains()
+			all := s.Domains()
+			for d := range s.MemoryDomains() {
+				require.True(t, all[d], "memory domain %d is an enabled structure's", d)
+			}
 		}
 		for _, parse := range []func(*Table) (*Distances, error){ParseSLIT, ParseCDIT} {
 			if d, _ := parse(tb); d != nil && d.Matrix != nil {

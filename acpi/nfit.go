@@ -23,6 +23,10 @@ const (
 	NFITSPACookieValid = 1 << 2
 )
 
+// NFITSPADomainValid is the SPA range flag bit saying the proximity
+// domain field is valid.
+const NFITSPADomainValid = 1 << 1
+
 // NFIT SPA range flag bits and region mapping state flags defined.
 const (
 	NFITSPAFlagsDefined   = 0x7  // management only, proximity domain valid, location cookie valid

@@ -170,6 +170,18 @@ func (s *SRAT) Domains() map[uint32]bool {
 	return d
 }
 
+// MemoryDomains returns the proximity domains of the SRAT's enabled
+// memory affinity structures: the domains memory can belong to.
+func (s *SRAT) MemoryDomains() map[uint32]bool {
+	d := map[uint32]bool{}
+	for _, e := range s.Entries {
+		if e.Type == SRATMemory && !e.Short && e.Flags&SRATEnabled != 0 {
+			d[e.Domain] = true
+		}
+	}
+	return d
+}
+
 // Distances is a locality distance matrix: a SLIT's or a CDIT's.
 type Distances struct {
 	Header Header

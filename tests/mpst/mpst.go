@@ -8,9 +8,21 @@
 // against the structures the table holds, each structure's reserved
 // bytes and flag bits; and no bytes after the last structure.
 //
-// Left out on purpose: the PCC subspace the table names (its PCC ID)
-// against the PCCT (the pcct check reads the PCCT; an MPST's subspace is
-// a generic one that any PCCT may hold), the nodes' address ranges
+// The table's PCC ID is looked up in the PCCT (ACPI 6.5 §14.1): the
+// subspace of that index is the channel of every command OSPM sends
+// about memory power (get and set a node's power state, read its power
+// and energy). An ID past the PCCT's subspaces names a channel that does
+// not exist (MPSTPCCSubspace); no PCCT at all leaves OSPM no channel
+// (MPSTNoPCCT, of low severity: the nodes and their states still tell
+// OSPM where to gather allocations so that memory the platform powers
+// down by itself stays idle, and the characteristics flags that would
+// say whether a state needs OSPM's command cannot be relied on: the
+// specification names bit 1 "autonomous entry" and describes its set
+// value as entry triggered by OSPM's Set command).
+//
+// Left out on purpose: the PCC subspace's type (the pcct check reads
+// the PCCT; the MPST's shared memory layout fits any subspace with the
+// generic communications header), the nodes' address ranges
 // against the memory map and the SRAT (a node may describe memory the
 // memory map reports as hot-pluggable and absent), the power and
 // latency values (any value is allowed), and the characteristics
@@ -29,9 +41,14 @@
 //	MPSTStateIndex       none
 //	MPSTCharacteristics  none
 //	MPSTTrailingBytes    none
+//	MPSTNoPCCT           none
+//	MPSTPCCSubspace      none
 package mpst
 
 import (
+	"fmt"
+	"strconv"
+
 	"github.com/fwcheck/fwcheck/acpi"
 	"github.com/fwcheck/fwcheck/input"
 	"github.com/fwcheck/fwcheck/tests"
@@ -69,7 +86,17 @@ var (
 		"The MPST's Length goes on after its last characteristics structure (or the nodes leave no "+
 			"room for the characteristics count), so the counts and the table disagree. Make the "+
 			"Length end at the last structure.")
-	allLabels = []*tests.Label{labelMalformed, labelRevision, labelReserved, labelNodeLength, labelNodeID, labelIndex, labelChars, labelTrailing}
+	labelNoPCCT = tests.NewLabel("MPSTNoPCCT", tests.Low, spec+", §14.1",
+		"The MPST names a PCC subspace, but the tables have no PCCT, so OSPM has no channel to get "+
+			"or set a memory power node's state or read its power and energy; it can only use the "+
+			"node layout. Publish the PCCT that holds the subspace, or the MPST only where the PCC "+
+			"channel exists.")
+	labelPCC = tests.NewLabel("MPSTPCCSubspace", tests.Medium, spec+", §14.1",
+		"The MPST's PCC ID is past the last subspace of the PCCT (subspace IDs are the subspaces' "+
+			"positions in the PCCT, from 0), so every memory power command OSPM sends goes to a "+
+			"channel that does not exist. Give the index of the PCCT subspace the platform serves "+
+			"MPST commands on.")
+	allLabels = []*tests.Label{labelMalformed, labelRevision, labelReserved, labelNodeLength, labelNodeID, labelIndex, labelChars, labelTrailing, labelNoPCCT, labelPCC}
 )
 
 // confirmed: none; no corpus machine and no QEMU configuration ships an
@@ -89,6 +116,7 @@ var Check = &tests.Check{
 
 func run(p *tests.Pass) error {
 	unconfirmed := tablecheck.Unconfirmed(allLabels, confirmed)
+	ts := tests.Input(p, input.ACPITables)
 	for _, t := range tablecheck.Tables(p, acpi.SigMPST, "no MPST table (the platform has no memory power management; it is optional)") {
 		r := tablecheck.New(p, t, unconfirmed)
 		m, err := acpi.ParseMPST(t)
@@ -101,6 +129,7 @@ func run(p *tests.Pass) error {
 			r.Fail(labelReserved, "reserved bytes of the fixed part are not zero")
 		}
 		check(r, m, int(t.Header.Length))
+		checkPCC(p, r, ts, m.PCCID)
 		r.Done("revision %d, PCC subspace %d, %d memory power nodes, %d characteristics structures", t.Header.Revision, m.PCCID, len(m.Nodes), len(m.Chars))
 	}
 	return nil
@@ -150,4 +179,41 @@ func check(r *tablecheck.T, m *acpi.MPST, length int) {
 	if int(m.CharCount) <= len(m.Chars) && m.End < length {
 		r.Fail(labelTrailing, "the last structure ends at %d; Length is %d", m.End, length)
 	}
+}
+
+// checkPCC looks the MPST's PCC subspace up in the PCCT: a subspace's ID
+// is its position in the PCCT's list, counting from 0, whatever its type.
+func checkPCC(p *tests.Pass, r *tablecheck.T, ts *acpi.Tables, id uint8) {
+	t := ts.First(acpi.SigPCCT)
+	if t == nil {
+		r.Fail(labelNoPCCT, "PCC subspace %d, and the tables have no PCCT", id)
+		return
+	}
+	pc, err := acpi.ParsePCCT(t)
+	switch {
+	case pc == nil:
+		p.NotChecked(r.Name+": PCC subspace "+strconv.Itoa(int(id))+" against the PCCT", fmt.Sprintf("the PCCT cannot be read: %v", err), "")
+	case int(id) < len(pc.Subspaces):
+		// The subspace is there.
+	case err != nil || pc.NotRead > 0:
+		// The subspace list stops short of its end: the subspace may be
+		// among those not read (the pcct check reports why).
+		read := "none of the PCCT's subspaces can be read"
+		if n := len(pc.Subspaces); n > 0 {
+			read = fmt.Sprintf("the PCCT's subspaces are read only up to subspace %d", n-1)
+		}
+		p.NotChecked(r.Name+": PCC subspace "+strconv.Itoa(int(id))+" against the PCCT", read, "")
+	default:
+		r.Fail(labelPCC, "PCC subspace %d; the PCCT (%s) has %d subspaces%s", id, t.Name(), len(pc.Subspaces), idRange(len(pc.Subspaces)))
+	}
+}
+
+func idRange(n int) string {
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return ", subspace 0 only"
+	}
+	return fmt.Sprintf(", 0 to %d", n-1)
 }

@@ -55,6 +55,18 @@ func mpst(rev uint8, nodes [][]byte, count uint16, chars ...[]byte) []byte {
 	return checktest.SDT("MPST", rev, body)
 }
 
+// pcct builds a PCCT of n generic communications subspaces (type 0, 62
+// bytes), then the bytes of tail.
+func pcct(n int, tail ...byte) []byte {
+	body := make([]byte, 12)
+	for range n {
+		s := make([]byte, 62)
+		s[1] = 62
+		body = append(body, s...)
+	}
+	return checktest.SDT("PCCT", 2, append(body, tail...))
+}
+
 func TestMPST(t *testing.T) {
 	badLen := node(1, 0)
 	binary.LittleEndian.PutUint32(badLen[4:], 40)
@@ -84,20 +96,57 @@ func TestMPST(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := checktest.RunTables(t, Check, c.raw)
+			r := checktest.RunTables(t, Check, pcct(4), c.raw)
 			assert.Equal(t, c.want, tablecheck.Labels(r), "%+v", r.Findings)
 		})
 	}
 	assert.Equal(t, tests.StatusNotApplicable, checktest.RunTables(t, Check, checktest.HPET(nil)).Status)
 }
 
-// FuzzMPST runs the check over an MPST of the fuzzer's bytes after a
-// valid header: it may not abort.
+// TestMPSTPCC: the MPST's PCC ID (3 in mpst's tables) is looked up in
+// the PCCT's subspaces, counted from 0.
+func TestMPSTPCC(t *testing.T) {
+	raw := mpst(1, [][]byte{node(1, 0)}, 1, char())
+	cases := []struct {
+		name   string
+		tables [][]byte
+		want   []string
+		says   string
+		status tests.Status
+	}{
+		{"subspace 3 of 4", [][]byte{pcct(4)}, nil, "", tests.StatusPassed},
+		{"subspace 3 of 3", [][]byte{pcct(3)}, []string{"MPSTPCCSubspace"}, "PCC subspace 3; the PCCT (PCCT) has 3 subspaces, 0 to 2", tests.StatusWarning},
+		{"a PCCT without subspaces", [][]byte{pcct(0)}, []string{"MPSTPCCSubspace"}, "PCC subspace 3; the PCCT (PCCT) has 0 subspaces", tests.StatusWarning},
+		{"no PCCT", nil, []string{"MPSTNoPCCT"}, "PCC subspace 3, and the tables have no PCCT", tests.StatusWarning},
+		// A subspace list cut short may hold subspace 3 past the fault.
+		{"PCCT cut short", [][]byte{pcct(2, 0, 62, 0, 0)}, nil, "", tests.StatusIncomplete},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := checktest.RunTables(t, Check, append(c.tables, raw)...)
+			assert.Equal(t, c.want, tablecheck.Labels(r), "%+v", r.Findings)
+			assert.Equal(t, c.status, r.Status, "%+v", r)
+			for _, l := range c.want {
+				f := checktest.FindingWith(r, l)
+				assert.Equal(t, tests.KindWarning, f.Kind, "a warning until a corpus machine shows one")
+				assert.Equal(t, "MPST: "+c.says, f.Message)
+			}
+		})
+	}
+}
+
+// FuzzMPST runs the check over an MPST of the fuzzer's first bytes after
+// a valid header, beside a PCCT of its second (none when they are empty):
+// it may not abort.
 func FuzzMPST(f *testing.F) {
-	f.Add(mpst(1, [][]byte{node(1, 0, 1), node(2, 1)}, 2, char(), char())[36:])
-	f.Fuzz(func(t *testing.T, body []byte) {
-		raw := checktest.SDT("MPST", 1, body)
-		m := input.New(checktest.Snapshot{FS: fstest.MapFS{acpi.SysfsDir + "/MPST": &fstest.MapFile{Data: raw}}}, input.Options{})
+	f.Add(mpst(1, [][]byte{node(1, 0, 1), node(2, 1)}, 2, char(), char())[36:], pcct(4)[36:])
+	f.Add(mpst(1, [][]byte{node(1, 0)}, 1, char())[36:], []byte{})
+	f.Fuzz(func(t *testing.T, body, pcctBody []byte) {
+		fsys := fstest.MapFS{acpi.SysfsDir + "/MPST": &fstest.MapFile{Data: checktest.SDT("MPST", 1, body)}}
+		if len(pcctBody) > 0 {
+			fsys[acpi.SysfsDir+"/PCCT"] = &fstest.MapFile{Data: checktest.SDT("PCCT", 2, pcctBody)}
+		}
+		m := input.New(checktest.Snapshot{FS: fsys}, input.Options{})
 		if r := tests.RunOne(&tests.Env{Machine: m}, Check); r.Status == tests.StatusAborted {
 			t.Fatal(r.Reason)
 		}

@@ -18,9 +18,17 @@
 // NVDIMM not armed or a failed mapping: they are the platform's report
 // on the NVDIMM, not a defect of the table.
 //
-// Left out on purpose: proximity domains against the SRAT (an NVDIMM's
-// domain may be one only the NFIT names; the SRAT's rules are the srat
-// check's), SPA ranges against the memory map (persistent memory is
+// When the tables hold an SRAT, an SPA range whose flags say its
+// proximity domain is valid (bit 1) must give a domain of one of the
+// SRAT's enabled memory affinity structures (ACPI 6.5 §5.2.26.2: the
+// domain must match the SRAT's entry; NFITDomainNotInSRAT). Without an
+// SRAT nothing is said: a machine of one node needs none, and the domain
+// then names no other.
+//
+// Left out on purpose: the SPA range's address against the SRAT's
+// memory ranges (a hot-pluggable NVDIMM's range may be one the SRAT
+// covers only with a wider hot-plug range, or not at all), SPA ranges
+// against the memory map (persistent memory is
 // described by the UEFI memory map's persistent type, which a
 // /sys/firmware/memmap reading does not always show), the SMBIOS data
 // inside type 3 structures, and bits above the platform capabilities'
@@ -40,10 +48,13 @@
 //	NFITSPARange         none
 //	NFITInterleaveWays   none
 //	NFITCapabilities     none
+//	NFITDomainNotInSRAT  none
 package nfit
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/fwcheck/fwcheck/acpi"
 	"github.com/fwcheck/fwcheck/input"
@@ -94,7 +105,12 @@ var (
 			"controller flush on power loss (bit 1); the specification requires bit 1 whenever bit 0 "+
 			"is set, since the CPU's stores pass through the memory controller. Set bit 1, or clear "+
 			"bit 0 if the platform does not flush its caches.")
-	allLabels = []*tests.Label{labelMalformed, labelRevision, labelReserved, labelStructLength, labelSize, labelIndex, labelReference, labelRange, labelWays, labelCaps}
+	labelDomain = tests.NewLabel("NFITDomainNotInSRAT", tests.Medium, spec+".2, §5.2.16",
+		"An SPA range says its proximity domain is valid (flags bit 1) but gives a domain no "+
+			"enabled SRAT memory affinity structure declares, so the OS cannot place the NVDIMM's "+
+			"memory in a NUMA node the SRAT knows and falls back to a guess. Give the domain of "+
+			"the SRAT memory affinity structure that describes the range, or clear bit 1.")
+	allLabels = []*tests.Label{labelMalformed, labelRevision, labelReserved, labelStructLength, labelSize, labelIndex, labelReference, labelRange, labelWays, labelCaps, labelDomain}
 )
 
 // confirmed are the labels whose corpus occurrences were read against
@@ -125,6 +141,7 @@ func name(typ uint32) string {
 
 func run(p *tests.Pass) error {
 	unconfirmed := tablecheck.Unconfirmed(allLabels, confirmed)
+	ts := tests.Input(p, input.ACPITables)
 	for _, t := range tablecheck.Tables(p, acpi.SigNFIT, "no NFIT table (the machine describes no NVDIMMs; it is optional)") {
 		r := tablecheck.New(p, t, unconfirmed)
 		n, err := acpi.ParseNFIT(t)
@@ -138,12 +155,75 @@ func run(p *tests.Pass) error {
 		}
 		r.Walk(labelStructLength, err)
 		r.NotRead(n.NotRead)
-		check(r, n)
+		summary := check(r, n)
+		checkDomains(p, r, ts, n)
+		r.Done("%s", summary)
 	}
 	return nil
 }
 
-func check(r *tablecheck.T, n *acpi.NFIT) {
+// checkDomains looks the proximity domain of each SPA range that says it
+// is valid up in the SRAT's memory affinity structures.
+func checkDomains(p *tests.Pass, r *tablecheck.T, ts *acpi.Tables, n *acpi.NFIT) {
+	var spas []acpi.NFITStruct
+	for _, s := range n.Structures {
+		if s.Type == acpi.NFITSPARange && !s.Short && s.Flags&acpi.NFITSPADomainValid != 0 {
+			spas = append(spas, s)
+		}
+	}
+	t := ts.First(acpi.SigSRAT)
+	if len(spas) == 0 || t == nil {
+		return
+	}
+	srat, err := acpi.ParseSRAT(t)
+	if srat == nil {
+		p.NotChecked(r.Name+": SPA range proximity domains against the SRAT", fmt.Sprintf("the SRAT cannot be read: %v", err), "")
+		return
+	}
+	domains := srat.MemoryDomains()
+	for _, s := range spas {
+		if domains[s.Domain] {
+			continue
+		}
+		if err != nil || srat.NotRead > 0 {
+			// The domain's structure may be past where the walk stopped
+			// (the srat check reports why).
+			p.NotChecked(fmt.Sprintf("%s: the proximity domain %d of the SPA range at offset %d", r.Name, s.Domain, s.Offset), "the SRAT's structures are read only in part", "")
+			continue
+		}
+		r.Fail(labelDomain, "SPA range at offset %d (index %d, 0x%x-0x%x) gives proximity domain %d; the SRAT's enabled memory affinity structures declare %s",
+			s.Offset, s.Index, s.Base, s.Base+s.Size-1, s.Domain, domainList(domains))
+	}
+}
+
+// domainList lists a set of proximity domains in order ("0 1 3"), the
+// first 16 of a longer set, "none" for an empty one.
+func domainList(ds map[uint32]bool) string {
+	if len(ds) == 0 {
+		return "none"
+	}
+	l := make([]uint32, 0, len(ds))
+	for d := range ds {
+		l = append(l, d)
+	}
+	slices.Sort(l)
+	var b strings.Builder
+	b.WriteString("domain")
+	if len(l) > 1 {
+		b.WriteString("s")
+	}
+	for i, d := range l {
+		if i == 16 {
+			fmt.Fprintf(&b, " … (%d in all)", len(l))
+			break
+		}
+		fmt.Fprintf(&b, " %d", d)
+	}
+	return b.String()
+}
+
+// check judges the NFIT's structures and returns the table's summary.
+func check(r *tablecheck.T, n *acpi.NFIT) string {
 	// Indexes of the structures others refer to, by type.
 	idx := map[uint32]map[uint16]int{acpi.NFITSPARange: {}, acpi.NFITControlRegion: {}, acpi.NFITInterleave: {}}
 	var good []acpi.NFITStruct
@@ -236,7 +316,7 @@ func check(r *tablecheck.T, n *acpi.NFIT) {
 			ref(at, "control region", acpi.NFITControlRegion, s.ControlIndex)
 		}
 	}
-	r.Done("revision %d, %d SPA ranges, %d region mappings, %d control regions, %d structures in all",
+	return fmt.Sprintf("revision %d, %d SPA ranges, %d region mappings, %d control regions, %d structures in all",
 		n.Header.Revision, counts[acpi.NFITSPARange], counts[acpi.NFITRegionMapping], counts[acpi.NFITControlRegion], len(n.Structures))
 }
 

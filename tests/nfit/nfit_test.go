@@ -2,6 +2,7 @@ package nfit
 
 import (
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -135,20 +136,96 @@ func TestNFIT(t *testing.T) {
 	assert.Equal(t, tests.StatusNotApplicable, checktest.RunTables(t, Check, checktest.HPET(nil)).Status)
 }
 
-// FuzzNFIT runs the check over an NFIT of the fuzzer's bytes after a
-// valid header: it may not abort.
+// domainSPA is an SPA range of index 4 whose proximity domain is d,
+// valid or not.
+func domainSPA(d uint32, valid bool) []byte {
+	b := spa(4, 1, 56)
+	if valid {
+		b[6] |= 2
+	}
+	binary.LittleEndian.PutUint32(b[12:], d)
+	return b
+}
+
+// sratMem is an SRAT memory affinity structure of domain d.
+func sratMem(d uint32, flags uint32) []byte {
+	b := make([]byte, 40)
+	b[0], b[1] = 1, 40
+	binary.LittleEndian.PutUint32(b[2:], d)
+	binary.LittleEndian.PutUint64(b[16:], 0x40000000)
+	binary.LittleEndian.PutUint32(b[28:], flags)
+	return b
+}
+
+// srat builds an SRAT (revision 3) of the structures, then tail.
+func srat(structs ...[]byte) []byte {
+	body := append([]byte{1, 0, 0, 0}, make([]byte, 8)...)
+	for _, s := range structs {
+		body = append(body, s...)
+	}
+	return checktest.SDT("SRAT", 3, body)
+}
+
+// TestNFITDomains: an SPA range's valid proximity domain is looked up in
+// the SRAT's enabled memory affinity structures, when there is an SRAT.
+func TestNFITDomains(t *testing.T) {
+	cpu := make([]byte, 24) // x2APIC affinity, domain 5, enabled
+	cpu[0], cpu[1], cpu[4], cpu[12] = 2, 24, 5, 1
+	two := srat(sratMem(0, 1), sratMem(1, 5))
+	cases := []struct {
+		name   string
+		tables [][]byte
+		want   []string
+		says   string
+		status tests.Status
+	}{
+		{"domain 1 of 0 and 1", [][]byte{two, nfit(1, domainSPA(1, true))}, nil, "", tests.StatusPassed},
+		{"domain 2 not declared", [][]byte{two, nfit(1, domainSPA(2, true))}, []string{"NFITDomainNotInSRAT"},
+			"SPA range at offset 40 (index 4, 0x108000000-0x10fffffff) gives proximity domain 2; the SRAT's enabled memory affinity structures declare domains 0 1", tests.StatusWarning},
+		{"domain 2 not said valid", [][]byte{two, nfit(1, domainSPA(2, false))}, nil, "", tests.StatusPassed},
+		{"no SRAT", [][]byte{nfit(1, domainSPA(2, true))}, nil, "", tests.StatusPassed},
+		{"domain 1 only a disabled structure's", [][]byte{srat(sratMem(0, 1), sratMem(1, 0)), nfit(1, domainSPA(1, true))}, []string{"NFITDomainNotInSRAT"},
+			"SPA range at offset 40 (index 4, 0x108000000-0x10fffffff) gives proximity domain 1; the SRAT's enabled memory affinity structures declare domain 0", tests.StatusWarning},
+		{"domain 5 only a processor's", [][]byte{srat(sratMem(0, 1), cpu), nfit(1, domainSPA(5, true))}, []string{"NFITDomainNotInSRAT"},
+			"SPA range at offset 40 (index 4, 0x108000000-0x10fffffff) gives proximity domain 5; the SRAT's enabled memory affinity structures declare domain 0", tests.StatusWarning},
+		// The domain's structure may lie past where the SRAT's walk stopped.
+		{"SRAT cut short", [][]byte{srat(sratMem(0, 1), []byte{1, 40, 1, 0}), nfit(1, domainSPA(1, true))}, nil, "", tests.StatusIncomplete},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := checktest.RunTables(t, Check, c.tables...)
+			assert.Equal(t, c.want, tablecheck.Labels(r), "%+v", r.Findings)
+			assert.Equal(t, c.status, r.Status, "%+v", r)
+			for _, l := range c.want {
+				f := checktest.FindingWith(r, l)
+				assert.Equal(t, tests.KindWarning, f.Kind, "a warning until a corpus machine shows one")
+				assert.Equal(t, "NFIT: "+c.says, f.Message)
+			}
+		})
+	}
+}
+
+// FuzzNFIT runs the check over an NFIT of the fuzzer's first bytes after
+// a valid header, beside an SRAT of its second (none when they are
+// empty): it may not abort.
 func FuzzNFIT(f *testing.F) {
-	f.Add(nfit(1, spa(4, 3, 56), mapping(4, 5, 0, 0), dcr(5, 80, 0))[36:])
+	f.Add(nfit(1, spa(4, 3, 56), mapping(4, 5, 0, 0), dcr(5, 80, 0))[36:], srat(sratMem(0, 1))[36:])
+	f.Add(nfit(1, domainSPA(3, true))[36:], []byte{})
 	if root := corpus.Root(); root != "" {
-		for _, p := range []string{"q35/NFIT.dimmpxm", "virt/NFIT.memhp"} {
-			if raw, err := os.ReadFile(filepath.Join(root, "acpi", "qemu", p)); err == nil {
-				f.Add(raw[36:])
+		for _, p := range []string{"q35/%s.dimmpxm", "virt/%s.memhp"} {
+			raw, err := os.ReadFile(filepath.Join(root, "acpi", "qemu", fmt.Sprintf(p, "NFIT")))
+			sr, err2 := os.ReadFile(filepath.Join(root, "acpi", "qemu", fmt.Sprintf(p, "SRAT")))
+			if err == nil && err2 == nil {
+				f.Add(raw[36:], sr[36:])
 			}
 		}
 	}
-	f.Fuzz(func(t *testing.T, body []byte) {
-		raw := checktest.SDT("NFIT", 1, body)
-		m := input.New(checktest.Snapshot{FS: fstest.MapFS{acpi.SysfsDir + "/NFIT": &fstest.MapFile{Data: raw}}}, input.Options{})
+	f.Fuzz(func(t *testing.T, body, sratBody []byte) {
+		fsys := fstest.MapFS{acpi.SysfsDir + "/NFIT": &fstest.MapFile{Data: checktest.SDT("NFIT", 1, body)}}
+		if len(sratBody) > 0 {
+			fsys[acpi.SysfsDir+"/SRAT"] = &fstest.MapFile{Data: checktest.SDT("SRAT", 3, sratBody)}
+		}
+		m := input.New(checktest.Snapshot{FS: fsys}, input.Options{})
 		if r := tests.RunOne(&tests.Env{Machine: m}, Check); r.Status == tests.StatusAborted {
 			t.Fatal(r.Reason)
 		}
@@ -156,19 +233,40 @@ func FuzzNFIT(f *testing.F) {
 }
 
 // TestQEMU: QEMU's NFITs (an NVDIMM on pc and q35, a hot-pluggable one
-// on virt) have no finding.
+// on virt) have no finding, alone or beside the SRAT of their
+// configuration, whose memory affinity structures hold the NVDIMMs'
+// proximity domains.
 func TestQEMU(t *testing.T) {
 	root := corpus.Root()
 	if root == "" {
 		t.Skip("no shared corpus (FWCHECK_SHARED)")
 	}
-	for _, p := range []string{"pc/NFIT.dimmpxm", "q35/NFIT.dimmpxm", "virt/NFIT.memhp"} {
-		raw, err := os.ReadFile(filepath.Join(root, "acpi", "qemu", p))
+	for _, p := range []string{"pc/%s.dimmpxm", "q35/%s.dimmpxm", "virt/%s.memhp"} {
+		raw, err := os.ReadFile(filepath.Join(root, "acpi", "qemu", fmt.Sprintf(p, "NFIT")))
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := checktest.RunTables(t, Check, raw)
-		assert.Equal(t, tests.StatusPassed, r.Status, "%s: %+v", p, r.Findings)
-		assert.Empty(t, tablecheck.Labels(r), p)
+		sr, err := os.ReadFile(filepath.Join(root, "acpi", "qemu", fmt.Sprintf(p, "SRAT")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := &acpi.Tables{}
+		ts.Add(&acpi.Table{Signature: acpi.SigNFIT, Raw: raw})
+		n, err := acpi.ParseNFIT(ts.List[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		valid := 0
+		for _, s := range n.Structures {
+			if s.Type == acpi.NFITSPARange && s.Flags&acpi.NFITSPADomainValid != 0 {
+				valid++
+			}
+		}
+		assert.NotZero(t, valid, "%s: QEMU's SPA ranges say their proximity domain is valid", p)
+		for _, tables := range [][][]byte{{raw}, {sr, raw}} {
+			r := checktest.RunTables(t, Check, tables...)
+			assert.Equal(t, tests.StatusPassed, r.Status, "%s: %+v", p, r.Findings)
+			assert.Empty(t, tablecheck.Labels(r), p)
+		}
 	}
 }

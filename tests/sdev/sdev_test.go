@@ -99,3 +99,43 @@ func FuzzSDEV(f *testing.F) {
 		}
 	})
 }
+
+// With the DSDT in the set, a namespace device structure's path is
+// looked up in the namespace; without it the lookup is said not done.
+func TestSDEVNamespace(t *testing.T) {
+	dsdt := checktest.SDT("DSDT", 2, cat(
+		[]byte{0x5B, 0x82, 0x05, 'D', 'E', 'V', '0'},        // Device (DEV0)
+		[]byte{0x08, 'N', 'A', 'M', '0', 0x01},              // Name (NAM0, One)
+		[]byte{0x15, '\\', 'E', 'X', 'T', '0', 0x06, 0x00})) // External (\EXT0, DeviceObj)
+	for _, c := range []struct {
+		path string
+		want []string
+		says string
+	}{
+		{`\DEV0`, nil, ""},
+		{`DEV0`, nil, ""},
+		{`\_SB.PC00.XHCI.RHUB.HS08.DCAM`, []string{"SDEVNotInNamespace"}, `names \_SB.PC00.XHCI.RHUB.HS08.DCAM, which the namespace does not have`},
+		{`\NAM0`, []string{"SDEVNotInNamespace"}, `names \NAM0, an object of type Integer, not a Device`},
+	} {
+		r := checktest.RunTables(t, Check, dsdt, checktest.SDT("SDEV", 1, cat(endpoint(2), namespace(1, c.path+"\x00", 4))))
+		assert.Equal(t, c.want, tablecheck.Labels(r), "%s: %+v", c.path, r.Findings)
+		if c.want != nil {
+			f := checktest.FindingWith(r, "SDEVNotInNamespace")
+			assert.Equal(t, tests.KindWarning, f.Kind, "a warning until a corpus machine shows one")
+			assert.Contains(t, f.Message, "namespace device structure at offset 62 "+c.says)
+		} else {
+			assert.Equal(t, tests.StatusPassed, r.Status, "%s: %+v", c.path, r.Findings)
+		}
+	}
+	// A name only External declares is not judged, and the verdict says so.
+	r := checktest.RunTables(t, Check, dsdt, checktest.SDT("SDEV", 1, namespace(0, "\\EXT0\x00", 0)))
+	assert.Nil(t, tablecheck.Labels(r))
+	assert.Equal(t, tests.StatusIncomplete, r.Status, "%+v", r.Findings)
+	// Without a DSDT the path is not looked up.
+	r = checktest.RunTables(t, Check, checktest.SDT("SDEV", 1, namespace(0, "\\_SB.CAM0\x00", 0)))
+	assert.Nil(t, tablecheck.Labels(r))
+	assert.Equal(t, tests.StatusIncomplete, r.Status, "without a DSDT the path is not looked up, and the verdict says so")
+	// A table of PCIe endpoints alone has nothing to look up.
+	r = checktest.RunTables(t, Check, checktest.SDT("SDEV", 1, endpoint(2)))
+	assert.Equal(t, tests.StatusPassed, r.Status)
+}
