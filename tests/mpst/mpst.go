@@ -2,8 +2,9 @@
 // its revision and reserved bytes; each memory power node (as many as
 // the node count gives) inside the table, its Length field equal to the
 // 32 bytes of its fixed part plus 2 per power state and 2 per physical
-// component, its reserved byte and flag bits, unique node IDs, and every
-// power state's characteristics index naming one of the table's memory
+// component, its reserved byte and flag bits, no two structures of one
+// node ID over the same memory, and every power state's
+// characteristics index naming one of the table's memory
 // power state characteristics structures; the characteristics count
 // against the structures the table holds, each structure's reserved
 // bytes and flag bits; and no bytes after the last structure.
@@ -66,19 +67,22 @@ var (
 	labelReserved = tests.NewLabel("MPSTReserved", tests.Low, spec,
 		"A reserved field of the MPST, of a memory power node or of a characteristics structure, or "+
 			"a reserved flag bit (7:3), is not zero. Clear it.")
-	labelNodeLength = tests.NewLabel("MPSTNodeLength", tests.Medium, spec+".1",
+	labelNodeLength = tests.NewLabel("MPSTNodeLength", tests.Medium, spec+".4",
 		"A memory power node runs past the end of the table, or its Length is not the 32 bytes of its "+
 			"fixed part plus 2 for each power state and 2 for each physical component it counts, so "+
 			"the OS reads the next node from the wrong place. Make the Length, the counts and the "+
 			"table agree.")
-	labelNodeID = tests.NewLabel("MPSTNodeID", tests.Medium, spec+".1",
-		"Two memory power nodes share a Memory Power Node ID, which the OS uses to name a node in "+
-			"its PCC commands, so a command reaches the wrong memory. Give each node its own ID.")
-	labelIndex = tests.NewLabel("MPSTStateIndex", tests.Medium, spec+".1",
+	labelNodeID = tests.NewLabel("MPSTNodeID", tests.Medium, spec+".4",
+		"Two memory power node structures share a Memory Power Node ID and overlapping address "+
+			"ranges. A node of several separate ranges has one structure per range, all with its "+
+			"ID; structures that overlap describe one memory twice, or are two nodes with one ID, "+
+			"so the OS's commands for that ID reach memory it did not mean. Describe each range "+
+			"once, and give different nodes different IDs.")
+	labelIndex = tests.NewLabel("MPSTStateIndex", tests.Medium, spec+".5",
 		"A memory power state's characteristics index names no characteristics structure of the "+
 			"table, so the OS cannot tell the state's power saving or exit latency and may not use "+
 			"it. Point the index at the state's characteristics structure.")
-	labelChars = tests.NewLabel("MPSTCharacteristics", tests.Medium, spec+".2",
+	labelChars = tests.NewLabel("MPSTCharacteristics", tests.Medium, spec+".6",
 		"The memory power state characteristics count is larger than the structures the table "+
 			"holds, so the OS reads characteristics from beyond the table. Make the count and the "+
 			"structures agree.")
@@ -86,12 +90,12 @@ var (
 		"The MPST's Length goes on after its last characteristics structure (or the nodes leave no "+
 			"room for the characteristics count), so the counts and the table disagree. Make the "+
 			"Length end at the last structure.")
-	labelNoPCCT = tests.NewLabel("MPSTNoPCCT", tests.Low, spec+", §14.1",
+	labelNoPCCT = tests.NewLabel("MPSTNoPCCT", tests.Low, spec+".1, §14.1",
 		"The MPST names a PCC subspace, but the tables have no PCCT, so OSPM has no channel to get "+
 			"or set a memory power node's state or read its power and energy; it can only use the "+
 			"node layout. Publish the PCCT that holds the subspace, or the MPST only where the PCC "+
 			"channel exists.")
-	labelPCC = tests.NewLabel("MPSTPCCSubspace", tests.Medium, spec+", §14.1",
+	labelPCC = tests.NewLabel("MPSTPCCSubspace", tests.Medium, spec+".1, §14.1",
 		"The MPST's PCC ID is past the last subspace of the PCCT (subspace IDs are the subspaces' "+
 			"positions in the PCCT, from 0), so every memory power command OSPM sends goes to a "+
 			"channel that does not exist. Give the index of the PCCT subspace the platform serves "+
@@ -136,7 +140,7 @@ func run(p *tests.Pass) error {
 }
 
 func check(r *tablecheck.T, m *acpi.MPST, length int) {
-	ids := map[uint16]int{}
+	ids := map[uint16][]int{} // node ID → the structures with it
 	for i, n := range m.Nodes {
 		if n.Unreadable {
 			r.Fail(labelNodeLength, "node %d at offset %d (of %d counted) runs past the table's end at %d", i, n.Offset, m.NodeCount, length)
@@ -148,11 +152,17 @@ func check(r *tablecheck.T, m *acpi.MPST, length int) {
 		if n.Reserved != 0 || n.Flags&^acpi.MPSTNodeFlagsDefined != 0 {
 			r.Fail(labelReserved, "node %d (ID %d): flags 0x%02x, reserved byte 0x%02x", i, n.ID, n.Flags, n.Reserved)
 		}
-		if prev, dup := ids[n.ID]; dup {
-			r.Fail(labelNodeID, "nodes %d and %d share ID %d", prev, i, n.ID)
-		} else {
-			ids[n.ID] = i
+		// One ID in several structures is a node of several address
+		// ranges (ACPI 6.5 §5.2.22.4 asks for a structure per range);
+		// only ranges that overlap are two descriptions of one memory.
+		for _, j := range ids[n.ID] {
+			if o := m.Nodes[j]; overlap(o.Base, o.Size, n.Base, n.Size) {
+				r.Fail(labelNodeID, "nodes %d and %d share ID %d and overlap: 0x%x-0x%x and 0x%x-0x%x", j, i, n.ID,
+					o.Base, o.Base+o.Size-1, n.Base, n.Base+n.Size-1)
+				break
+			}
 		}
+		ids[n.ID] = append(ids[n.ID], i)
 		for _, s := range n.States {
 			// Without the characteristics count (the nodes overran the
 			// table) there is nothing to judge the index against.
@@ -179,6 +189,23 @@ func check(r *tablecheck.T, m *acpi.MPST, length int) {
 	if int(m.CharCount) <= len(m.Chars) && m.End < length {
 		r.Fail(labelTrailing, "the last structure ends at %d; Length is %d", m.End, length)
 	}
+}
+
+// overlap reports whether two address ranges given by base and length
+// share a byte (an empty range shares none; a range past the top of the
+// address space is taken to end there).
+func overlap(b1, n1, b2, n2 uint64) bool {
+	if n1 == 0 || n2 == 0 {
+		return false
+	}
+	e1, e2 := b1+n1-1, b2+n2-1
+	if e1 < b1 {
+		e1 = ^uint64(0)
+	}
+	if e2 < b2 {
+		e2 = ^uint64(0)
+	}
+	return b1 <= e2 && b2 <= e1
 }
 
 // checkPCC looks the MPST's PCC subspace up in the PCCT: a subspace's ID

@@ -32,6 +32,12 @@ func node(id uint16, indexes ...uint8) []byte {
 	return b
 }
 
+// moved sets a node's base address.
+func moved(n []byte, base uint64) []byte {
+	binary.LittleEndian.PutUint64(n[8:], base)
+	return n
+}
+
 func char() []byte {
 	b := make([]byte, 28)
 	b[0], b[1] = 0x40, 1
@@ -88,6 +94,9 @@ func TestMPST(t *testing.T) {
 			return checktest.SDT("MPST", 1, append([]byte{3, 0, 0, 0, 2, 0, 0, 0}, b[44:44+36]...))
 		}(), []string{"MPSTNodeLength"}},
 		{"duplicate node ID", mpst(1, [][]byte{node(1, 0), node(1, 0)}, 1, char()), []string{"MPSTNodeID"}},
+		{"one ID over two separate ranges", mpst(1, [][]byte{node(1, 0), moved(node(1, 0), 0x200000000)}, 1, char()), nil},
+		{"one ID over overlapping ranges", mpst(1, [][]byte{node(1, 0), moved(node(1, 0), 0x120000000)}, 1, char()), []string{"MPSTNodeID"}},
+		{"two IDs over one range", mpst(1, [][]byte{node(1, 0), node(2, 0)}, 1, char()), nil},
 		{"state index past the characteristics", mpst(1, [][]byte{node(1, 0, 2)}, 2, char(), char()), []string{"MPSTStateIndex"}},
 		{"characteristics count over the structures", mpst(1, [][]byte{node(1, 0)}, 2, char()), []string{"MPSTCharacteristics"}},
 		{"characteristics ID is not judged", mpst(1, [][]byte{node(1, 0)}, 1, badID), nil},

@@ -87,13 +87,24 @@ func TestSDEV(t *testing.T) {
 	assert.Equal(t, tests.StatusNotApplicable, checktest.RunTables(t, Check, checktest.HPET(nil)).Status)
 }
 
+// camDSDT is a DSDT of Scope (\_SB) { Device (CAM0) }.
+func camDSDT() []byte {
+	return checktest.SDT("DSDT", 2, []byte{0x10, 0x0D, '\\', '_', 'S', 'B', '_', 0x5B, 0x82, 0x05, 'C', 'A', 'M', '0'})
+}
+
 // FuzzSDEV runs the check over an SDEV of the fuzzer's bytes after a
-// valid header: it may not abort.
+// valid header, beside a DSDT declaring \_SB.CAM0 (so that the paths
+// are looked up) or none: it may not abort.
 func FuzzSDEV(f *testing.F) {
-	f.Add(cat(endpoint(2), namespace(0, "\\_SB.CAM0\x00", 4), namespace(2, "\\_SB.CAM1\x00", 0)))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		raw := checktest.SDT("SDEV", 1, body)
-		m := input.New(checktest.Snapshot{FS: fstest.MapFS{acpi.SysfsDir + "/SDEV": &fstest.MapFile{Data: raw}}}, input.Options{})
+	f.Add(cat(endpoint(2), namespace(0, "\\_SB.CAM0\x00", 4), namespace(2, "\\_SB.CAM1\x00", 0)), true)
+	f.Add(cat(namespace(0, "_SB.CAM0\x00", 0), namespace(0, "\\_SB\x00", 0), namespace(0, "\\\x00", 0)), true)
+	dsdt := camDSDT()
+	f.Fuzz(func(t *testing.T, body []byte, withDSDT bool) {
+		fsys := fstest.MapFS{acpi.SysfsDir + "/SDEV": &fstest.MapFile{Data: checktest.SDT("SDEV", 1, body)}}
+		if withDSDT {
+			fsys[acpi.SysfsDir+"/DSDT"] = &fstest.MapFile{Data: dsdt}
+		}
+		m := input.New(checktest.Snapshot{FS: fsys}, input.Options{})
 		if r := tests.RunOne(&tests.Env{Machine: m}, Check); r.Status == tests.StatusAborted {
 			t.Fatal(r.Reason)
 		}
@@ -127,8 +138,15 @@ func TestSDEVNamespace(t *testing.T) {
 			assert.Equal(t, tests.StatusPassed, r.Status, "%s: %+v", c.path, r.Findings)
 		}
 	}
+	// A device inside a scope, named with and without the root prefix.
+	for _, path := range []string{`\_SB.CAM0`, `_SB_.CAM0`} {
+		r := checktest.RunTables(t, Check, camDSDT(), checktest.SDT("SDEV", 1, namespace(0, path+"\x00", 0)))
+		assert.Equal(t, tests.StatusPassed, r.Status, "%s: %+v", path, r.Findings)
+	}
+	r := checktest.RunTables(t, Check, camDSDT(), checktest.SDT("SDEV", 1, namespace(0, "\\_SB.CAM1\x00", 0)))
+	assert.Equal(t, []string{"SDEVNotInNamespace"}, tablecheck.Labels(r))
 	// A name only External declares is not judged, and the verdict says so.
-	r := checktest.RunTables(t, Check, dsdt, checktest.SDT("SDEV", 1, namespace(0, "\\EXT0\x00", 0)))
+	r = checktest.RunTables(t, Check, dsdt, checktest.SDT("SDEV", 1, namespace(0, "\\EXT0\x00", 0)))
 	assert.Nil(t, tablecheck.Labels(r))
 	assert.Equal(t, tests.StatusIncomplete, r.Status, "%+v", r.Findings)
 	// Without a DSDT the path is not looked up.
