@@ -6,8 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -169,4 +171,51 @@ func TestFollowKmsg(t *testing.T) {
 
 	r = &chunkReader{parts: []string{"6,1,1000,-;a\n"}, errs: []error{io.ErrUnexpectedEOF}}
 	assert.Error(t, FollowKmsg(r, func(Record) bool { return true }))
+}
+
+// endlessLog is a reader that yields kernel-log lines forever and counts
+// its reads.
+type endlessLog struct {
+	reads atomic.Int64
+	off   int
+}
+
+func (e *endlessLog) Read(p []byte) (int, error) {
+	e.reads.Add(1)
+	const line = "[    1.000000] pci 0000:00:1f.0: a line that goes on\n"
+	for n := 0; ; {
+		c := copy(p[n:], line[e.off:])
+		n += c
+		e.off = (e.off + c) % len(line)
+		if n == len(p) {
+			return n, nil
+		}
+	}
+}
+
+// The parser goroutine reads ahead of the reader but stops with it: Scan
+// returns on an endless log once fn says stop, and nothing reads the log
+// after Scan has returned.
+func TestScanStopsTheParser(t *testing.T) {
+	var e endlessLog
+	n := 0
+	err := scan(&e, false, func(Record) bool { n++; return n < 1000 })
+	require.NoError(t, err)
+	assert.Equal(t, 1000, n)
+	reads := e.reads.Load()
+	time.Sleep(20 * time.Millisecond)
+	assert.Equal(t, reads, e.reads.Load(), "the log was read after Scan returned")
+}
+
+type panickyReader struct{}
+
+func (panickyReader) Read([]byte) (int, error) { panic("hostile reader") }
+
+// A panic while the log is read or parsed comes out of Scan on the
+// caller's goroutine, where the check framework recovers it, not on the
+// parser's, where it would end the process.
+func TestScanPanicReachesTheCaller(t *testing.T) {
+	assert.PanicsWithValue(t, "hostile reader", func() {
+		_ = Scan(panickyReader{}, func(Record) bool { return true })
+	})
 }
