@@ -239,25 +239,41 @@ func scanBoth(r io.Reader, line, folded func(Record) bool) error {
 		}
 		pending, have = rec, true
 	}
-	p := parseAhead(r)
-	defer p.stop()
-	for !stopped {
-		batch, ok := <-p.out
+	// The first batchRecords records are parsed here: a short log (an
+	// empty one, a suspend cycle's) is done before a parser goroutine
+	// would have started, which cost an empty log 0.4 ms.
+	rr := recordReader{lr: newLineReader(r)}
+	for n := 0; n < batchRecords && !stopped; n++ {
+		rec, ok := rr.next()
 		if !ok {
+			if rr.lr.err != nil {
+				return fmt.Errorf("klog: %w", rr.lr.err)
+			}
 			break
 		}
-		for _, rec := range batch {
-			emit(rec)
-			if stopped {
+		emit(rec)
+	}
+	if !stopped && !rr.done {
+		p := parseAhead(&rr)
+		defer p.stop()
+		for !stopped {
+			batch, ok := <-p.out
+			if !ok {
 				break
 			}
+			for _, rec := range batch {
+				emit(rec)
+				if stopped {
+					break
+				}
+			}
+			p.recycle(batch)
 		}
-		p.recycle(batch)
-	}
-	// A read error matters only to a reader that got to the end: one that
-	// stopped before it never needed what the parser read ahead.
-	if err := p.stop(); err != nil && !stopped {
-		return fmt.Errorf("klog: %w", err)
+		// A read error matters only to a reader that got to the end: one
+		// that stopped before it never needed what the parser read ahead.
+		if err := p.stop(); err != nil && !stopped {
+			return fmt.Errorf("klog: %w", err)
+		}
 	}
 	if have && !stopped {
 		folded(pending)
@@ -268,12 +284,15 @@ func scanBoth(r io.Reader, line, folded func(Record) bool) error {
 // A parser parses kernel-log text into records on a goroutine of its own,
 // a few batches ahead of the reader, so that on a machine with two or
 // more CPUs reading and parsing a long log run beside what the checks do
-// with each record. Measured (issue 24, 2026-12-06, two-CPU VM, 25 runs
-// of each binary alternately, medians): `fwcheck klog` on the corpus's
-// boot logs concatenated to 35 MB went from 278 to 194 ms wall (126 to
-// 180 MB/s) for 283 to 313 ms of CPU; on the 1.8 MB once, 24.3 to
-// 21.8 ms; with GOMAXPROCS=1, 281 to 290 ms (within the noise), the
-// batches costing two goroutine switches per batchRecords records.
+// with each record; the first batchRecords records are parsed on the
+// reader's goroutine, so a short log starts no goroutine. Measured (issue
+// 24, 2026-12-06, two-CPU VM, the two binaries run alternately, medians
+// of 20-100 runs): `fwcheck klog` on the corpus's boot logs concatenated
+// to 35 MB went from 225 to 152 ms wall (156 to 230 MB/s) for 230 to
+// 251 ms of CPU; on the 1.8 MB once, 22.5 to 20.8 ms; an empty log 5.1
+// and 4.8 ms (the same within the noise); with GOMAXPROCS=1 the 35 MB
+// took 281 and 290 ms, the batches costing two goroutine switches per
+// batchRecords records.
 //
 // Records hold no memory of the parser's: their texts are substrings of
 // chunks the line reader never writes again (see lineReader), so a batch
@@ -299,18 +318,18 @@ type parser struct {
 // flight stay under 400 KB.
 const batchRecords = 1024
 
-func parseAhead(r io.Reader) *parser {
+func parseAhead(rr *recordReader) *parser {
 	p := &parser{
 		out:   make(chan []Record, 2),
 		free:  make(chan []Record, 4),
 		done:  make(chan struct{}),
 		ended: make(chan struct{}),
 	}
-	go p.run(r)
+	go p.run(rr)
 	return p
 }
 
-func (p *parser) run(r io.Reader) {
+func (p *parser) run(rr *recordReader) {
 	defer close(p.ended)
 	defer close(p.out)
 	defer func() {
@@ -318,23 +337,12 @@ func (p *parser) run(r io.Reader) {
 			p.panic = v
 		}
 	}()
-	lr := newLineReader(r)
-	prevKmsg := false
 	batch := make([]Record, 0, batchRecords)
 	for {
-		b, cut, ok := lr.next()
+		rec, ok := rr.next()
 		if !ok {
 			break
 		}
-		if prevKmsg && len(b) > 0 && b[0] == ' ' {
-			continue // kmsg dictionary line (" SUBSYSTEM=pci")
-		}
-		rec, ok, kmsg := parseLine(b)
-		prevKmsg = kmsg
-		if !ok {
-			continue
-		}
-		rec.Truncated = cut
 		batch = append(batch, rec)
 		if len(batch) == batchRecords {
 			select {
@@ -349,11 +357,38 @@ func (p *parser) run(r io.Reader) {
 			}
 		}
 	}
-	p.err = lr.err
+	p.err = rr.lr.err
 	if len(batch) > 0 {
 		select {
 		case p.out <- batch:
 		case <-p.done:
+		}
+	}
+}
+
+// recordReader turns the lines of a lineReader into records.
+type recordReader struct {
+	lr       *lineReader
+	prevKmsg bool // the last line was a /dev/kmsg record
+	done     bool // the input has ended
+}
+
+// next returns the next record, or false at the end of the input.
+func (rr *recordReader) next() (Record, bool) {
+	for {
+		b, cut, ok := rr.lr.next()
+		if !ok {
+			rr.done = true
+			return Record{}, false
+		}
+		if rr.prevKmsg && len(b) > 0 && b[0] == ' ' {
+			continue // kmsg dictionary line (" SUBSYSTEM=pci")
+		}
+		rec, ok, kmsg := parseLine(b)
+		rr.prevKmsg = kmsg
+		if ok {
+			rec.Truncated = cut
+			return rec, true
 		}
 	}
 }

@@ -199,23 +199,53 @@ func (e *endlessLog) Read(p []byte) (int, error) {
 func TestScanStopsTheParser(t *testing.T) {
 	var e endlessLog
 	n := 0
-	err := scan(&e, false, func(Record) bool { n++; return n < 1000 })
+	err := scan(&e, false, func(Record) bool { n++; return n < 10*batchRecords })
 	require.NoError(t, err)
-	assert.Equal(t, 1000, n)
+	assert.Equal(t, 10*batchRecords, n)
 	reads := e.reads.Load()
 	time.Sleep(20 * time.Millisecond)
 	assert.Equal(t, reads, e.reads.Load(), "the log was read after Scan returned")
 }
 
-type panickyReader struct{}
+// panickyReader yields an endless log whose reads panic after the first
+// megabyte: past the records scanBoth parses itself, on the parser's
+// goroutine.
+type panickyReader struct{ endlessLog }
 
-func (panickyReader) Read([]byte) (int, error) { panic("hostile reader") }
+func (p *panickyReader) Read(b []byte) (int, error) {
+	if p.reads.Load() > 16 {
+		panic("hostile reader")
+	}
+	return p.endlessLog.Read(b[:min(len(b), 64<<10)])
+}
 
 // A panic while the log is read or parsed comes out of Scan on the
 // caller's goroutine, where the check framework recovers it, not on the
 // parser's, where it would end the process.
 func TestScanPanicReachesTheCaller(t *testing.T) {
+	n := 0
 	assert.PanicsWithValue(t, "hostile reader", func() {
-		_ = Scan(panickyReader{}, func(Record) bool { return true })
+		_ = scan(&panickyReader{}, false, func(Record) bool { n++; return true })
 	})
+	assert.Greater(t, n, batchRecords, "the panic came from the parser goroutine's reads")
+}
+
+// A log of fewer than batchRecords records is parsed without a parser
+// goroutine, and reads to its end as before.
+func TestScanShortLogInline(t *testing.T) {
+	var recs []Record
+	require.NoError(t, Scan(strings.NewReader("[ 1.000000] a\n[ 2.000000] b\n[ 3.000000] b\n"), func(r Record) bool {
+		recs = append(recs, r)
+		return true
+	}))
+	require.Len(t, recs, 2)
+	assert.Equal(t, 2, recs[1].Count)
+	_, err := scanErr(io.MultiReader(strings.NewReader("[ 1.000000] a\n"), failingReader{}))
+	assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
+}
+
+func scanErr(r io.Reader) (int, error) {
+	n := 0
+	err := Scan(r, func(Record) bool { n++; return true })
+	return n, err
 }
