@@ -232,3 +232,40 @@ func FuzzParseSecs(f *testing.F) {
 		}
 	})
 }
+
+// FuzzScanAgreesWithParse: the streaming readers (Scan, and EachBoth's
+// two views) give the records Parse gives, in order, whatever the batch
+// boundaries of the parser goroutine: the input is repeated past three
+// batches, so that records cross from the reader's own first batch to
+// the goroutine's and between its batches.
+func FuzzScanAgreesWithParse(f *testing.F) {
+	f.Add("[    1.000000] a\n[    1.000000] a\n6,1,2,-;b\n SUBSYSTEM=pci\nc\n")
+	f.Add("")
+	f.Add("\n\n\n")
+	seedLines(f)
+	f.Fuzz(func(t *testing.T, in string) {
+		lines := strings.Count(in, "\n") + 1
+		in = strings.Repeat(in, 1+3*batchRecords/lines)
+		if len(in) > 1<<20 {
+			in = in[:1<<20]
+		}
+		want, err := Parse(strings.NewReader(in))
+		if err != nil || DroppedLines(want) > 0 {
+			return
+		}
+		var got []Record
+		require.NoError(t, Scan(strings.NewReader(in), func(r Record) bool { got = append(got, r); return true }))
+		require.Equal(t, len(want), len(got))
+		require.Equal(t, want, got)
+		var folded []Record
+		n := 0
+		require.NoError(t, LogBytes([]byte(in)).EachBoth(func(Record) bool { n++; return true },
+			func(r Record) bool { folded = append(folded, r); return true }))
+		require.Equal(t, want, folded)
+		c := 0
+		for _, r := range want {
+			c += r.Count
+		}
+		require.Equal(t, c, n, "every line record once")
+	})
+}
