@@ -485,7 +485,7 @@ func TestBootShell(t *testing.T) {
 	kernel, initramfs := liveImage(t, qemu.SeaBIOS)
 	ctx, cancel := context.WithTimeout(context.Background(), bootTimeout*2/3)
 	defer cancel()
-	out, console, err := shellSession(ctx, qemu.Config{Machine: qemu.SeaBIOS, Kernel: kernel, Initramfs: initramfs},
+	out, console, err := shellSession(ctx, t.Logf, qemu.Config{Machine: qemu.SeaBIOS, Kernel: kernel, Initramfs: initramfs},
 		shellStep{"echo fwcheck-shell-$((6*7))", "fwcheck-shell-42"})
 	require.NoError(t, err, "console:\n%s", tail(out))
 	_, err = image.ExtractResults(out)
@@ -500,16 +500,38 @@ type shellStep struct{ cmd, wait string }
 // shellSession boots cfg (with the shell after-action) and, once the
 // image's shell is up, types each step's command and waits for its text,
 // then types poweroff. It returns the console and QEMU's error.
-func shellSession(ctx context.Context, cfg qemu.Config, steps ...shellStep) (out []byte, console *syncBuffer, err error) {
+//
+// A line that shows no effect within stallWait gets one more return, as a
+// user at the console would give it, and logf says so: in one CI run
+// (2026-12-06, stop 40, a loaded machine) gosh cleared the submitted
+// "poweroff" line and then neither restored the terminal nor ran it for
+// the 6 minutes left; the same kind of stall ended typed commands twice
+// at stop 18. It was not seen in 10 runs since, alone or under load, so
+// its cause is not known; the log line shows whether a return is ever
+// needed again, and whether it helps. A shell that does not work at all
+// still fails the test.
+func shellSession(ctx context.Context, logf func(string, ...any), cfg qemu.Config, steps ...shellStep) (out []byte, console *syncBuffer, err error) {
+	const stallWait = 30 * time.Second
 	in, typeIn := io.Pipe()
 	defer typeIn.Close()
 	console = &syncBuffer{}
+	ended := make(chan struct{})
 	// waitFor returns the offset just past the first s in the console at
-	// or after from, or -1 when the boot is over.
-	waitFor := func(s string, from int) int {
+	// or after from, or -1 when the boot is over or, with a limit, -2
+	// when limit passed first.
+	waitFor := func(s string, from int, limit time.Duration) int {
+		deadline := time.Now().Add(limit)
 		for ctx.Err() == nil {
+			select {
+			case <-ended:
+				return -1
+			default:
+			}
 			if i := strings.Index(console.String()[from:], s); i >= 0 {
 				return from + i + len(s)
+			}
+			if limit > 0 && time.Now().After(deadline) {
+				return -2
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
@@ -517,34 +539,41 @@ func shellSession(ctx context.Context, cfg qemu.Config, steps ...shellStep) (out
 	}
 	// typeLine types a command once gosh's line editor shows its key help
 	// (it is reading then, in raw mode: a return typed earlier reaches it
-	// as a newline, which it inserts instead of running the line).
-	typeLine := func(cmd string, from int) int {
-		if from = waitFor("toggle key help", from); from < 0 {
+	// as a newline, which it inserts instead of running the line), then
+	// waits for want (poweroff: for the guest to end), pressing return
+	// once more if nothing comes within stallWait.
+	typeLine := func(cmd, want string, from int) int {
+		if from = waitFor("toggle key help", from, 0); from < 0 {
 			return -1
 		}
 		time.Sleep(300 * time.Millisecond)
 		io.WriteString(typeIn, cmd)
 		time.Sleep(300 * time.Millisecond)
 		io.WriteString(typeIn, "\r")
-		return from
+		p := waitFor(want, from, stallWait)
+		if p == -2 {
+			logf("the shell showed nothing for %v after %q was entered: pressing return again", stallWait, cmd)
+			io.WriteString(typeIn, "\r")
+			p = waitFor(want, from, 0)
+		}
+		return p
 	}
 	go func() {
-		p := waitFor("starting the shell", 0)
+		p := waitFor("starting the shell", 0, 0)
 		for _, st := range steps {
 			if p < 0 {
 				return
 			}
-			if p = typeLine(st.cmd, p); p < 0 {
-				return
-			}
-			p = waitFor(st.wait, p)
+			p = typeLine(st.cmd, st.wait, p)
 		}
 		if p >= 0 {
-			typeLine("poweroff", p)
+			// nothing is printed after a power-off: the wait ends with it
+			typeLine("poweroff", "\x00never printed\x00", p)
 		}
 	}()
 	cfg.Console, cfg.Input = console, in
 	out, err = qemu.Run(ctx, cfg)
+	close(ended)
 	return out, console, err
 }
 
