@@ -28,7 +28,7 @@ require (
 require (
 	github.com/atotto/clipboard v0.1.4 // indirect
 	github.com/aymanbagabas/go-osc52/v2 v2.0.1 // indirect
-	github.com/charmbracelet/bubbles v0.15.1-0.20230123181021-a6a12c4a31eb // indirect
+	github.com/charmbracelet/bubbles v0.16.1 // indirect
 	github.com/charmbracelet/bubbletea v0.24.1 // indirect
 	github.com/charmbracelet/lipgloss v0.7.1 // indirect
 	github.com/containerd/console v1.0.4-0.20230706203907-8f6c4e4faef5 // indirect
@@ -97,4 +97,17 @@ tool (
 	github.com/u-root/u-root/cmds/exp/acpigrep
 	github.com/u-root/u-root/cmds/exp/dmidecode
 	github.com/u-root/u-root/cmds/exp/efivarfs
+)
+
+// The live image's shell (u-root's gosh, through knz/bubbline) deadlocks
+// now and then when a typed line is entered: bubbletea v0.24.1's renderer
+// sends its stop signal while holding the mutex its ticker goroutine is
+// waiting for (standardRenderer.stop). v0.24.2 fixes exactly that, but its
+// go.mod asks for bubbles v0.16.1, whose textinput no longer has the
+// BackgroundStyle bubbline's newest version (2023-07-17) uses, so the
+// requirement graph cannot select it. Hence bubbletea is replaced by the
+// fixed release and bubbles kept at the version bubbline builds with.
+replace (
+	github.com/charmbracelet/bubbles => github.com/charmbracelet/bubbles v0.15.1-0.20230123181021-a6a12c4a31eb
+	github.com/charmbracelet/bubbletea => github.com/charmbracelet/bubbletea v0.24.2
 )

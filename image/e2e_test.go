@@ -485,7 +485,7 @@ func TestBootShell(t *testing.T) {
 	kernel, initramfs := liveImage(t, qemu.SeaBIOS)
 	ctx, cancel := context.WithTimeout(context.Background(), bootTimeout*2/3)
 	defer cancel()
-	out, console, err := shellSession(ctx, t.Logf, qemu.Config{Machine: qemu.SeaBIOS, Kernel: kernel, Initramfs: initramfs},
+	out, console, err := shellSession(ctx, qemu.Config{Machine: qemu.SeaBIOS, Kernel: kernel, Initramfs: initramfs},
 		shellStep{"echo fwcheck-shell-$((6*7))", "fwcheck-shell-42"})
 	require.NoError(t, err, "console:\n%s", tail(out))
 	_, err = image.ExtractResults(out)
@@ -501,37 +501,21 @@ type shellStep struct{ cmd, wait string }
 // image's shell is up, types each step's command and waits for its text,
 // then types poweroff. It returns the console and QEMU's error.
 //
-// A line that shows no effect within stallWait gets one more return, as a
-// user at the console would give it, and logf says so: in one CI run
-// (2026-12-06, stop 40, a loaded machine) gosh cleared the submitted
-// "poweroff" line and then neither restored the terminal nor ran it for
-// the 6 minutes left; the same kind of stall ended typed commands twice
-// at stop 18. It was not seen in 10 runs since, alone or under load, so
-// its cause is not known; the log line shows whether a return is ever
-// needed again, and whether it helps. A shell that does not work at all
-// still fails the test.
-func shellSession(ctx context.Context, logf func(string, ...any), cfg qemu.Config, steps ...shellStep) (out []byte, console *syncBuffer, err error) {
-	const stallWait = 30 * time.Second
+// A stall here once meant a real bug: gosh cleared an entered line and
+// then hung (CI, 2026-12-06; typed commands at stop 18 too). bubbletea
+// v0.24.1, under gosh's line editor, could deadlock stopping its renderer
+// when the frame ticker fired at that moment; go.mod now replaces it with
+// v0.24.2, which fixes that.
+func shellSession(ctx context.Context, cfg qemu.Config, steps ...shellStep) (out []byte, console *syncBuffer, err error) {
 	in, typeIn := io.Pipe()
 	defer typeIn.Close()
 	console = &syncBuffer{}
-	ended := make(chan struct{})
 	// waitFor returns the offset just past the first s in the console at
-	// or after from, or -1 when the boot is over or, with a limit, -2
-	// when limit passed first.
-	waitFor := func(s string, from int, limit time.Duration) int {
-		deadline := time.Now().Add(limit)
+	// or after from, or -1 when the boot is over.
+	waitFor := func(s string, from int) int {
 		for ctx.Err() == nil {
-			select {
-			case <-ended:
-				return -1
-			default:
-			}
 			if i := strings.Index(console.String()[from:], s); i >= 0 {
 				return from + i + len(s)
-			}
-			if limit > 0 && time.Now().After(deadline) {
-				return -2
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
@@ -539,41 +523,34 @@ func shellSession(ctx context.Context, logf func(string, ...any), cfg qemu.Confi
 	}
 	// typeLine types a command once gosh's line editor shows its key help
 	// (it is reading then, in raw mode: a return typed earlier reaches it
-	// as a newline, which it inserts instead of running the line), then
-	// waits for want (poweroff: for the guest to end), pressing return
-	// once more if nothing comes within stallWait.
-	typeLine := func(cmd, want string, from int) int {
-		if from = waitFor("toggle key help", from, 0); from < 0 {
+	// as a newline, which it inserts instead of running the line).
+	typeLine := func(cmd string, from int) int {
+		if from = waitFor("toggle key help", from); from < 0 {
 			return -1
 		}
 		time.Sleep(300 * time.Millisecond)
 		io.WriteString(typeIn, cmd)
 		time.Sleep(300 * time.Millisecond)
 		io.WriteString(typeIn, "\r")
-		p := waitFor(want, from, stallWait)
-		if p == -2 {
-			logf("the shell showed nothing for %v after %q was entered: pressing return again", stallWait, cmd)
-			io.WriteString(typeIn, "\r")
-			p = waitFor(want, from, 0)
-		}
-		return p
+		return from
 	}
 	go func() {
-		p := waitFor("starting the shell", 0, 0)
+		p := waitFor("starting the shell", 0)
 		for _, st := range steps {
 			if p < 0 {
 				return
 			}
-			p = typeLine(st.cmd, st.wait, p)
+			if p = typeLine(st.cmd, p); p < 0 {
+				return
+			}
+			p = waitFor(st.wait, p)
 		}
 		if p >= 0 {
-			// nothing is printed after a power-off: the wait ends with it
-			typeLine("poweroff", "\x00never printed\x00", p)
+			typeLine("poweroff", p)
 		}
 	}()
 	cfg.Console, cfg.Input = console, in
 	out, err = qemu.Run(ctx, cfg)
-	close(ended)
 	return out, console, err
 }
 
