@@ -106,7 +106,9 @@ tool (
 // go.mod asks for bubbles v0.16.1, whose textinput no longer has the
 // BackgroundStyle bubbline's newest version (2023-07-17) uses, so the
 // requirement graph cannot select it. Hence bubbletea is replaced by the
-// fixed release and bubbles kept at the version bubbline builds with.
+// fixed release and bubbles kept at the version bubbline builds with. A
+// replace makes `go install …@version` refuse this module: build from a
+// clone (make build) until bubbline follows bubbles, then drop both.
 replace (
 	github.com/charmbracelet/bubbles => github.com/charmbracelet/bubbles v0.15.1-0.20230123181021-a6a12c4a31eb
 	github.com/charmbracelet/bubbletea => github.com/charmbracelet/bubbletea v0.24.2
