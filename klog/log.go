@@ -243,17 +243,19 @@ func scanBoth(r io.Reader, line, folded func(Record) bool) error {
 	// empty one, a suspend cycle's) is done before a parser goroutine
 	// would have started, which cost an empty log 0.4 ms.
 	rr := recordReader{lr: newLineReader(r)}
+	ended := false
 	for n := 0; n < batchRecords && !stopped; n++ {
 		rec, ok := rr.next()
 		if !ok {
 			if rr.lr.err != nil {
 				return fmt.Errorf("klog: %w", rr.lr.err)
 			}
+			ended = true
 			break
 		}
 		emit(rec)
 	}
-	if !stopped && !rr.done {
+	if !stopped && !ended {
 		p := parseAhead(&rr)
 		defer p.stop()
 		for !stopped {
@@ -370,7 +372,6 @@ func (p *parser) run(rr *recordReader) {
 type recordReader struct {
 	lr       *lineReader
 	prevKmsg bool // the last line was a /dev/kmsg record
-	done     bool // the input has ended
 }
 
 // next returns the next record, or false at the end of the input.
@@ -378,7 +379,6 @@ func (rr *recordReader) next() (Record, bool) {
 	for {
 		b, cut, ok := rr.lr.next()
 		if !ok {
-			rr.done = true
 			return Record{}, false
 		}
 		if rr.prevKmsg && len(b) > 0 && b[0] == ' ' {
