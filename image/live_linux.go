@@ -251,6 +251,19 @@ func Uptime() time.Duration {
 	return time.Duration(ts.Nano())
 }
 
+// ProcessStarted is when the kernel started this process (its exec), as a
+// time since kernel start, from /proc/self/stat's starttime; its
+// resolution is the kernel's USER_HZ tick (10 ms). It is -1 when the file
+// does not say. With Uptime at main it divides a process's start between
+// its parent and the Go runtime's own start-up (issue 24's boot times).
+func ProcessStarted() time.Duration {
+	b, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return -1
+	}
+	return statStartTime(string(b))
+}
+
 // Publish shows the results: the human report on every console, then the
 // JSON document framed by BeginMarker and EndMarker on every serial console
 // (on standard output when there is none), with kernel console messages

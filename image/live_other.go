@@ -49,6 +49,9 @@ func (l *Live) DoAfter(After) error { return nil }
 // Uptime is unknown here.
 func Uptime() time.Duration { return 0 }
 
+// ProcessStarted is unknown here.
+func ProcessStarted() time.Duration { return -1 }
+
 // StickConfig finds no configuration file.
 func (l *Live) StickConfig(string) ([]byte, error) { return nil, nil }
 

@@ -49,6 +49,7 @@ func bootMain(cmdlineFile string) int {
 	// Where the boot's time goes (issue 24): the kernel's own start, then
 	// fwcheck's set-up, then the checks.
 	started := image.Uptime()
+	execAt := image.ProcessStarted()
 	live, _ := image.Setup() // problems are already on the console
 	setUp := image.Uptime()
 	// A line per result on the serial console as the run goes, for lab
@@ -184,7 +185,7 @@ func bootMain(cmdlineFile string) int {
 		if klogRecs == nil { // no results partition: read the log here
 			klogRecs, _ = klog.ReadLive("/dev/kmsg")
 		}
-		live.Logf("%s", bootTimes(initStarted(klogRecs), started, setUp, now, verdicts))
+		live.Logf("%s", bootTimes(initStarted(klogRecs), execAt, started, setUp, now, verdicts))
 		// The report scrolled past above the JSON: end on the verdict.
 		v, _ := report.Verdict(doc, failOn)
 		live.Logf("fwcheck: verdict: %s", v)

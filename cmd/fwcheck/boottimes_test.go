@@ -33,7 +33,12 @@ func TestSlowest(t *testing.T) {
 func TestBootTimes(t *testing.T) {
 	s := time.Second
 	assert.Equal(t, "fwcheck: boot times: kernel to /init 2.60 s, /init to fwcheck 0.41 s, fwcheck's set-up 0.08 s, the run's requests 0.06 s, the checks 0.46 s",
-		bootTimes(2600*time.Millisecond, 3010*time.Millisecond, 3090*time.Millisecond, 3150*time.Millisecond, 3610*time.Millisecond))
+		bootTimes(2600*time.Millisecond, -1, 3010*time.Millisecond, 3090*time.Millisecond, 3150*time.Millisecond, 3610*time.Millisecond))
+	assert.Equal(t, "fwcheck: boot times: kernel to /init 2.60 s, /init to fwcheck 0.41 s (u-root's init 0.30 s, the binary's start 0.11 s), fwcheck's set-up 0.08 s, the run's requests 0.06 s, the checks 0.46 s",
+		bootTimes(2600*time.Millisecond, 2900*time.Millisecond, 3010*time.Millisecond, 3090*time.Millisecond, 3150*time.Millisecond, 3610*time.Millisecond))
+	// A start time outside /init..main (a clock that disagrees) is left out.
+	assert.Equal(t, "fwcheck: boot times: kernel to /init 2.60 s, /init to fwcheck 0.41 s, fwcheck's set-up 0.08 s, the run's requests 0.06 s, the checks 0.46 s",
+		bootTimes(2600*time.Millisecond, 3020*time.Millisecond, 3010*time.Millisecond, 3090*time.Millisecond, 3150*time.Millisecond, 3610*time.Millisecond))
 	assert.Equal(t, "fwcheck: boot times: kernel to fwcheck 3.00 s, fwcheck's set-up 0.00 s, the run's requests 0.00 s, the checks 1.00 s",
-		bootTimes(-1, 3*s, 3*s, 3*s, 4*s))
+		bootTimes(-1, 2*s, 3*s, 3*s, 3*s, 4*s))
 }
