@@ -41,7 +41,7 @@ func TestArgsOVMF(t *testing.T) {
 	require.NoError(t, err)
 	cmd := strings.Join(a, " ")
 	assert.Contains(t, cmd, "-machine q35,accel=tcg")
-	assert.Contains(t, cmd, "-cpu max")
+	assert.Contains(t, cmd, "-cpu max,-erms,-fsrm -m", "TCG runs REP MOVSB/STOSB an iteration at a time: see TCGCPU")
 	assert.Contains(t, cmd, "if=pflash,format=raw,unit=0,readonly=on,file="+os.Getenv("FWCHECK_OVMF_CODE"))
 	assert.Contains(t, cmd, "if=pflash,format=raw,unit=1,file="+filepath.Join(tmp, "OVMF_VARS.fd"))
 	assert.Contains(t, cmd, "-serial stdio")
@@ -148,4 +148,12 @@ func TestArgsNetboot(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, a, "virtio-net-pci,netdev=n0")
 	assert.Equal(t, "console=ttyS0,115200 panic=-1 iomem=relaxed cryptomgr.notests initcall_blacklist=crypto_kdf108_init no_timer_check", KernelCmdline("tcg"))
+}
+
+// The labgrid example boots the image as the harness does; its CPU under
+// TCG must stay TCGCPU.
+func TestLabgridExampleCPU(t *testing.T) {
+	b, err := os.ReadFile("../../examples/labgrid/conftest.py")
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `cpu = "`+TCGCPU+`" if accel == "tcg"`)
 }
