@@ -67,8 +67,8 @@ func TestReadPCRsSWTPM(t *testing.T) {
 	p, err := ReadPCRs(ct)
 	require.NoError(t, err)
 	require.Contains(t, p.Algs(), SHA256)
-	// The same values as reading one PCR per command, the way of the TPM
-	// tools, in far fewer commands.
+	// The same values as reading one PCR per command (what ReadPCRs did
+	// before), in far fewer commands.
 	for _, a := range p.Algs() {
 		bank, err := p.Bank(a)
 		require.NoError(t, err)
