@@ -49,10 +49,8 @@ func ReadPCRs(t transport.TPM) (*PCRs, error) {
 // readBank reads the allocated PCRs below NumPCRs of one bank into p.
 func readBank(t transport.TPM, p *PCRs, bank tpm2.TPMSPCRSelection) error {
 	a := Alg(bank.Hash)
-	var left uint32 // the PCRs still to read, bit i for PCR i
-	for i := 0; i < NumPCRs/8 && i < len(bank.PCRSelect); i++ {
-		left |= uint32(bank.PCRSelect[i]) << (8 * i)
-	}
+	all, _ := bitmap(bank.PCRSelect)
+	left := all & (1<<NumPCRs - 1) // the PCRs still to read
 	// Every answer clears at least one bit, so this ends within NumPCRs
 	// commands whatever the TPM returns.
 	for left != 0 {
@@ -64,20 +62,14 @@ func readBank(t transport.TPM, p *PCRs, bank tpm2.TPMSPCRSelection) error {
 		}
 		var got uint32
 		for _, s := range rsp.PCRSelectionOut.PCRSelections {
-			if s.Hash != bank.Hash {
-				if anySet(s.PCRSelect) {
-					return fmt.Errorf("TPM2_PCR_Read(%s, PCRs %s): the TPM answered for bank %s", a, pcrList(left), Alg(s.Hash))
-				}
-				continue
-			}
-			for i, b := range s.PCRSelect {
-				if i >= 4 {
-					if b != 0 {
-						return fmt.Errorf("TPM2_PCR_Read(%s, PCRs %s): the TPM answered for PCRs above 31", a, pcrList(left))
-					}
-					continue
-				}
-				got |= uint32(b) << (8 * i)
+			set, ok := bitmap(s.PCRSelect)
+			switch {
+			case !ok:
+				return fmt.Errorf("TPM2_PCR_Read(%s, PCRs %s): the TPM answered for PCRs above 31", a, pcrList(left))
+			case s.Hash == bank.Hash:
+				got |= set
+			case set != 0:
+				return fmt.Errorf("TPM2_PCR_Read(%s, PCRs %s): the TPM answered for bank %s", a, pcrList(left), Alg(s.Hash))
 			}
 		}
 		switch {
@@ -106,14 +98,19 @@ func selectBytes(set uint32) []byte {
 	return []byte{byte(set), byte(set >> 8), byte(set >> 16)}
 }
 
-// anySet reports whether a pcrSelect bitmap selects any PCR.
-func anySet(b []byte) bool {
-	for _, c := range b {
-		if c != 0 {
-			return true
+// bitmap reads a pcrSelect bitmap (bit i of byte i/8 for PCR i) as a set
+// of PCRs 0-31; ok is false when it selects a PCR above 31.
+func bitmap(b []byte) (set uint32, ok bool) {
+	for i, c := range b {
+		if i >= 4 {
+			if c != 0 {
+				return set, false
+			}
+			continue
 		}
+		set |= uint32(c) << (8 * i)
 	}
-	return false
+	return set, true
 }
 
 // pcrList names the PCRs of a bitmap: "0-7,10,16-23".
