@@ -15,7 +15,8 @@ const userHZ = 100
 // a /proc/<pid>/stat line. The command name (the 2nd field) is in
 // parentheses and may itself hold spaces and parentheses, so the fields
 // are counted from the last ')'. It returns -1 for a line that does not
-// hold a valid one.
+// hold a valid one. Written here because none of our libraries exports a
+// parser for the file: u-root's is inside its ps command's main package.
 func statStartTime(line string) time.Duration {
 	i := strings.LastIndexByte(line, ')')
 	if i < 0 {
